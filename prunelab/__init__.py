@@ -1,0 +1,28 @@
+"""prunelab: prune sampling for discrete and deterministic Bayesian networks."""
+
+from .catalogue import NETWORKS, load_evidence, load_network, query_variable
+from .evidence import random_evidence
+from .grids import make_grid
+from .io import FileFormatError, from_pgmpy, read_bif, read_uai, to_pgmpy, write_uai
+from .network import BayesianNetwork, EvidenceError, NetworkError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BayesianNetwork",
+    "EvidenceError",
+    "FileFormatError",
+    "NETWORKS",
+    "NetworkError",
+    "from_pgmpy",
+    "load_evidence",
+    "load_network",
+    "make_grid",
+    "query_variable",
+    "random_evidence",
+    "read_bif",
+    "read_uai",
+    "to_pgmpy",
+    "write_uai",
+    "__version__",
+]

@@ -1,0 +1,176 @@
+"""The flat-array form of a network with evidence, on which the kernels run.
+
+Compiled once per (network, evidence). Every CPT entry of the network is a *label*
+in the paper's sense; labels are numbered globally, variable by variable in
+``bn.variables`` order, each CPT flattened in C order (parents first, child last).
+So the label of variable ``i`` in a full state ``x`` is::
+
+    cpt_offset[i] + sum_k x[parent_k] * parent_stride_k + x[i]
+
+Nothing here is random and nothing here holds Python objects: kernels (numba or
+numpy) receive the arrays of a :class:`CompiledNetwork` directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from .network import BayesianNetwork
+
+__all__ = ["CompiledNetwork", "compile_network", "state_labels"]
+
+
+class CompiledNetwork(NamedTuple):
+    """Flat arrays describing a network and its evidence.
+
+    Attributes
+    ----------
+    cardinality : int64 (n,)
+        Number of states per variable (topological order).
+    parent_ptr, parent_index, parent_stride : int64
+        CSR lists: the parents of variable ``i`` are
+        ``parent_index[parent_ptr[i]:parent_ptr[i+1]]`` with their strides in
+        ``i``'s flattened CPT.
+    cpt_offset : int64 (n + 1,)
+        First label of each variable's CPT; ``cpt_offset[n]`` is the number of labels.
+    cpt : float64 (n_labels,)
+        All CPT entries (the labels' values ``c``).
+    family_ptr, family_var, family_stride : int64
+        CSR lists of the CPTs that mention variable ``i`` (its own and its
+        children's: the Markov-blanket factors), with ``i``'s stride in each.
+    evidence_value : int64 (n,)
+        The observed state index, or -1 for a free variable.
+    free : int64 (n_free,)
+        Indices of the free variables, in topological order.
+    """
+
+    cardinality: np.ndarray
+    parent_ptr: np.ndarray
+    parent_index: np.ndarray
+    parent_stride: np.ndarray
+    cpt_offset: np.ndarray
+    cpt: np.ndarray
+    family_ptr: np.ndarray
+    family_var: np.ndarray
+    family_stride: np.ndarray
+    evidence_value: np.ndarray
+    free: np.ndarray
+
+    @property
+    def n_variables(self) -> int:
+        return int(self.cardinality.shape[0])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.cpt_offset[-1])
+
+
+def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> CompiledNetwork:
+    """Flatten ``bn`` and ``evidence`` into the arrays the sampling kernels use.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork
+    evidence : mapping of variable name to state (name or index), optional
+
+    Returns
+    -------
+    CompiledNetwork
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> net.n_labels
+    6
+    """
+    ev = bn.evidence_indices(evidence)
+    n = bn.n_variables
+    card = bn.cardinalities
+    parent_ptr = np.zeros(n + 1, dtype=np.int64)
+    parent_index: list[int] = []
+    parent_stride: list[int] = []
+    cpt_offset = np.zeros(n + 1, dtype=np.int64)
+    children: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for i, v in enumerate(bn.variables):
+        pars = [bn.index(p) for p in bn.parents[v]]
+        stride = int(card[i])
+        strides = []
+        for p in reversed(pars):
+            strides.append(stride)
+            stride *= int(card[p])
+        strides.reverse()
+        parent_index.extend(pars)
+        parent_stride.extend(strides)
+        for p, s in zip(pars, strides):
+            children[p].append((i, s))
+        parent_ptr[i + 1] = len(parent_index)
+        cpt_offset[i + 1] = cpt_offset[i] + bn.cpts[v].size
+    cpt = np.concatenate([bn.cpts[v].ravel() for v in bn.variables]).astype(np.float64)
+    family_ptr = np.zeros(n + 1, dtype=np.int64)
+    family_var: list[int] = []
+    family_stride: list[int] = []
+    for i in range(n):
+        family_var.append(i)
+        family_stride.append(1)
+        for child, s in children[i]:
+            family_var.append(child)
+            family_stride.append(s)
+        family_ptr[i + 1] = len(family_var)
+    evidence_value = np.full(n, -1, dtype=np.int64)
+    for i, s in ev.items():
+        evidence_value[i] = s
+    free = np.flatnonzero(evidence_value < 0).astype(np.int64)
+    arrays = (
+        card.astype(np.int64),
+        parent_ptr,
+        np.asarray(parent_index, dtype=np.int64),
+        np.asarray(parent_stride, dtype=np.int64),
+        cpt_offset,
+        cpt,
+        family_ptr,
+        np.asarray(family_var, dtype=np.int64),
+        np.asarray(family_stride, dtype=np.int64),
+        evidence_value,
+        free,
+    )
+    for a in arrays:
+        a.setflags(write=False)
+    return CompiledNetwork(*arrays)
+
+
+def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
+    """The label of every variable's CPT entry used by the full state ``x``.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    x : int array (n,)
+        State indices in topological order.
+
+    Returns
+    -------
+    int64 array (n,)
+        ``labels[i]`` is the global label of ``P(x_i | x_parents(i))``; the
+        probability of ``x`` is ``net.cpt[labels].prod()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network, state_labels
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> state_labels(net, np.array([1, 1])).tolist()
+    [1, 5]
+    """
+    x = np.asarray(x, dtype=np.int64)
+    n = net.n_variables
+    labels = net.cpt_offset[:n] + x
+    for i in range(n):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        labels[i] += int(np.dot(x[net.parent_index[lo:hi]], net.parent_stride[lo:hi]))
+    return labels
