@@ -2,6 +2,7 @@
 
 from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
+from .exact import exact_marginals, probability_of_evidence
 from .grids import make_grid
 from .io import FileFormatError, from_pgmpy, read_bif, read_uai, to_pgmpy, write_uai
 from .network import BayesianNetwork, EvidenceError, NetworkError
@@ -14,10 +15,12 @@ __all__ = [
     "FileFormatError",
     "NETWORKS",
     "NetworkError",
+    "exact_marginals",
     "from_pgmpy",
     "load_evidence",
     "load_network",
     "make_grid",
+    "probability_of_evidence",
     "query_variable",
     "random_evidence",
     "read_bif",
