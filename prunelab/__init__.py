@@ -4,6 +4,7 @@ from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
 from .exact import exact_marginals, probability_of_evidence
 from .grids import make_grid
+from .indicators import average_hellinger, fit_alpha, hellinger, sigma_t, time_to_sigma
 from .io import FileFormatError, from_pgmpy, read_bif, read_uai, to_pgmpy, write_uai
 from .network import BayesianNetwork, EvidenceError, NetworkError
 
@@ -15,7 +16,12 @@ __all__ = [
     "FileFormatError",
     "NETWORKS",
     "NetworkError",
+    "average_hellinger",
     "exact_marginals",
+    "fit_alpha",
+    "hellinger",
+    "sigma_t",
+    "time_to_sigma",
     "from_pgmpy",
     "load_evidence",
     "load_network",

@@ -1,0 +1,213 @@
+"""ArviZ diagnostics for sampler output: R-hat, bulk and tail ESS, ESS per second.
+
+The edge layer between the array API and ArviZ (0.x). A query is tracked by a scalar
+per draw, typically the indicator ``1{x_query = state}`` of shape ``(chain, draw)``;
+its mean is the estimate of ``P(query = state)`` and its ESS is the number of iid
+draws that estimate is worth. :func:`ess_from_alpha` ties that to the paper's
+rate-of-convergence constant alpha.
+
+ArviZ is imported on first use (it is slow to import and pulls in matplotlib).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+__all__ = ["convergence_summary", "ess_from_alpha", "to_inference_data"]
+
+# ArviZ 0.x warns once a day on import that 1.0 will be a refactor. It is a notice
+# about the future of the library, not about our use of it; with the project's
+# ``filterwarnings = error`` it would turn the first import of the day into an error.
+_ARVIZ_IMPORT_NOTICE = r"\s*ArviZ is undergoing a major refactor"
+
+
+def _arviz():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_ARVIZ_IMPORT_NOTICE, category=FutureWarning)
+        import arviz
+
+    return arviz
+
+
+def _as_chains(indicator, min_draws: int = 1) -> np.ndarray:
+    values = np.asarray(indicator, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"indicator must have shape (chain, draw), got {values.shape}")
+    if values.shape[1] < min_draws:
+        raise ValueError("need at least 4 draws per chain (split R-hat halves each chain)")
+    if not np.isfinite(values).all():
+        raise ValueError("indicator values must be finite")
+    return values
+
+
+def _total_seconds(seconds, n_chains: int) -> float:
+    seconds = np.asarray(seconds, dtype=float)
+    if seconds.ndim == 0:
+        seconds = np.full(n_chains, float(seconds))
+    if seconds.shape != (n_chains,):
+        raise ValueError(f"seconds must be a scalar or one value per chain ({n_chains}), got {seconds.shape}")
+    if (seconds < 0).any() or not np.isfinite(seconds).all():
+        raise ValueError("seconds must be finite and non-negative")
+    return float(seconds.sum())
+
+
+def to_inference_data(indicator, seconds=None, name: str = "query"):
+    """Wrap a ``(chain, draw)`` array as an ArviZ InferenceData posterior group.
+
+    Parameters
+    ----------
+    indicator : array_like
+        Per-draw values of shape ``(chain, draw)``, e.g. ``draws[:, :, j] == state``;
+        stored as float.
+    seconds : float or array_like, optional
+        Sampling seconds per chain (a scalar means the same for every chain). Stored
+        in the posterior attributes as ``sampling_time`` (the total over chains, in
+        CPU seconds, not wall time) and ``sampling_time_per_chain``.
+    name : str, default "query"
+        Variable name in the posterior group.
+
+    Returns
+    -------
+    arviz.InferenceData
+
+    References
+    ----------
+    Phillipson, Parie and Weikamp, "Prune Sampling: a MCMC inference technique for
+    discrete and deterministic Bayesian networks" (2019): 100 runs per method are
+    the chains here.
+
+    Examples
+    --------
+    >>> idata = to_inference_data(np.zeros((2, 10)), seconds=[0.5, 0.7])
+    >>> idata.posterior["query"].shape, idata.posterior.attrs["sampling_time"]
+    ((2, 10), 1.2)
+    """
+    values = _as_chains(indicator)
+    attrs = {}
+    if seconds is not None:
+        attrs["sampling_time"] = _total_seconds(seconds, values.shape[0])
+        per_chain = np.broadcast_to(np.asarray(seconds, dtype=float), (values.shape[0],))
+        attrs["sampling_time_per_chain"] = per_chain.tolist()
+    return _arviz().from_dict(posterior={name: values}, posterior_attrs=attrs)
+
+
+def convergence_summary(indicator, seconds_per_chain=None) -> dict:
+    """Rank-normalised split R-hat, bulk and tail ESS, and ESS per second.
+
+    Parameters
+    ----------
+    indicator : array_like
+        Per-draw values of shape ``(chain, draw)``, e.g. ``1{x_query = state}``.
+    seconds_per_chain : float or array_like, optional
+        Sampling seconds of each chain (scalar: the same for all). When given,
+        ``ess_per_second = ess_bulk / total`` with ``total`` summed over chains: the
+        cost in CPU seconds, whatever the parallelism.
+
+    Returns
+    -------
+    dict
+        ``rhat``, ``ess_bulk``, ``ess_tail`` (floats), ``n_draws`` (chains times draws),
+        ``constant_chains`` (how many chains never change value) and, with seconds,
+        ``ess_per_second``.
+
+        Degenerate chains are reported, not hidden:
+
+        * every chain constant at the same value: ``rhat``, ``ess_bulk`` and
+          ``ess_tail`` are ``nan``. There is no variation to compare, so nothing is
+          known about mixing: a sampler trapped in one state (not ergodic) looks
+          exactly like this. ArviZ itself gives ``nan`` R-hat here but an ESS equal
+          to the number of draws, which would read as perfect mixing.
+        * every chain constant but not all at the same value (runs trapped in
+          different states): ``rhat`` is ``inf`` (no within-chain variance, some
+          between-chain variance) and the ESS values are ``nan``. ArviZ would return
+          a huge finite R-hat from its rank jitter, with a division warning.
+
+        Check with :func:`numpy.isnan` / :func:`numpy.isinf`, or ``constant_chains``.
+
+    References
+    ----------
+    Vehtari, Gelman, Simpson, Carpenter and Buerkner, "Rank-normalization, folding,
+    and localization: an improved R-hat for assessing convergence of MCMC",
+    Bayesian Analysis 16(2), 2021. Phillipson, Parie and Weikamp (2019) for the
+    time-consumption indicator that ESS per second complements.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> summary = convergence_summary(rng.random((4, 1000)) < 0.3, seconds_per_chain=0.5)
+    >>> bool(summary["rhat"] < 1.01), summary["n_draws"]
+    (True, 4000)
+    """
+    values = _as_chains(indicator, min_draws=4)
+    n_chains = values.shape[0]
+    constant = np.ptp(values, axis=1) == 0
+    summary = {"n_draws": int(values.size), "constant_chains": int(constant.sum())}
+    if constant.all():
+        if np.ptp(values[:, 0]) == 0:
+            rhat = np.nan  # no variation anywhere: undefined
+        else:
+            rhat = np.inf  # no within-chain variation, some between chains
+        summary.update(rhat=rhat, ess_bulk=np.nan, ess_tail=np.nan)
+    else:
+        az = _arviz()
+        summary.update(
+            rhat=float(az.rhat(values, method="rank")),
+            ess_bulk=float(az.ess(values, method="bulk")),
+            ess_tail=float(az.ess(values, method="tail")),
+        )
+    if seconds_per_chain is not None:
+        total = _total_seconds(seconds_per_chain, n_chains)
+        summary["ess_per_second"] = summary["ess_bulk"] / total if total > 0 else np.inf
+    return summary
+
+
+def ess_from_alpha(t, p, alpha):
+    """Effective sample size implied by the paper's rate-of-convergence constant alpha.
+
+    A run of ``t`` draws estimates ``p = P(query = state)`` with standard deviation
+    ``sigma_t = alpha / sqrt(t)``; iid draws would give ``sqrt(p (1 - p) / n)``.
+    Equating, a run is worth
+
+    .. math:: \\mathrm{ESS} = t \\, \\frac{p (1 - p)}{\\alpha^2}
+
+    iid draws. For iid draws ``alpha = sqrt(p (1 - p))`` and ``ESS = t``; the paper's
+    alphas are to be read against ``sqrt(p (1 - p))``.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Draws per run.
+    p : float or array_like
+        The probability estimated, in ``[0, 1]``.
+    alpha : float or array_like
+        Rate-of-convergence constant, positive (from
+        :func:`prunelab.indicators.fit_alpha`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    Phillipson, Parie and Weikamp (2019), section "Performance indicators",
+    subsection "Rate of convergence". A. B. Owen, "Monte Carlo theory, methods and
+    examples" (2013), for effective sample size.
+
+    Examples
+    --------
+    >>> ess_from_alpha(10_000, 0.5, 0.5)
+    10000.0
+    >>> ess_from_alpha(10_000, 0.5, 1.0)
+    2500.0
+    """
+    t = np.asarray(t, dtype=float)
+    p = np.asarray(p, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("p must lie in [0, 1]")
+    if (alpha <= 0).any():
+        raise ValueError("alpha must be positive")
+    ess = t * p * (1 - p) / alpha**2
+    return float(ess) if ess.ndim == 0 else ess

@@ -1,0 +1,170 @@
+"""ArviZ diagnostics: R-hat and ESS on chains with a known answer, and the degenerate cases.
+
+The test chains are two-state Markov chains that flip with probability ``f`` at each
+step, started from their stationary law (1/2, 1/2). The lag-k autocorrelation is
+rho^k with rho = 1 - 2f, so the ESS of n draws is n (1 - rho) / (1 + rho); f = 1/2 gives
+iid Bernoulli(1/2) draws. Tolerances are derived from the sample size in a comment.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from prunelab.diagnostics import convergence_summary, ess_from_alpha, to_inference_data
+from prunelab.indicators import running_marginals, sigma_t
+
+SEED = 20190819
+K_SIGMA = 4.0
+"""Standard errors allowed in a statistical check."""
+
+RHAT_BAND = 0.01
+"""ArviZ's usual convergence band |R-hat - 1| < 0.01 (Vehtari et al. 2021). For iid split chains,
+R-hat - 1 ~ (chi^2_{m-1}/(m-1) - 1) / (2 n') with m split chains of n' draws: a std of about
+sqrt(2/(m-1)) / (2 n') ~ 1e-4 here, so the band is met with a wide margin."""
+
+GEYER_WINDOW_IN_TAU = 5
+"""The lags ArviZ's ESS sums before Geyer's initial positive sequence stops, in units of the
+integrated autocorrelation time tau = (1 + rho)/(1 - rho) (at least 10 lags)."""
+
+
+def ess_relative_error(n_total: int, rho: float) -> float:
+    """K standard errors of an ESS estimate, relative: Sokal's var(tau_hat) ~ 2 (2M + 1) tau^2 / n.
+
+    M is the summation window (GEYER_WINDOW_IN_TAU * tau lags, at least 10).
+    """
+    tau = (1 + rho) / (1 - rho)
+    window = max(10, GEYER_WINDOW_IN_TAU * tau)
+    return K_SIGMA * math.sqrt(2 * (2 * window + 1) / n_total)
+
+
+def flip_chains(rng, n_chains: int, n_draws: int, rho: float) -> np.ndarray:
+    """Stationary two-state chains with lag-1 autocorrelation rho, shape (chain, draw), values 0/1."""
+    flips = rng.random((n_chains, n_draws)) < (1 - rho) / 2
+    flips[:, 0] = rng.random(n_chains) < 0.5  # the initial state, drawn from (1/2, 1/2)
+    return (np.cumsum(flips, axis=1) % 2).astype(np.int8)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(SEED)
+
+
+def test_flip_chains_have_the_intended_autocorrelation(rng):
+    # guards the generator the other tests rely on: lag-1 correlation of 0/1 draws
+    x = flip_chains(rng, 8, 20_000, rho=0.8).astype(float)
+    centred = x - x.mean()
+    lag1 = np.mean(centred[:, 1:] * centred[:, :-1]) / np.mean(centred**2)
+    # std of a lag-1 autocorrelation estimate is ~ sqrt((1 + rho^2)/(1 - rho^2) / n) for AR(1)-like chains
+    assert lag1 == pytest.approx(0.8, abs=K_SIGMA * math.sqrt((1 + 0.64) / (1 - 0.64) / x.size))
+
+
+def test_iid_chains_rhat_near_one_and_ess_near_n(rng):
+    x = flip_chains(rng, 8, 5000, rho=0.0)
+    summary = convergence_summary(x)
+    assert abs(summary["rhat"] - 1) < RHAT_BAND
+    assert summary["n_draws"] == 40_000
+    assert summary["constant_chains"] == 0
+    tolerance = ess_relative_error(x.size, 0.0)
+    assert summary["ess_bulk"] == pytest.approx(x.size, rel=tolerance)
+    assert summary["ess_tail"] == pytest.approx(x.size, rel=tolerance)
+
+
+def test_autocorrelated_chains_have_the_theoretical_ess(rng):
+    rho = 0.8
+    x = flip_chains(rng, 8, 20_000, rho=rho)
+    summary = convergence_summary(x)
+    expected = x.size * (1 - rho) / (1 + rho)  # n / 9
+    assert summary["ess_bulk"] == pytest.approx(expected, rel=ess_relative_error(x.size, rho))
+    assert summary["ess_bulk"] < 0.2 * x.size  # much lower than iid
+    assert abs(summary["rhat"] - 1) < RHAT_BAND  # mixing slowly is not failing to mix
+
+
+def test_ess_per_second_is_bulk_ess_over_total_seconds(rng):
+    x = flip_chains(rng, 4, 1000, rho=0.5)
+    per_chain = convergence_summary(x, seconds_per_chain=[1.0, 2.0, 3.0, 4.0])
+    assert per_chain["ess_per_second"] == pytest.approx(per_chain["ess_bulk"] / 10.0, rel=1e-12)
+    same = convergence_summary(x, seconds_per_chain=2.5)
+    assert same["ess_per_second"] == pytest.approx(per_chain["ess_per_second"], rel=1e-12)
+    assert "ess_per_second" not in convergence_summary(x)
+    with pytest.raises(ValueError, match="one value per chain"):
+        convergence_summary(x, seconds_per_chain=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.8], ids=["iid", "rho=0.8"])
+def test_ess_from_alpha_agrees_with_arviz(rng, rho):
+    runs, T, p = 1000, 1000, 0.5
+    x = flip_chains(rng, runs, T, rho=rho)
+    # alpha_hat = sigma_T sqrt(T) across runs; ESS from it scales as alpha^-2, so its relative std is
+    # 2 / sqrt(2 runs) = sqrt(2 / runs). The finite-T term of Var(mean), 2 rho / (T (1 - rho)^2)
+    # against tau, is 0.4% here.
+    alpha_hat = sigma_t(running_marginals(x, 2, [T]), state=1)[0] * math.sqrt(T)
+    from_alpha = runs * ess_from_alpha(T, p, alpha_hat)
+    arviz_ess = convergence_summary(x)["ess_bulk"]
+    tolerance = math.hypot(K_SIGMA * math.sqrt(2 / runs), ess_relative_error(x.size, rho))
+    assert from_alpha == pytest.approx(arviz_ess, rel=tolerance)
+    assert from_alpha == pytest.approx(x.size * (1 - rho) / (1 + rho), rel=K_SIGMA * math.sqrt(2 / runs))
+
+
+def test_ess_from_alpha_formula():
+    p = 0.3
+    assert ess_from_alpha(25_000, p, math.sqrt(p * (1 - p))) == pytest.approx(25_000, rel=1e-12)
+    assert ess_from_alpha(1000, 0.5, 1.0) == pytest.approx(250.0, rel=1e-12)
+    np.testing.assert_allclose(ess_from_alpha(100, 0.5, np.array([0.5, 0.25])), [100.0, 400.0], rtol=1e-12)
+    with pytest.raises(ValueError, match="alpha"):
+        ess_from_alpha(100, 0.5, 0.0)
+    with pytest.raises(ValueError, match="p must"):
+        ess_from_alpha(100, 1.5, 0.5)
+
+
+# ------------------------------------------------------------------ degenerate chains
+
+
+def test_all_chains_constant_gives_nan_not_perfect_mixing():
+    # A trapped sampler: every chain sits in the same state. ArviZ's own ESS would be the
+    # number of draws; we report nan, and nan R-hat, meaning "no variation: not ergodic / unknown".
+    summary = convergence_summary(np.ones((4, 100)), seconds_per_chain=1.0)
+    assert math.isnan(summary["rhat"])
+    assert math.isnan(summary["ess_bulk"]) and math.isnan(summary["ess_tail"])
+    assert math.isnan(summary["ess_per_second"])
+    assert summary["constant_chains"] == 4
+
+
+def test_chains_trapped_in_different_states_give_infinite_rhat():
+    x = np.repeat(np.array([[0], [1], [1], [0]]), 100, axis=1)
+    summary = convergence_summary(x)
+    assert summary["rhat"] == math.inf
+    assert math.isnan(summary["ess_bulk"])
+
+
+def test_some_chains_constant_is_flagged_by_rhat(rng):
+    x = flip_chains(rng, 4, 1000, rho=0.0)
+    x[0], x[1] = 1, 0  # two chains stuck, in different states
+    summary = convergence_summary(x)  # filterwarnings = error: no warning may escape
+    assert summary["constant_chains"] == 2
+    assert summary["rhat"] > 1 + RHAT_BAND
+
+
+def test_too_short_or_misshapen_input():
+    with pytest.raises(ValueError, match="at least 4"):
+        convergence_summary(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"\(chain, draw\)"):
+        convergence_summary(np.zeros(10))
+
+
+# ------------------------------------------------------------------ InferenceData
+
+
+def test_to_inference_data(rng):
+    x = flip_chains(rng, 3, 50, rho=0.2)
+    idata = to_inference_data(x, seconds=[1.0, 2.0, 3.5], name="alarm")
+    values = idata.posterior["alarm"]
+    assert values.dims == ("chain", "draw")
+    assert values.dtype == np.float64
+    np.testing.assert_array_equal(values.values, x)
+    assert idata.posterior.attrs["sampling_time"] == pytest.approx(6.5)
+    assert idata.posterior.attrs["sampling_time_per_chain"] == [1.0, 2.0, 3.5]
+    assert "sampling_time" not in to_inference_data(x).posterior.attrs
+
