@@ -7,6 +7,7 @@ from .grids import make_grid
 from .indicators import average_hellinger, fit_alpha, hellinger, sigma_t, time_to_sigma
 from .io import FileFormatError, from_pgmpy, read_bif, read_uai, to_pgmpy, write_uai
 from .network import BayesianNetwork, EvidenceError, NetworkError
+from .sampling import SampleResult, sample
 
 __version__ = "0.1.0"
 
@@ -29,6 +30,8 @@ __all__ = [
     "probability_of_evidence",
     "query_variable",
     "random_evidence",
+    "sample",
+    "SampleResult",
     "read_bif",
     "read_uai",
     "to_pgmpy",

@@ -315,3 +315,13 @@ class BayesianNetwork:
         )
 
     __hash__ = object.__hash__
+
+    def __reduce__(self):
+        # read-only mapping proxies do not pickle; rebuild from plain dicts
+        plain = (
+            {v: list(s) for v, s in self.states.items()},
+            {v: list(p) for v, p in self.parents.items()},
+            {v: np.array(c) for v, c in self.cpts.items()},
+            self.name,
+        )
+        return (BayesianNetwork, plain)

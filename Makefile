@@ -1,0 +1,62 @@
+# prunelab — build the book and run the tests.
+#
+#   make book                 executed book into _build/html (profile: paper)
+#   PROFILE=smoke make book   the same at a small scale, quickly
+#   make test                 the test suite (PYTEST_ARGS="-k prune -x" passes options)
+#   make clean                remove _build (keeps .venv)
+#
+# Each target installs what it needs into .venv itself; the install is redone only
+# when pyproject.toml changes (stamp: .venv/.prunelab-installed).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := book
+.DELETE_ON_ERROR:
+
+PYTHON3 ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+INSTALL_STAMP := $(VENV)/.prunelab-installed
+EXTRAS  := test,book,peers
+
+PROFILE ?= paper
+export PRUNELAB_PROFILE := $(PROFILE)
+
+BUILD_DIR := _build
+HTML_DIR  := $(BUILD_DIR)/html
+PYTEST_ARGS ?=
+
+.PHONY: venv test book clean
+
+## venv: create .venv and install the package with its test, book and peer extras
+venv: $(INSTALL_STAMP)
+
+$(PY):
+	$(PYTHON3) -c 'import sys; assert sys.version_info >= (3, 11), f"prunelab needs Python 3.11+, this is {sys.version.split()[0]}"'
+	$(PYTHON3) -m venv $(VENV)
+
+$(INSTALL_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[$(EXTRAS)]'
+	touch $@
+
+## test: the whole test suite
+test: $(INSTALL_STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+## book: execute every chapter and build the site, failing on any warning or error.
+##   1. scripts/cache_stamp.py drops executed notebooks if prunelab/, pyproject.toml,
+##      data/ or PROFILE changed (jupyter-cache only sees a notebook's own cells);
+##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
+##      plain .ipynb of each chapter to the page's download menu;
+##   3. scripts/check_site.py checks every page of the toc as a reader would see it.
+book: $(INSTALL_STAMP)
+	@echo "== book: profile $(PROFILE)"
+	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
+	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
+	$(PY) scripts/check_site.py --html $(HTML_DIR)
+	@echo "== book: open $(HTML_DIR)/index.html"
+
+## clean: remove the build (executed notebooks, cache, site); keeps .venv
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,122 @@
+"""Pure MCMC kernels on a :class:`~prunelab.compiled.CompiledNetwork`, and their registry.
+
+Every sampler module ``m`` follows one interface, so :func:`prunelab.sample` can
+run any of them the same way:
+
+``m.init(net, x0) -> State``
+    ``State`` is a small ``NamedTuple`` with at least the field ``x``: the full
+    state as ``int64`` state indices in topological order, evidence set.
+``m.step(rng, net, state, **options) -> (State, Info)``
+    One draw (one sweep) of the readable numpy reference. ``Info`` is a small
+    ``NamedTuple``; its scalar fields are per-draw statistics (e.g.
+    ``n_accepted``), and a field ``conditionals`` (float, one entry per state of
+    every variable) is the Rao-Blackwell term of the draw.
+``m.run_chain(rng, net, x0, n_draws, **options) -> ChainOutput``
+    The numba fast path. It consumes ``rng`` in exactly the same order as
+    ``n_draws`` calls of ``step``, so both paths give identical draws for the same
+    seed. ``ChainOutput`` is a ``NamedTuple`` with ``draws`` (``(n_draws, n)``
+    ints) and, optionally, per-draw statistics (arrays of length ``n_draws``
+    named like the ``Info`` fields), and ``rb_checkpoints``/``rb_sums`` for
+    samplers with ``RAO_BLACKWELL = True``.
+
+Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
+``"metropolis"`` and ``"prune"`` are known, and :func:`register_method` adds more.
+Modules are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["register_method", "get_method", "available_methods", "REQUIRED_ATTRIBUTES"]
+
+REQUIRED_ATTRIBUTES = ("init", "step", "run_chain")
+"""What a sampler module must define."""
+
+_METHODS: dict[str, str | ModuleType] = {
+    "gibbs": "prunelab.samplers.gibbs",
+    "metropolis": "prunelab.samplers.metropolis",
+    "prune": "prunelab.samplers.prune",
+}
+
+
+def register_method(name: str, module: ModuleType | str) -> None:
+    """Make a sampler module available to :func:`prunelab.sample` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The method name used in ``sample(bn, method=name, ...)``.
+    module : module or str
+        The module, or its importable dotted name (imported on first use). Parallel
+        runs import it by name in every worker, so it must be importable there.
+
+    Examples
+    --------
+    >>> from prunelab.samplers import register_method, get_method
+    >>> register_method("gibbs-again", "prunelab.samplers.gibbs")
+    >>> get_method("gibbs-again").__name__
+    'prunelab.samplers.gibbs'
+    """
+    if isinstance(module, ModuleType):
+        _check_module(name, module)
+    elif not isinstance(module, str):
+        raise TypeError(f"module must be a module or a dotted name, got {type(module).__name__}")
+    _METHODS[name] = module
+
+
+def get_method(name: str) -> ModuleType:
+    """The sampler module registered under ``name``, imported if needed.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones), or a registered module
+        that cannot be imported or lacks ``init``/``step``/``run_chain``.
+
+    Examples
+    --------
+    >>> from prunelab.samplers import get_method
+    >>> get_method("metropolis").__name__
+    'prunelab.samplers.metropolis'
+    """
+    try:
+        module = _METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown sampling method {name!r}; known methods are {sorted(_METHODS)}") from None
+    if isinstance(module, str):
+        try:
+            module = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            raise ValueError(
+                f"sampling method {name!r} is registered as {module!r}, which cannot be imported: {exc}"
+            ) from None
+        _check_module(name, module)
+        _METHODS[name] = module
+    return module
+
+
+def available_methods() -> list[str]:
+    """Names of the registered methods whose modules import.
+
+    Examples
+    --------
+    >>> from prunelab.samplers import available_methods
+    >>> {"gibbs", "metropolis"} <= set(available_methods())
+    True
+    """
+    names = []
+    for name in sorted(_METHODS):
+        try:
+            get_method(name)
+        except ValueError:
+            continue
+        names.append(name)
+    return names
+
+
+def _check_module(name: str, module: ModuleType) -> None:
+    missing = [a for a in REQUIRED_ATTRIBUTES if not callable(getattr(module, a, None))]
+    if missing:
+        raise ValueError(f"sampler module {module.__name__!r} for method {name!r} lacks {missing}")

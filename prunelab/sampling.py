@@ -1,0 +1,545 @@
+"""The front door: :func:`sample` runs chains of any registered sampler.
+
+It owns what the kernels do not: seeds, initial states, parallelism over chains,
+timing, and the result object. The kernels stay pure (see
+:mod:`prunelab.samplers`).
+
+Seeds
+-----
+``np.random.SeedSequence(seed).spawn(n_chains)`` gives one child per chain, and
+each child spawns two: the first seeds the initial state, the second the chain.
+A chain's numbers therefore depend on ``(seed, chain index)`` only, never on
+``n_jobs`` or on the order in which workers finish.
+
+Rao-Blackwell estimates
+-----------------------
+For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
+conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (1)) are recorded at
+``rb_checkpoints`` only, by default :data:`DEFAULT_N_CHECKPOINTS` log-spaced draw
+counts ending at ``n_samples`` (:func:`default_checkpoints`). Memory:
+``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100
+chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
+you can afford it; the empirical estimator always has every draw.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .compiled import CompiledNetwork, compile_network
+from .network import BayesianNetwork
+from .samplers import get_method
+from .samplers.init import (
+    INIT_METHODS,
+    MAX_RESTARTS,
+    hybrid_forward_kernel,
+    initial_state,
+    start_state_from,
+)
+
+__all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS"]
+
+DEFAULT_N_CHECKPOINTS = 200
+"""Number of log-spaced Rao-Blackwell checkpoints recorded by default."""
+
+_RESERVED_FIELDS = ("draws", "rb_checkpoints", "rb_sums")
+
+
+def default_checkpoints(n_draws: int, n_points: int = DEFAULT_N_CHECKPOINTS) -> np.ndarray:
+    """About ``n_points`` log-spaced draw counts in ``1..n_draws``, always ending at ``n_draws``.
+
+    Examples
+    --------
+    >>> from prunelab.sampling import default_checkpoints
+    >>> default_checkpoints(1000, 5).tolist()
+    [1, 6, 32, 178, 1000]
+    """
+    if n_draws < 1:
+        return np.zeros(0, dtype=np.int64)
+    grid = np.geomspace(1, n_draws, num=min(n_points, n_draws)).round().astype(np.int64)
+    return np.unique(np.concatenate([grid, [n_draws]]))
+
+
+def _draw_dtype(cardinality: np.ndarray):
+    top = int(cardinality.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        if top - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+# ------------------------------------------------------------------ the result
+@dataclass(frozen=True, eq=False)
+class SampleResult:
+    """Draws of several chains and what is needed to read them.
+
+    Attributes
+    ----------
+    draws : int array (chain, draw, variable)
+        State indices in ``variables`` order, evidence variables fixed. The dtype
+        is the smallest signed integer that holds every state index (usually
+        ``int8``), to keep 100 chains of 25 000 draws in memory.
+    variables : tuple of str
+        ``bn.variables`` (topological order).
+    states : mapping of str to tuple of str
+        State names per variable.
+    evidence : dict of str to str
+        The evidence, states by name.
+    method : str
+    init_seconds, sample_seconds : float64 (chain,)
+        Wall time of the initial state and of the chain, per chain, numba compile
+        time excluded.
+    initial_states : int64 (chain, variable)
+        The start of each chain (not among ``draws``: draw 1 is after one sweep).
+    init_methods : tuple of str
+        Per chain: the initialiser used (``"exact"`` when forward sampling ran out
+        of restarts, ``"given"`` for an explicit start).
+    rb_checkpoints : int64 (checkpoint,) or None
+        Draw counts at which Rao-Blackwell sums were recorded.
+    rb_sums : float64 (chain, checkpoint, sum of cardinalities) or None
+        Running sums of the conditionals; see :meth:`running_marginals`.
+    stats : dict of str to array (chain, draw, ...)
+        Per-draw sampler statistics, e.g. Metropolis ``n_accepted``.
+    extras : dict of str to list (chain,)
+        Other per-chain outputs of the sampler.
+    seed_entropy : int
+        Entropy of the root ``SeedSequence``; ``sample(..., seed=seed_entropy)``
+        reproduces the run.
+    backend : str
+    options : dict
+        Sampler options as passed.
+
+    See Also
+    --------
+    sample : makes it.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.sampling import sample
+    >>> result = sample(load_network("asia"), "gibbs", 500, n_chains=2, seed=0)
+    >>> result.draws.shape, result.draws.dtype.name
+    ((2, 500, 8), 'int8')
+    >>> result.running_marginals("lung", checkpoints=[100, 500]).shape
+    (2, 2, 2)
+    """
+
+    draws: np.ndarray
+    variables: tuple[str, ...]
+    states: Mapping[str, tuple[str, ...]]
+    evidence: dict[str, str]
+    method: str
+    init_seconds: np.ndarray
+    sample_seconds: np.ndarray
+    initial_states: np.ndarray
+    init_methods: tuple[str, ...] = ()
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
+    stats: dict[str, np.ndarray] = field(default_factory=dict)
+    extras: dict[str, list] = field(default_factory=dict)
+    seed_entropy: int | None = None
+    backend: str = "numba"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ shape
+    @property
+    def n_chains(self) -> int:
+        return int(self.draws.shape[0])
+
+    @property
+    def n_draws(self) -> int:
+        return int(self.draws.shape[1])
+
+    @property
+    def free_variables(self) -> tuple[str, ...]:
+        """Variables without evidence, in ``variables`` order."""
+        return tuple(v for v in self.variables if v not in self.evidence)
+
+    @property
+    def state_offsets(self) -> np.ndarray:
+        """Start of each variable's block in the last axis of :attr:`rb_sums`."""
+        cards = [len(self.states[v]) for v in self.variables]
+        return np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+
+    def _column(self, variable: str) -> int:
+        try:
+            return self.variables.index(variable)
+        except ValueError:
+            raise KeyError(f"unknown variable {variable!r}; variables are {list(self.variables)}") from None
+
+    # ------------------------------------------------------------ estimates
+    def running_marginals(self, variable: str, checkpoints=None, estimator: str = "empirical") -> np.ndarray:
+        """Estimates of ``P(variable | e)`` after ``t`` draws, for each chain and checkpoint ``t``.
+
+        Parameters
+        ----------
+        variable : str
+        checkpoints : array_like of int, optional
+            Draw counts ``t`` in ``1..n_draws``. Default: every draw for
+            ``"empirical"``, the recorded :attr:`rb_checkpoints` for
+            ``"rao_blackwell"`` (other counts are not available there).
+        estimator : {"empirical", "rao_blackwell"}
+            The share of the first ``t`` draws in each state, or the paper's eq. (1)
+            ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs only).
+
+        Returns
+        -------
+        float64 array (chain, checkpoint, n_states)
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 4, init=[0, 0], seed=1)
+        >>> result.running_marginals("A", checkpoints=[1, 4]).tolist()
+        [[[1.0, 0.0], [1.0, 0.0]]]
+        """
+        i = self._column(variable)
+        card = len(self.states[variable])
+        if estimator == "empirical":
+            cps = self._checked(checkpoints, np.arange(1, self.n_draws + 1))
+            column = self.draws[:, :, i]
+            out = np.empty((self.n_chains, cps.size, card))
+            for s in range(card):
+                counts = np.cumsum(column == s, axis=1, dtype=np.int64)
+                out[:, :, s] = counts[:, cps - 1] / cps
+            return out
+        if estimator == "rao_blackwell":
+            if self.rb_sums is None:
+                raise ValueError(f"method {self.method!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
+            recorded = self.rb_checkpoints
+            cps = self._checked(checkpoints, recorded)
+            where = np.searchsorted(recorded, cps)
+            ok = (where < recorded.size) & (recorded[np.minimum(where, recorded.size - 1)] == cps)
+            if not ok.all():
+                raise ValueError(
+                    f"Rao-Blackwell sums exist only at the recorded checkpoints; {cps[~ok][:5].tolist()} "
+                    "are not among them (pass rb_checkpoints to sample)"
+                )
+            lo = self.state_offsets[i]
+            return self.rb_sums[:, where, lo:lo + card] / cps[None, :, None]
+        raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
+
+    def _checked(self, checkpoints, default: np.ndarray) -> np.ndarray:
+        if checkpoints is None:
+            return np.asarray(default, dtype=np.int64)
+        cps = np.atleast_1d(np.asarray(checkpoints, dtype=np.int64))
+        if cps.size and (cps.min() < 1 or cps.max() > self.n_draws):
+            raise ValueError(f"checkpoints must lie in 1..{self.n_draws}, got {cps.min()}..{cps.max()}")
+        return cps
+
+    def marginals(self, estimator: str = "empirical") -> dict[str, np.ndarray]:
+        """Pooled estimate of ``P(X | e)`` for every free variable, all chains and draws.
+
+        Parameters
+        ----------
+        estimator : {"empirical", "rao_blackwell"}
+            For ``"rao_blackwell"`` the last recorded checkpoint is used.
+
+        Returns
+        -------
+        dict of str to float64 array
+            Keyed like :func:`prunelab.exact.exact_marginals` (observed variables omitted).
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, init=[1, 1], seed=1)
+        >>> result.marginals()["A"].tolist()
+        [0.0, 1.0]
+        """
+        out = {}
+        for v in self.free_variables:
+            if estimator == "rao_blackwell":
+                if self.rb_checkpoints is None or self.rb_checkpoints.size == 0:
+                    raise ValueError(f"method {self.method!r} recorded no Rao-Blackwell sums")
+                last = [int(self.rb_checkpoints[-1])]
+                out[v] = self.running_marginals(v, last, estimator)[:, 0, :].mean(axis=0)
+            elif estimator == "empirical":
+                column = self.draws[:, :, self._column(v)].ravel()
+                out[v] = np.bincount(column, minlength=len(self.states[v])) / column.size
+            else:
+                raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"SampleResult(method={self.method!r}, chains={self.n_chains}, draws={self.n_draws}, "
+            f"variables={len(self.variables)}, evidence={len(self.evidence)})"
+        )
+
+
+# ------------------------------------------------------------------ one chain
+def _warm_init_kernel(net: CompiledNetwork) -> None:
+    """Compile (or load from the cache) the init kernel outside the timed region."""
+    scratch = np.zeros(net.n_variables, dtype=np.int64)
+    hybrid_forward_kernel(
+        np.random.default_rng(0), net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
+        net.cpt_offset, net.cpt, net.evidence_value, 0.5, 1, scratch,
+    )
+
+
+def _reference_chain(module, rng, net, x0, n_draws, rb_checkpoints, options):
+    """``n_draws`` calls of ``module.step``, collected like ``run_chain`` output."""
+    state = module.init(net, x0)
+    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    stats: dict[str, list] = {}
+    running = None
+    rb_sums = None
+    if rb_checkpoints is not None:
+        rb_sums = np.zeros((rb_checkpoints.size, int(np.sum(net.cardinality))))
+    next_cp = 0
+    for t in range(n_draws):
+        state, info = module.step(rng, net, state, **options)
+        draws[t] = state.x
+        for name, value in info._asdict().items():
+            if name == "conditionals":
+                if rb_sums is None:
+                    continue
+                running = value.copy() if running is None else running + value
+                while next_cp < rb_checkpoints.size and rb_checkpoints[next_cp] == t + 1:
+                    rb_sums[next_cp] = running
+                    next_cp += 1
+            elif np.ndim(value) == 0:
+                stats.setdefault(name, []).append(value)
+    out = {"draws": draws, **{k: np.asarray(v) for k, v in stats.items()}}
+    if rb_sums is not None:
+        out["rb_checkpoints"] = rb_checkpoints
+        out["rb_sums"] = rb_sums
+    return out
+
+
+def _run_one_chain(module_name, bn, evidence, start, p, max_restarts, seeds,
+                   n_draws, backend, rb_checkpoints, options):
+    """Initial state and chain for one chain; runs in a worker or in-process."""
+    module = importlib.import_module(module_name)
+    net = compile_network(bn, evidence)
+    init_seed, run_seed = seeds
+    init_rng = np.random.default_rng(init_seed)
+    run_rng = np.random.default_rng(run_seed)
+    if isinstance(start, str):
+        _warm_init_kernel(net)
+        tic = time.perf_counter()
+        x0, info = initial_state(init_rng, bn, start, p=p, evidence=evidence,
+                                 max_restarts=max_restarts, return_info=True)
+        init_seconds = time.perf_counter() - tic
+        init_method = info.method
+    else:
+        x0, init_seconds, init_method = np.asarray(start, dtype=np.int64), 0.0, "given"
+    rb_kw = {} if rb_checkpoints is None else {"rb_checkpoints": rb_checkpoints}
+    if backend == "numba":
+        warm_kw = {} if rb_checkpoints is None else {"rb_checkpoints": np.ones(1, dtype=np.int64)}
+        module.run_chain(np.random.default_rng(0), net, x0, 1, **warm_kw, **options)
+        tic = time.perf_counter()
+        output = module.run_chain(run_rng, net, x0, n_draws, **rb_kw, **options)._asdict()
+        sample_seconds = time.perf_counter() - tic
+    else:
+        tic = time.perf_counter()
+        output = _reference_chain(module, run_rng, net, x0, n_draws, rb_checkpoints, options)
+        sample_seconds = time.perf_counter() - tic
+    output["draws"] = np.asarray(output["draws"]).astype(_draw_dtype(net.cardinality), copy=False)
+    return {
+        "output": output,
+        "x0": x0,
+        "init_seconds": init_seconds,
+        "sample_seconds": sample_seconds,
+        "init_method": init_method,
+    }
+
+
+def _explicit_starts(bn, net, init, n_chains) -> list[np.ndarray] | None:
+    """Per-chain start states from ``init`` when it is not an initialiser name."""
+    if isinstance(init, str):
+        return None
+    if isinstance(init, Mapping):
+        return [start_state_from(bn, net, init)] * n_chains
+    if isinstance(init, Sequence) and init and isinstance(init[0], Mapping):
+        per_chain = list(init)
+    else:
+        arr = np.asarray(init)
+        if arr.ndim == 1:
+            return [start_state_from(bn, net, arr)] * n_chains
+        if arr.ndim != 2:
+            raise ValueError(f"init must be a name, a state, or one state per chain; got shape {arr.shape}")
+        per_chain = list(arr)
+    if len(per_chain) != n_chains:
+        raise ValueError(f"init gives {len(per_chain)} start states for {n_chains} chains")
+    return [start_state_from(bn, net, s) for s in per_chain]
+
+
+def sample(
+    bn: BayesianNetwork,
+    method: str,
+    n_samples: int,
+    n_chains: int = 1,
+    evidence: Mapping | None = None,
+    init="forward",
+    seed=None,
+    n_jobs: int = 1,
+    backend: str = "numba",
+    progress: bool = False,
+    *,
+    init_p: float = 0.5,
+    max_restarts: int = MAX_RESTARTS,
+    rb_checkpoints=None,
+    **options,
+) -> SampleResult:
+    """Run ``n_chains`` independent chains of a sampler on ``bn`` given ``evidence``.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork
+    method : str
+        A registered sampler: ``"gibbs"``, ``"metropolis"``, ``"prune"``
+        (see :func:`prunelab.samplers.register_method`).
+    n_samples : int
+        Draws per chain; one draw is one sweep (Gibbs, Metropolis) or one step.
+        No burn-in and no thinning, as in the paper: slice ``draws`` for those.
+    n_chains : int, default 1
+    evidence : mapping of str to state, optional
+    init : str, mapping, or array_like, default "forward"
+        ``"forward"``, ``"random_forward"`` or ``"hybrid"`` (with ``init_p``):
+        the paper's initialisers, see :func:`prunelab.samplers.init.initial_state`.
+        Or an explicit start: a dict of state names (evidence may be left out), an
+        int array in ``bn.variables`` order, or one of those per chain (a list or
+        a ``(n_chains, n)`` array). A start with ``P(x, e) = 0`` is an error
+        that names the state.
+    seed : int, SeedSequence, or None
+        Root of ``SeedSequence(seed).spawn(n_chains)``; results do not depend on
+        ``n_jobs``.
+    n_jobs : int, default 1
+        Worker processes (joblib, loky backend) over chains; -1 for all cores.
+        Workers load the numba kernels from the on-disk cache (``cache=True``).
+    backend : {"numba", "numpy"}
+        The compiled ``run_chain`` or the reference ``step`` loop (slow; same draws).
+    progress : bool, default False
+        A tqdm bar over finished chains.
+    init_p : float, default 0.5
+        ``p`` of hybrid forward sampling.
+    max_restarts : int, default 10 000
+        Forward-sampling tries before the exact fallback of the initialiser.
+    rb_checkpoints : array_like of int, optional
+        For Rao-Blackwell samplers (Gibbs): draw counts at which running sums of
+        the conditionals are kept; default :func:`default_checkpoints`.
+    **options
+        Passed to the sampler's ``run_chain`` and ``step``.
+
+    Returns
+    -------
+    SampleResult
+
+    Raises
+    ------
+    EvidenceError
+        Unknown or impossible evidence, or an explicit start that disagrees with it.
+    InfeasibleStateError
+        An explicit start state with probability zero.
+
+    See Also
+    --------
+    prunelab.samplers.gibbs, prunelab.samplers.metropolis, prunelab.samplers.prune
+
+    References
+    ----------
+    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune Sampling: a MCMC inference
+       technique for discrete and deterministic Bayesian networks", 2017.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.sampling import sample
+    >>> bn = load_network("blood_pressure")
+    >>> result = sample(bn, "gibbs", 1000, n_chains=2, evidence={"Measurement": "m_e"}, seed=42)
+    >>> result.draws.shape
+    (2, 1000, 5)
+    >>> sorted(result.marginals())
+    ['BloodPressure', 'Kidney', 'Lifestyle', 'Sports']
+    """
+    if not isinstance(bn, BayesianNetwork):
+        raise TypeError(f"bn must be a BayesianNetwork, got {type(bn).__name__}")
+    module = get_method(method)
+    n_samples, n_chains = int(n_samples), int(n_chains)
+    if n_samples < 1 or n_chains < 1:
+        raise ValueError(f"need n_samples >= 1 and n_chains >= 1, got {n_samples} and {n_chains}")
+    if backend not in ("numba", "numpy"):
+        raise ValueError(f"unknown backend {backend!r}; choose 'numba' or 'numpy'")
+    if isinstance(init, str) and init not in INIT_METHODS:
+        raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_METHODS)} or give a start state")
+    net = compile_network(bn, evidence)  # checks the evidence names early
+    evidence_names = bn.evidence_names(evidence)
+    starts = _explicit_starts(bn, net, init, n_chains)
+    if getattr(module, "RAO_BLACKWELL", False):
+        cps = default_checkpoints(n_samples) if rb_checkpoints is None else np.asarray(rb_checkpoints, dtype=np.int64)
+        if cps.size and (cps[0] < 1 or cps[-1] > n_samples or np.any(np.diff(cps) <= 0)):
+            raise ValueError(f"rb_checkpoints must increase strictly within 1..{n_samples}")
+    elif rb_checkpoints is not None:
+        raise ValueError(f"method {method!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
+    else:
+        cps = None
+
+    if isinstance(seed, np.random.SeedSequence):  # a copy, so the caller's object is not advanced
+        root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
+    else:
+        root = np.random.SeedSequence(seed)
+    seeds = [tuple(child.spawn(2)) for child in root.spawn(n_chains)]
+    parallel = n_jobs != 1 and n_chains > 1
+    jobs = [
+        (module.__name__, bn, evidence_names, init if starts is None else starts[c], init_p,
+         max_restarts, seeds[c], n_samples, backend, cps, options)
+        for c in range(n_chains)
+    ]
+    from tqdm.auto import tqdm
+
+    with tqdm(total=n_chains, disable=not progress, desc=f"{method} chains") as bar:
+        if parallel:
+            from joblib import Parallel, delayed
+
+            runner = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
+            results = []
+            for res in runner(delayed(_run_one_chain)(*job) for job in jobs):
+                results.append(res)
+                bar.update()
+        else:
+            results = []
+            for job in jobs:
+                results.append(_run_one_chain(*job))
+                bar.update()
+
+    outputs = [r["output"] for r in results]
+    stats, extras = {}, {}
+    for name in outputs[0]:
+        if name in _RESERVED_FIELDS:
+            continue
+        values = [o[name] for o in outputs]
+        if all(isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n_samples for v in values):
+            stats[name] = np.stack(values)
+        else:
+            extras[name] = values
+    rb_sums = None
+    if outputs[0].get("rb_sums") is not None:
+        rb_sums = np.stack([o["rb_sums"] for o in outputs])
+    return SampleResult(
+        draws=np.stack([o["draws"] for o in outputs]),
+        variables=bn.variables,
+        states=dict(bn.states),
+        evidence=evidence_names,
+        method=method,
+        init_seconds=np.array([r["init_seconds"] for r in results]),
+        sample_seconds=np.array([r["sample_seconds"] for r in results]),
+        initial_states=np.stack([r["x0"] for r in results]).astype(np.int64),
+        init_methods=tuple(r["init_method"] for r in results),
+        rb_checkpoints=cps if rb_sums is not None else None,
+        rb_sums=rb_sums,
+        stats=stats,
+        extras=extras,
+        seed_entropy=root.entropy,
+        backend=backend,
+        options=dict(options),
+    )

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Check the built book in ``_build/html`` the way a reader would find it.
+
+For every page listed in ``_toc.yml``:
+
+- the HTML page exists and has a title;
+- no cell output shows an error: no ``traceback`` or ``stderr`` output block, no
+  ``Traceback (most recent call last)``, no line like ``SomeError: ...`` in an
+  output, no docutils ``system-message`` (a role or directive that failed). A cell
+  tagged ``raises-exception`` shows its error on purpose and is not flagged;
+- every local ``<img>`` it shows and every local file it links to exists;
+- a MyST notebook page offers its ``.ipynb`` download, and that file is a valid
+  notebook.
+
+Exits 1 with one line per problem, 0 when the site is clean. ``make book`` runs it
+last.
+
+Usage::
+
+    python scripts/check_site.py [--html _build/html] [--toc _toc.yml]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bs4 import BeautifulSoup
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ipynb_download import notebook_pages  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Output blocks that only appear when something went wrong.
+ERROR_CLASSES = ("traceback", "stderr", "system-message")
+ERROR_TEXT = (
+    re.compile(r"Traceback \(most recent call last\)"),
+    re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Warning):", re.MULTILINE),
+)
+
+
+def toc_docnames(toc: Path) -> list[str]:
+    import yaml
+
+    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    names = [str(data["root"])]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                names.append(str(node["file"]))
+            for key, value in node.items():
+                if key != "file":
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in data.items() if k != "root"})
+    return [n[: -len(Path(n).suffix)] if Path(n).suffix in {".md", ".ipynb"} else n for n in names]
+
+
+def _local_target(page: Path, html_dir: Path, url: str) -> Path | None:
+    """The file a relative URL of ``page`` points to, or None for external/anchor URLs."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path or url.startswith(("#", "mailto:", "data:")):
+        return None
+    target = (page.parent / unquote(parts.path)).resolve()
+    return target
+
+
+def _expected_error(node) -> bool:
+    """True inside a cell tagged ``raises-exception``: an error shown on purpose."""
+    cell = node.find_parent(class_="cell")
+    return cell is not None and "tag_raises-exception" in cell.get("class", [])
+
+
+def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
+    page = html_dir / f"{docname}.html"
+    if not page.is_file():
+        return [f"{docname}: page {page} is missing"]
+    problems = []
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    main = soup.find("main") or soup
+    article = main.find(attrs={"role": "main"}) or main
+
+    if not article.find(["h1"]):
+        problems.append(f"{docname}: no <h1> title")
+
+    for cls in ERROR_CLASSES:
+        for node in article.find_all(class_=cls):
+            if _expected_error(node):
+                continue
+            text = " ".join(node.get_text(" ", strip=True).split())[:200]
+            problems.append(f"{docname}: a '{cls}' block: {text!r}")
+
+    for output in article.select(".cell_output"):
+        if _expected_error(output):
+            continue
+        text = output.get_text("\n")
+        for pattern in ERROR_TEXT:
+            match = pattern.search(text)
+            if match:
+                line = text[match.start() : text.find("\n", match.end())].strip()[:200]
+                problems.append(f"{docname}: an error in a cell output: {line!r}")
+                break
+
+    for img in article.find_all("img"):
+        src = img.get("src", "")
+        target = _local_target(page, html_dir, src)
+        if target is not None and not target.is_file():
+            problems.append(f"{docname}: image {src} is missing")
+
+    for link in soup.find_all("a", href=True):
+        target = _local_target(page, html_dir, link["href"])
+        if target is not None and not target.exists():
+            problems.append(f"{docname}: link {link['href']} points to nothing")
+
+    if notebook:
+        ipynb = html_dir / "_sources" / f"{docname}.ipynb"
+        if not ipynb.is_file():
+            problems.append(f"{docname}: download {ipynb.relative_to(html_dir)} is missing")
+        else:
+            try:
+                nb = json.loads(ipynb.read_text(encoding="utf-8"))
+                assert nb.get("nbformat") == 4 and nb.get("cells"), "not an nbformat-4 notebook"
+            except (ValueError, AssertionError) as exc:
+                problems.append(f"{docname}: download {ipynb.name} is not a notebook: {exc}")
+        if f"{Path(docname).name}.ipynb" not in page.read_text(encoding="utf-8"):
+            problems.append(f"{docname}: the page does not offer its .ipynb download")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Check the built book.")
+    parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
+    args = parser.parse_args(argv)
+    html_dir = args.html.resolve()
+    docnames = toc_docnames(args.toc)
+    notebooks = set(notebook_pages(ROOT, args.toc))
+    problems = []
+    for docname in docnames:
+        problems += check_page(docname, html_dir, docname in notebooks)
+    if problems:
+        print(f"check_site: {len(problems)} problem(s) in {html_dir}:")
+        for line in problems:
+            print(f"  - {line}")
+        return 1
+    n_images = sum(
+        len(BeautifulSoup((html_dir / f"{d}.html").read_text(encoding="utf-8"), "html.parser").find_all("img"))
+        for d in docnames
+    )
+    print(
+        f"check_site: {len(docnames)} page(s) OK ({len(notebooks)} notebook(s) with .ipynb "
+        f"downloads, {n_images} image(s)) in {html_dir}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
