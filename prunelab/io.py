@@ -132,7 +132,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
     >>> from prunelab import read_bif
     >>> from prunelab.catalogue import pgmpy_example_path
     >>> read_bif(pgmpy_example_path("asia")).variables[:3]
-    ('asia', 'tub', 'smoke')
+    ('asia', 'smoke', 'tub')
     """
     path = Path(path)
     tokens = _Tokens(_open_text(path), path)
