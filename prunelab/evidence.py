@@ -32,7 +32,7 @@ def forward_sample(bn: BayesianNetwork, rng: np.random.Generator) -> np.ndarray:
     return x
 
 
-def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None) -> dict[str, str]:
+def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None, exclude=()) -> dict[str, str]:
     """Observe ``ceil(fraction * n)`` variables, set from one forward sample.
 
     Because the values come from a forward sample, ``P(e) > 0``.
@@ -44,6 +44,9 @@ def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None) -> d
         Fraction of the variables observed (the paper's "25 % evidence").
     seed : int, SeedSequence or Generator
         Which variables, and the forward sample; pass it explicitly.
+    exclude : iterable of str, optional
+        Variables never observed (e.g. the query variable). The ``ceil(fraction * n)``
+        observed variables are drawn from the others; ``n`` counts all variables.
 
     Returns
     -------
@@ -59,8 +62,12 @@ def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None) -> d
     """
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"fraction must lie in [0, 1], got {fraction!r}")
-    rng = np.random.default_rng(seed)
+    excluded = {bn.index(v) for v in exclude}
+    candidates = np.array([i for i in range(bn.n_variables) if i not in excluded], dtype=np.int64)
     k = math.ceil(fraction * bn.n_variables)
-    chosen = set(rng.choice(bn.n_variables, size=k, replace=False).tolist())
+    if k > candidates.size:
+        raise ValueError(f"cannot observe {k} variables: only {candidates.size} are not excluded")
+    rng = np.random.default_rng(seed)
+    chosen = set(rng.choice(candidates, size=k, replace=False).tolist())
     x = forward_sample(bn, rng)
     return {v: bn.states[v][x[i]] for i, v in enumerate(bn.variables) if i in chosen}

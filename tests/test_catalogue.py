@@ -120,3 +120,19 @@ def test_frozen_evidence_sets_load(name):
     bn.evidence_indices(ev)
     with pytest.raises(FileNotFoundError, match="no frozen evidence"):
         load_evidence(name, 0.5)
+
+
+def test_random_evidence_never_observes_an_excluded_variable():
+    bn = load_network("asia")
+    for seed in range(30):
+        ev = random_evidence(bn, 0.5, seed=seed, exclude=["dysp", "either"])
+        assert len(ev) == 4 and not {"dysp", "either"} & set(ev)
+    with pytest.raises(ValueError, match="only 2 are not excluded"):
+        random_evidence(bn, 0.5, seed=0, exclude=["asia", "tub", "smoke", "lung", "bronc", "either"])
+    with pytest.raises(KeyError, match="unknown variable 'dyspnoea'"):
+        random_evidence(bn, 0.25, seed=0, exclude=["dyspnoea"])
+
+
+@pytest.mark.parametrize("name", ["asia", "alarm", "win95pts"])
+def test_frozen_evidence_leaves_the_query_variable_free(name):
+    assert query_variable(name) not in load_evidence(name)

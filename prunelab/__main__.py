@@ -1,0 +1,95 @@
+"""Command line: ``python -m prunelab reproduce|tables|cases``.
+
+::
+
+    python -m prunelab reproduce --profile paper                 # all cores, data/results/paper
+    python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune' --jobs 2
+    python -m prunelab reproduce --profile paper --scheduler tcp://10.0.0.5:8786
+    python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
+    python -m prunelab tables --profile paper                    # Tables 1-2 beside the paper's
+    python -m prunelab cases                                     # the case ids
+
+A killed ``reproduce`` resumes where it stopped when started again with the same
+arguments. Everything here calls :mod:`prunelab.experiments`; the CLI adds no logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .experiments import DEFAULT_ROOT_SEED, PROFILES
+
+    parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rep = sub.add_parser("reproduce", help="run (or resume) a profile's sweep and write data/results/<profile>")
+    rep.add_argument("--profile", default="paper", choices=sorted(PROFILES), help="how much to run (default: paper)")
+    rep.add_argument("--cases", nargs="+", metavar="PATTERN",
+                     help="case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the profile's cases)")
+    rep.add_argument("--jobs", type=int, default=-1, help="worker processes; -1 all cores (default), 1 in-process")
+    rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this dask.distributed scheduler")
+    rep.add_argument("--out", metavar="DIR", help="results folder (default: data/results/<profile>)")
+    rep.add_argument("--init", choices=["forward", "random_forward", "hybrid", "fixed"],
+                     help="override the initial states; 'fixed': all runs of a case start from one state")
+    rep.add_argument("--seed", type=int, default=DEFAULT_ROOT_SEED, help=f"root seed (default {DEFAULT_ROOT_SEED})")
+    rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    tab = sub.add_parser("tables", help="print Table 1 (alpha) and Table 2 (seconds) beside the paper's")
+    tab.add_argument("--profile", default="paper", choices=sorted(PROFILES))
+    tab.add_argument("--out", metavar="DIR", help="results folder (default: data/results/<profile>)")
+    tab.add_argument("--alpha", default="alpha", choices=["alpha", "alpha_free"],
+                     help="our alpha: the paper's fixed delta = 0.9 (default) or delta fitted")
+
+    sub.add_parser("cases", help="list the case ids")
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of ``python -m prunelab`` and of the ``prunelab`` script."""
+    args = _parser().parse_args(argv)
+    from . import experiments
+
+    if args.command == "cases":
+        for case in experiments.CASES:
+            print(case.id)
+        return 0
+    if args.command == "tables":
+        results = experiments.load_results(args.profile, out=args.out)
+        prov = results.get("provenance", {})
+        machine = prov.get("machine", {})
+        print(
+            f"profile {args.profile}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
+            f"{prov.get('profile', {}).get('n_samples', '?')} draws per case; "
+            f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
+        )
+        print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
+        return 0
+    # reproduce
+    argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    report = experiments.reproduce(
+        profile=args.profile,
+        cases=args.cases,
+        n_jobs=args.jobs,
+        scheduler=args.scheduler,
+        out=args.out,
+        root_seed=args.seed,
+        progress=not args.no_progress,
+        init=args.init,
+        command=argv_text,
+    )
+    print(
+        f"{args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
+        f"results in {report['out']}"
+    )
+    print(f"wall time: {report['wall_seconds']:.1f} s (sampling {report['sweep_seconds']:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Experiments: case specs, profiles, the resumable parallel runner, the results store.
+
+::
+
+    from prunelab.experiments import reproduce, load_results
+    report = reproduce("smoke")                 # data/results/smoke/
+    tables = load_results("smoke")              # curves, runs, final_marginals, summary
+
+or from a shell: ``python -m prunelab reproduce --profile paper``.
+
+=================  ==========================================================
+module             job
+=================  ==========================================================
+``specs``          :class:`CaseSpec`, :class:`Profile`, the 33 cases, seeds
+``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
+``store``          run files (atomic), resumption, ``sweep.json``
+``tables``         tidy tables, per-case summary, Tables 1-2 beside the paper's
+=================  ==========================================================
+"""
+
+from .runner import ReproduceReport, prepare_case, reproduce, results_dir, simulate_run
+from .specs import (
+    BENCHMARKS,
+    CASES,
+    DEFAULT_ROOT_SEED,
+    METHODS,
+    PROFILES,
+    CaseSpec,
+    Profile,
+    case_key,
+    get_profile,
+    run_seed,
+    select_cases,
+)
+from .store import SweepMismatchError
+from .tables import consolidate, format_paper_tables, load_results, paper_table, summarise_case
+
+__all__ = [
+    "BENCHMARKS",
+    "CASES",
+    "CaseSpec",
+    "DEFAULT_ROOT_SEED",
+    "METHODS",
+    "PROFILES",
+    "Profile",
+    "ReproduceReport",
+    "SweepMismatchError",
+    "case_key",
+    "consolidate",
+    "format_paper_tables",
+    "get_profile",
+    "load_results",
+    "paper_table",
+    "prepare_case",
+    "reproduce",
+    "results_dir",
+    "run_seed",
+    "select_cases",
+    "simulate_run",
+    "summarise_case",
+]

@@ -1,0 +1,474 @@
+"""The resumable, parallel runner: one task per run, results written as they arrive.
+
+:func:`reproduce` lists the runs of a profile that are not on disk yet, spreads them
+over processes (joblib, loky) or over a dask.distributed cluster, and writes each
+finished run at once (:func:`prunelab.experiments.store.write_run`, atomic). A sweep
+that is killed loses only the runs in flight; started again it skips what is done.
+At the end the run files are consolidated into tidy tables
+(:func:`prunelab.experiments.tables.consolidate`) and ``provenance.json`` is written.
+
+Workers only compute (:func:`simulate_run` returns a record); the parent process does
+all writing, so a remote cluster needs no shared file system.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from ..catalogue import data_dir
+from ..exact import exact_marginals
+from ..indicators import hellinger, running_marginals
+from ..samplers import get_method
+from ..compiled import compile_network
+from ..samplers.init import initial_state, start_state_from
+from ..sampling import sample
+from . import store
+from .specs import (
+    DEFAULT_ROOT_SEED,
+    FIXED_START_SPAWN,
+    CaseSpec,
+    case_key,
+    get_profile,
+    run_seed,
+    select_cases,
+)
+
+__all__ = ["reproduce", "simulate_run", "prepare_case", "case_fingerprint", "results_dir", "ReproduceReport"]
+
+LIBRARIES = (
+    "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
+    "arviz", "tqdm", "pgmpy",
+)
+"""Libraries whose versions go into ``provenance.json``."""
+
+
+def results_dir(profile: str) -> Path:
+    """``data/results/<profile>`` (under ``$PRUNELAB_DATA`` when set)."""
+    return data_dir() / "results" / profile
+
+
+# ----------------------------------------------------------------------------- one case
+@functools.lru_cache(maxsize=32)
+def _load_case_network(case: CaseSpec):
+    """``(bn, evidence)`` of a case, once per process (workers reuse it across runs)."""
+    return case.load()
+
+
+@functools.lru_cache(maxsize=32)
+def _exact(case: CaseSpec):
+    bn, evidence = _load_case_network(case)
+    return exact_marginals(bn, evidence)
+
+
+def prepare_case(case: CaseSpec, root_seed: int = DEFAULT_ROOT_SEED) -> dict:
+    """What every run of a case shares: exact marginals, query state, fixed start state.
+
+    Returns
+    -------
+    dict
+        ``exact`` (free variable -> exact marginal), ``query_state`` (the state of
+        the query whose probability the alpha fits follow: the most probable one,
+        the paper's "most common state"; ties go to the first), ``start`` (int64 state
+        for ``init="fixed"``, else ``None``).
+    """
+    bn, evidence = _load_case_network(case)
+    exact = _exact(case)
+    query = case.query_variable
+    if query not in exact:
+        raise ValueError(
+            f"case {case.id}: the query variable {query!r} is observed in the evidence "
+            f"{case.evidence}; give the case another query (CaseSpec(..., query=...))"
+        )
+    start = None
+    if case.init == "fixed":
+        if case.start is not None:
+            start = start_state_from(bn, compile_network(bn, evidence), dict(case.start))
+        else:
+            seed = np.random.SeedSequence(int(root_seed), spawn_key=(case_key(case), FIXED_START_SPAWN))
+            start = initial_state(np.random.default_rng(seed), bn, "forward", evidence=evidence)
+    return {"exact": exact, "query_state": int(np.argmax(exact[query])), "start": start}
+
+
+def case_fingerprint(case: CaseSpec) -> dict:
+    """What a case's runs were computed on: the spec, the evidence set, a hash of the network.
+
+    Stored per case in ``sweep.json``; a resumed sweep refuses to mix runs made on a
+    network or evidence set that has changed since (e.g. a regenerated grid).
+    """
+    bn, evidence = _load_case_network(case)
+    digest = hashlib.sha1()
+    for v in bn.variables:
+        digest.update(repr((v, tuple(bn.states[v]), tuple(bn.parents[v]))).encode())
+        digest.update(np.ascontiguousarray(bn.cpts[v], dtype=np.float64).tobytes())
+    return {**case.to_dict(), "evidence_set": dict(evidence or {}), "network_sha1": digest.hexdigest()}
+
+
+def _stat_means(stats: dict) -> dict:
+    means = {}
+    for name, values in stats.items():
+        values = np.asarray(values)
+        if np.issubdtype(values.dtype, np.number) or values.dtype == bool:
+            means[name] = float(np.mean(values))
+    return means
+
+
+def simulate_run(
+    case: CaseSpec,
+    run: int,
+    n_samples: int,
+    checkpoints,
+    root_seed: int,
+    query_state: int,
+    start=None,
+) -> dict:
+    """One run: a chain of ``n_samples`` draws, reduced to curves at the checkpoints.
+
+    The chain is ``prunelab.sample(bn, case.method, n_samples, n_chains=1, seed=s)``
+    with ``s = run_seed(root_seed, case, run)``. Recorded (see
+    :data:`prunelab.experiments.store.RUN_SCHEMA`): the running estimate of the
+    query marginal (all states), its Hellinger distance to the exact marginal, the
+    mean over free variables of the Hellinger distance of each one's running
+    estimate ("all variables"), the Rao-Blackwellised versions for samplers that
+    have them, final estimates of every marginal, the seconds, and the query draws.
+
+    Returns
+    -------
+    dict
+        A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
+    """
+    bn, evidence = _load_case_network(case)
+    exact = _exact(case)
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    options = dict(case.options)
+    rao_blackwell = bool(getattr(get_method(case.method), "RAO_BLACKWELL", False))
+    if rao_blackwell:
+        options["rb_checkpoints"] = cps
+    init = case.init if case.init != "fixed" else np.asarray(start, dtype=np.int64)
+    seed = run_seed(root_seed, case, run)
+    result = sample(
+        bn, case.method, n_samples, n_chains=1, evidence=evidence, init=init, seed=seed,
+        n_jobs=1, progress=False, **options,
+    )
+    draws = result.draws[0]  # (T, variable)
+    query = case.query_variable
+    qi = bn.index(query)
+    n_states = len(bn.states[query])
+
+    def curves(estimator):
+        if estimator == "empirical":
+            def est(i, card):
+                return running_marginals(draws[None, :, i], card, cps)[0]
+        else:
+            def est(i, card):
+                return result.running_marginals(bn.variables[i], cps, estimator="rao_blackwell")[0]
+        query_est = est(qi, n_states)
+        h_all = np.zeros(cps.size)
+        free = [v for v in bn.variables if v in exact]
+        for v in free:
+            i = bn.index(v)
+            h_all += hellinger(est(i, len(bn.states[v])), exact[v])
+        return query_est, np.asarray(hellinger(query_est, exact[query])), h_all / len(free)
+
+    estimate, h_query, h_all = curves("empirical")
+    final = np.concatenate(
+        [np.bincount(draws[:, i], minlength=len(bn.states[v])) / n_samples for i, v in enumerate(bn.variables)]
+    )
+    record = {
+        "case": case.id,
+        "benchmark": case.benchmark,
+        "network": case.network,
+        "evidence": case.evidence,
+        "method": case.method,
+        "init": case.init,
+        "query": query,
+        "query_state": int(query_state),
+        "n_states": n_states,
+        "run": int(run),
+        "n_samples": int(n_samples),
+        "root_seed": str(int(root_seed)),
+        "spawn_key": [int(k) for k in seed.spawn_key],
+        "init_method": result.init_methods[0],
+        "init_seconds": float(result.init_seconds[0]),
+        "sample_seconds": float(result.sample_seconds[0]),
+        "stats": _json_dumps(_stat_means({k: v[0] for k, v in result.stats.items()})),
+        "start_state": result.initial_states[0].tolist(),
+        "t": cps.tolist(),
+        "estimate": estimate.ravel().tolist(),
+        "hellinger_query": h_query.tolist(),
+        "hellinger_all": h_all.tolist(),
+        "final_marginals": final.tolist(),
+        "query_draws": draws[:, qi].astype(np.int8).tobytes(),
+    }
+    if rao_blackwell:
+        estimate_rb, h_query_rb, h_all_rb = curves("rao_blackwell")
+        record.update(
+            estimate_rb=estimate_rb.ravel().tolist(),
+            hellinger_query_rb=h_query_rb.tolist(),
+            hellinger_all_rb=h_all_rb.tolist(),
+            final_marginals_rb=(result.rb_sums[0, -1] / cps[-1]).tolist(),
+        )
+    return record
+
+
+def _json_dumps(obj) -> str:
+    import json
+
+    return json.dumps(obj, sort_keys=True)
+
+
+# ----------------------------------------------------------------------------- provenance
+def _git_commit() -> dict:
+    root = Path(__file__).resolve().parents[2]
+    info = {"commit": None, "dirty": None}
+    try:
+        info["commit"] = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
+            text=True, timeout=10, check=True,
+        ).stdout
+        info["dirty"] = bool(status.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def _versions() -> dict:
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _machine() -> dict:
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
+    return {
+        "cpu_model": _cpu_model(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "hostname": platform.node(),
+        "load_average": load,
+    }
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# ----------------------------------------------------------------------------- the sweep
+class ReproduceReport(dict):
+    """What :func:`reproduce` did: the provenance dict (``out``, ``wall_seconds``, ``n_done`` ...)."""
+
+    @property
+    def wall_seconds(self) -> float:
+        return self["wall_seconds"]
+
+
+def _parallel_context(scheduler, n_jobs):
+    import contextlib
+
+    import joblib
+
+    if scheduler is None:
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def dask_context():
+        from distributed import Client
+
+        client = Client(scheduler) if isinstance(scheduler, str) else scheduler
+        try:
+            with joblib.parallel_config(backend="dask"):
+                yield client
+        finally:
+            if isinstance(scheduler, str):
+                client.close()
+
+    return dask_context()
+
+
+def reproduce(
+    profile="paper",
+    cases=None,
+    n_jobs: int = -1,
+    scheduler=None,
+    out=None,
+    root_seed: int = DEFAULT_ROOT_SEED,
+    progress: bool = True,
+    init: str | None = None,
+    on_run_written=None,
+    command: str | None = None,
+) -> ReproduceReport:
+    """Run (or resume) a profile's sweep and write its tables and provenance.
+
+    Parameters
+    ----------
+    profile : str or Profile
+        ``"smoke"``, ``"quick"``, ``"paper"`` (see :data:`~prunelab.experiments.PROFILES`).
+    cases : iterable of str or CaseSpec, optional
+        Case patterns (:func:`~prunelab.experiments.select_cases`); default: the
+        profile's cases.
+    n_jobs : int, default -1
+        Worker processes (joblib); -1 for all cores, 1 runs in this process. With a
+        ``scheduler``: -1 uses every worker of the cluster.
+    scheduler : str or distributed.Client, optional
+        ``"tcp://HOST:PORT"`` of a dask.distributed scheduler (or a client): the same
+        sweep runs on that cluster (``joblib.parallel_config(backend="dask")``) and
+        gives the same numbers.
+    out : path, optional
+        Results folder; default ``data/results/<profile>``.
+    root_seed : int
+        Root of every run's seed (see :func:`~prunelab.experiments.run_seed`).
+    progress : bool, default True
+        A tqdm bar over runs.
+    init : str, optional
+        Replace every case's ``init``; ``"fixed"`` starts all runs of a case from one
+        state (its case ids get a ``.fixed`` suffix, so they sit beside the forward ones).
+    on_run_written : callable, optional
+        ``on_run_written(case_id, run)`` after each run file is written (a hook for
+        tests and monitoring; an exception from it stops the sweep).
+    command : str, optional
+        Recorded as the command line in the provenance (default: ``sys.argv``).
+
+    Returns
+    -------
+    ReproduceReport
+        The provenance dict, also written to ``<out>/provenance.json``.
+
+    Examples
+    --------
+    >>> report = reproduce("smoke", cases=["deterministic_pair.gibbs"], out=tmp, progress=False)  # doctest: +SKIP
+    >>> sorted(p.name for p in tmp.glob("*.parquet"))  # doctest: +SKIP
+    ['curves.parquet', 'final_marginals.parquet', 'runs.parquet', 'summary.parquet']
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    from .tables import consolidate
+
+    tic = time.perf_counter()
+    started = _now()
+    load_start = _machine()["load_average"]
+    prof = get_profile(profile)
+    specs = select_cases(cases if cases is not None else prof.cases, init=init)
+    out = Path(out) if out is not None else results_dir(prof.name)
+    checkpoints = prof.checkpoints
+    prepared = {c.id: prepare_case(c, root_seed) for c in specs}  # fails early on a bad case
+    store.check_sweep(
+        out,
+        {
+            "root_seed": str(int(root_seed)),
+            "n_samples": prof.n_samples,
+            "checkpoints": checkpoints.tolist(),
+            "cases": {c.id: case_fingerprint(c) for c in specs},
+        },
+    )
+    store.remove_stale_tmp(out)
+    todo = [
+        (case, run)
+        for case in specs
+        for run in sorted(set(range(prof.n_runs)) - store.finished_runs(out, case.id))
+    ]
+    n_skipped = len(specs) * prof.n_runs - len(todo)
+    tasks = (
+        delayed(simulate_run)(
+            case, run, prof.n_samples, checkpoints, root_seed,
+            prepared[case.id]["query_state"], prepared[case.id]["start"],
+        )
+        for case, run in todo
+    )
+    n_done = 0
+    if todo:
+        with _parallel_context(scheduler, n_jobs), tqdm(
+            total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
+        ) as bar:
+            if n_jobs == 1 and scheduler is None:
+                results = (task[0](*task[1], **task[2]) for task in tasks)
+            else:
+                results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+            for record in results:
+                store.write_run(out, record)
+                n_done += 1
+                bar.update()
+                if on_run_written is not None:
+                    on_run_written(record["case"], record["run"])
+    sweep_seconds = time.perf_counter() - tic
+    consolidate(out, prof, root_seed=root_seed, cases=specs)
+    wall = time.perf_counter() - tic
+    report = ReproduceReport(
+        command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
+        prunelab_version=_package_version(),
+        git=_git_commit(),
+        root_seed=str(int(root_seed)),
+        profile=prof.to_dict(),
+        cases=[c.id for c in specs],
+        case_specs={c.id: c.to_dict() for c in specs},
+        out=str(out),
+        n_jobs=n_jobs,
+        scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
+        n_done=n_done,
+        n_skipped=n_skipped,
+        start_time=started,
+        end_time=_now(),
+        sweep_seconds=sweep_seconds,
+        wall_seconds=wall,
+        machine={**_machine(), "load_average_start": load_start},
+        libraries=_versions(),
+        previous_sessions=_previous_sessions(out / "provenance.json"),
+    )
+    store.write_json_atomic(dict(report), out / "provenance.json")
+    return report
+
+
+_SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", "n_skipped", "cases", "git",
+                 "n_jobs", "scheduler", "prunelab_version")
+
+
+def _previous_sessions(path: Path) -> list[dict]:
+    """Earlier sessions that wrote to the same folder (condensed), oldest first."""
+    import json
+
+    if not path.exists():
+        return []
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return [*old.get("previous_sessions", []), {k: old.get(k) for k in _SESSION_KEYS}]
+
+
+def _package_version() -> str:
+    from .. import __version__
+
+    return __version__
