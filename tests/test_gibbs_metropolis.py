@@ -346,7 +346,11 @@ def _agreement_cases():
         # PVSAT=LOW has positive probability under every (FIO2, VENTALV), so from any
         # feasible state PVSAT can move to LOW, after which its parents move freely.
         ("alarm", alarm, None, 20_000),
-        ("alarm|25%", alarm, load_evidence("alarm"), 20_000),
+        # Under its frozen evidence alarm has states of probability ~2e-4 (VENTALV,
+        # ARTCO2) that the chains visit in rare clusters: at 20,000 draws a chain set
+        # can miss them entirely, and the normal approximation behind Z_MULTI needs
+        # several clusters per chain, so this case runs longer.
+        ("alarm|25%", alarm, load_evidence("alarm"), 100_000),
     ]
 
 
@@ -366,14 +370,21 @@ def test_brute_force_helper_agrees_with_exact_module():
 def test_marginals_agree_with_exact(method, case):
     _, bn, evidence, n_draws = case
     exact = exact_marginals(bn, evidence)
-    result = sample(bn, method, n_draws, n_chains=16, evidence=evidence, seed=2017)
+    burn = n_draws // 5
+    options = {"rb_checkpoints": [burn, n_draws]} if method == "gibbs" else {}
+    result = sample(bn, method, n_draws, n_chains=16, evidence=evidence, seed=2017, **options)
     estimators = ["empirical", "rao_blackwell"] if method == "gibbs" else ["empirical"]
+    # Discard the first fifth as burn-in: every chain starts from a forward (prior)
+    # draw, a transient that biases all chains alike, which the between-chain
+    # standard error cannot see. Sums after burn-in = S(n) - S(burn).
+    kept = n_draws - burn
     worst = {}
     for estimator in estimators:
         z = []
         for v, p in exact.items():
-            per_chain = result.running_marginals(v, [n_draws], estimator)[:, 0, :]
-            z.append(pooled_errors(per_chain, p, n_draws))
+            running = result.running_marginals(v, [burn, n_draws], estimator)
+            per_chain = (running[:, 1, :] * n_draws - running[:, 0, :] * burn) / kept
+            z.append(pooled_errors(per_chain, p, kept))
         worst[estimator] = float(np.max(np.concatenate(z)))
     assert max(worst.values()) < Z_MULTI, worst
 

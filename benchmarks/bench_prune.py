@@ -1,0 +1,131 @@
+"""Prune sampling figures: steps per second by uniform method, |S|, and the enormous first step.
+
+Run::
+
+    .venv/bin/python benchmarks/bench_prune.py            # about two minutes
+    .venv/bin/python benchmarks/bench_prune.py --quick    # a few seconds per row
+
+For each network, without and with 25 % evidence (``random_evidence(bn, 0.25,
+seed=7)``):
+
+* **first step**: from ``--starts`` random-forward states (the paper's initialiser,
+  far from stationarity), the time of one ``run_chain(..., 1)`` call with
+  ``uniform="auto"`` (Python call included) and its ``|S|``; the worst is printed.
+  On win95pts ``|S|`` reaches 1e7-1e8 there; counting keeps it exact and fast.
+* **stationary rate**: after a burn-in of ``--burn-in`` steps, ``run_chain`` for
+  about ``--seconds`` per uniform method (best of ``--repeats``): steps per CPU
+  second and per wall second, the target (no evidence), mean and largest ``|S|``
+  seen, and the share of steps drawn by enumeration.
+
+Numba compilation is excluded (a warm-up first; kernels are cached on disk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from prunelab import load_network, random_evidence  # noqa: E402
+from prunelab.compiled import compile_network  # noqa: E402
+from prunelab.samplers import prune  # noqa: E402
+from prunelab.samplers.init import initial_state  # noqa: E402
+
+TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}
+"""Prune steps per second on one thread, stationary start, no evidence."""
+
+NETWORKS = ("alarm", "win95pts", "grid-8x8")
+METHODS = ("auto", "count", "enumerate")
+EVIDENCE_SEED = 7
+
+
+def first_steps(net, n_starts: int, seed: int = 0):
+    """Worst time and |S| of a first step from random-forward starts."""
+    worst_time, sizes = 0.0, []
+    rng = np.random.default_rng(seed)
+    for _ in range(n_starts):
+        x0 = initial_state(rng, net, "random_forward")
+        tic = time.perf_counter()
+        out = prune.run_chain(rng, net, x0, 1)
+        worst_time = max(worst_time, time.perf_counter() - tic)
+        sizes.append(out.size[0])
+    return worst_time, np.array(sizes)
+
+
+def rate(net, x0, uniform, seconds, repeats, seed=1):
+    """Best steps per CPU second (and the wall rate of that run) over ``repeats``."""
+    rng = np.random.default_rng(seed)
+    prune.run_chain(rng, net, x0, 10, uniform)  # warm
+    n = 200
+    while True:  # calibrate n to about `seconds`
+        tic = time.process_time()
+        prune.run_chain(rng, net, x0, n, uniform)
+        if time.process_time() - tic > seconds / 4 or n > 10**7:
+            break
+        n *= 4
+    n = max(int(n * seconds / max(time.process_time() - tic, 1e-9)), 100)
+    best = None
+    for _ in range(repeats):
+        cpu, wall = time.process_time(), time.perf_counter()
+        out = prune.run_chain(rng, net, x0, n, uniform)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        if best is None or n / cpu > best[0]:
+            best = (n / cpu, n / wall, out)
+    return best
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short timings")
+    parser.add_argument("--seconds", type=float, default=2.0, help="timing per repeat")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--burn-in", type=int, default=5_000)
+    parser.add_argument("--starts", type=int, default=20, help="random-forward first steps timed")
+    parser.add_argument("--networks", nargs="*", default=list(NETWORKS))
+    parser.add_argument("--methods", nargs="*", default=list(METHODS))
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.repeats, args.starts, args.burn_in = 0.3, 1, 5, 2_000
+
+    print(f"prunelab prune benchmark: numba {numba.__version__}, numpy {np.__version__}, "
+          f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
+          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}")
+    if hasattr(os, "getloadavg"):
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+              "(rates per CPU second; wall-clock rates for reference)")
+    header = (f"{'network':<10}{'evidence':<10}{'uniform':<11}{'steps/s cpu':>12}{'(wall)':>10}"
+              f"{'target':>9}{'ratio':>7}{'mean|S|':>10}{'max|S|':>10}{'enum':>6}")
+    for name in args.networks:
+        bn = load_network(name)
+        for with_evidence in (False, True):
+            evidence = random_evidence(bn, 0.25, seed=EVIDENCE_SEED) if with_evidence else None
+            net = compile_network(bn, evidence)
+            plan = prune.prune_plan(net)
+            label = "25%" if with_evidence else "none"
+            prune.run_chain(np.random.default_rng(0), net, initial_state(np.random.default_rng(0), net), 2)
+            worst, sizes = first_steps(net, args.starts)
+            print(f"\n{name} evidence={label}: {net.n_labels} labels, {plan.random_label.size} random, "
+                  f"count cost {plan.uniform.count_cost}, search budget {plan.uniform.node_budget}")
+            print(f"  first step from random forward ({args.starts} starts): worst {worst * 1e3:.2f} ms, "
+                  f"|S| median {np.median(sizes):.3g}, max {sizes.max():.3g}")
+            x0 = initial_state(np.random.default_rng(2), net, "forward")
+            x0 = prune.run_chain(np.random.default_rng(3), net, x0, args.burn_in).draws[-1]
+            print("  " + header)
+            for uniform in args.methods:
+                cpu, wall, out = rate(net, x0, uniform, args.seconds, args.repeats)
+                target = TARGETS.get(name) if not with_evidence else None
+                target_s = f"{target:>9,}" if target else f"{'':>9}"
+                ratio_s = f"{cpu / target:>6.1f}x" if target else f"{'':>7}"
+                print(f"  {name:<10}{label:<10}{uniform:<11}{cpu:>12,.0f}{wall:>10,.0f}{target_s}{ratio_s}"
+                      f"{out.size.mean():>10.3g}{out.size.max():>10.3g}{np.mean(out.method == 0):>6.2f}",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()

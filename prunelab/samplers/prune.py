@@ -1,0 +1,479 @@
+"""Prune sampling: prune the CPT labels around the current state, draw uniformly from what is left.
+
+One step from a state ``x`` (the paper's Algorithm 1):
+
+1. **Prune around x** (Definition "Pruning around state x"). Every CPT label
+   ``l`` that ``x`` does not use is pruned with probability ``1 - c_l`` and kept
+   with probability ``c_l``; the labels ``C_x`` of ``x`` are always kept. Labels
+   with ``c = 0`` are therefore always pruned and labels with ``c = 1`` always
+   kept: no random number is drawn for them, nor for the labels of ``x``, nor for
+   labels that no evidence-consistent state uses. One ``rng.random()`` is drawn
+   for every other label, in increasing label order.
+2. **Draw uniformly** the next state from ``S``: the states that agree with the
+   evidence and whose labels all survived. ``x`` is in ``S``, so ``S`` is never
+   empty, and every member of ``S`` is feasible (its labels have ``c > 0``). How
+   the uniform draw is made is chosen by ``uniform=`` (see
+   :mod:`prunelab.samplers.uniform`): ``"enumerate"`` (the paper's exhaustive
+   listing), ``"count"`` (variable elimination over 0/1 factors and backward
+   sampling), ``"auto"`` (enumerate while the search is small, count otherwise;
+   the default) - all three exactly uniform - or ``"heuristic"``, the paper's
+   approximate method, which is biased.
+
+With an exact uniform draw the chain is reversible with respect to ``P(x | e)``
+and regular (the paper's section "A regular and reversible Markov chain";
+:mod:`prunelab.theory` checks both on small networks with the exact transition
+matrix).
+
+:func:`step` is the readable numpy reference; :func:`run_chain` is the numba
+path. They consume the ``numpy.random.Generator`` in the same order - the pruning
+draws, then the uniform draw's integers - so for the same seed and ``uniform=``
+they give identical draws.
+
+References
+----------
+.. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling: a MCMC inference
+   technique for discrete and deterministic Bayesian networks", sections
+   "Prune sampling" and "Practical implementation".
+.. [2] H. Poon and P. Domingos, "Sound and efficient inference with probabilistic
+   and deterministic dependencies", AAAI 2006 (MC-SAT, the idea behind pruning).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ..compiled import CompiledNetwork, state_labels
+from .init import check_state
+from .uniform import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_N_CANDIDATES,
+    METHOD_NAMES,
+    UniformPlan,
+    _PlanCache,
+    _label_nb,
+    _uniform_draw_nb,
+    _count_nb,
+    _uniform_draw_py,
+    compile_uniform_plan,
+    make_workspace,
+    method_code,
+)
+
+__all__ = [
+    "PruneState",
+    "PruneInfo",
+    "PruneChain",
+    "ChainOutput",
+    "PrunePlan",
+    "RAO_BLACKWELL",
+    "METHOD_NAMES",
+    "init",
+    "step",
+    "run_chain",
+    "prune_around",
+    "prune_plan",
+    "compile_prune_plan",
+]
+
+RAO_BLACKWELL = False
+"""Prune sampling has no Rao-Blackwell terms."""
+
+class PruneState(NamedTuple):
+    """State of the prune chain.
+
+    Attributes
+    ----------
+    x : int64 (n,)
+        Full state, topological order, evidence set.
+    """
+
+    x: np.ndarray
+
+
+class PruneInfo(NamedTuple):
+    """What one prune step did.
+
+    Attributes
+    ----------
+    size : float
+        ``|S|``, the number of states that survived the pruning (for
+        ``uniform="heuristic"``: the number of distinct candidates in ``V``).
+    method : int
+        The uniform method that drew, as an index into :data:`METHOD_NAMES`
+        (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
+        reference and the numba path report it alike.
+    """
+
+    size: float
+    method: int
+
+    @property
+    def method_name(self) -> str:
+        """The name of the uniform method that drew."""
+        return METHOD_NAMES[self.method]
+
+
+class PruneChain(NamedTuple):
+    """Output of :func:`run_chain`.
+
+    Attributes
+    ----------
+    draws : int64 (n_draws, n)
+        The state after each step.
+    size : float64 (n_draws,)
+        ``|S|`` at each step (see :class:`PruneInfo`).
+    method : int8 (n_draws,)
+        The uniform method that drew, as an index into :data:`METHOD_NAMES`.
+    """
+
+    draws: np.ndarray
+    size: np.ndarray
+    method: np.ndarray
+
+
+ChainOutput = PruneChain
+"""Alias: the chain output of this sampler module."""
+
+
+class PrunePlan(NamedTuple):
+    """What a prune step needs besides the network, compiled once per (network, evidence).
+
+    Attributes
+    ----------
+    uniform : UniformPlan
+        Search order and elimination program for the uniform draw.
+    random_label : int64 (m,)
+        Labels pruned at random: ``0 < c < 1`` and used by some feasible state that
+        agrees with the evidence; increasing.
+    random_c : float64 (m,)
+        Their keep probabilities ``c``.
+    base_kept : bool (n_labels,)
+        The fixed part of every pruning: used labels with ``c = 1`` kept, labels
+        with ``c = 0`` or used by no feasible state pruned; the random labels are
+        overwritten at every step.
+    """
+
+    uniform: UniformPlan
+    random_label: np.ndarray
+    random_c: np.ndarray
+    base_kept: np.ndarray
+
+
+def _evidence_consistent_labels(net: CompiledNetwork) -> np.ndarray:
+    """True for every label whose family values agree with the evidence."""
+    ok = np.ones(net.n_labels, dtype=bool)
+    ev = net.evidence_value
+    for i in range(net.n_variables):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        family = list(net.parent_index[lo:hi]) + [i]
+        shape = [int(net.cardinality[u]) for u in family]
+        grid = np.indices(shape).reshape(len(family), -1)
+        agree = np.ones(grid.shape[1], dtype=bool)
+        for a, u in enumerate(family):
+            if ev[u] >= 0:
+                agree &= grid[a] == ev[u]
+        ok[net.cpt_offset[i] : net.cpt_offset[i + 1]] = agree
+    return ok
+
+
+@numba.njit(cache=True, nogil=True)
+def _used_labels_nb(plan, possible, label_var, offset, factors, tables):
+    """For every label with ``possible``: does some feasible, evidence-consistent state use it?
+
+    Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
+    with ``c > 0`` is kept except ``i``'s other labels.
+    """
+    kept = possible.copy()
+    used = np.zeros(possible.shape[0], dtype=np.bool_)
+    for lab in range(possible.shape[0]):
+        if not possible[lab]:
+            continue
+        i = label_var[lab]
+        for other in range(offset[i], offset[i + 1]):
+            kept[other] = other == lab
+        used[lab] = _count_nb(plan, kept, factors, tables) > 0.0
+        for other in range(offset[i], offset[i + 1]):
+            kept[other] = possible[other]
+    return used
+
+
+def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
+    """Compile the pruning lists and the uniform plan of ``net``.
+
+    A label is pruned at random only if ``0 < c < 1`` and some feasible state that
+    agrees with the evidence uses it (found with one count per label, at compile
+    time): the others never change ``S``, so they get no random number. Unused
+    labels are marked pruned in ``base_kept``, which lets the search skip them.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    node_budget : int, optional
+        Passed to :func:`~prunelab.samplers.uniform.compile_uniform_plan`.
+
+    Returns
+    -------
+    PrunePlan
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune import compile_prune_plan
+    >>> plan = compile_prune_plan(compile_network(load_network("deterministic_pair")))
+    >>> plan.random_label.tolist()  # A(1), A(2); B's entries are 0 or 1
+    [0, 1]
+    """
+    uniform = compile_uniform_plan(net, node_budget)
+    c = net.cpt
+    possible = (c > 0.0) & _evidence_consistent_labels(net)
+    label_var = np.repeat(np.arange(net.n_variables), np.diff(net.cpt_offset))
+    ws = make_workspace(net, uniform, 1)
+    used = _used_labels_nb(uniform, possible, label_var, net.cpt_offset, ws.factors, ws.tables)
+    random_label = np.flatnonzero(used & (c < 1.0)).astype(np.int64)
+    arrays = (random_label, c[random_label].astype(np.float64), used)
+    for a in arrays:
+        a.setflags(write=False)
+    return PrunePlan(uniform, *arrays)
+
+
+_prune_plans = _PlanCache(compile_prune_plan)
+
+
+def prune_plan(net: CompiledNetwork) -> PrunePlan:
+    """The :class:`PrunePlan` of ``net``, compiled on first use and cached (by content)."""
+    return _prune_plans(net)
+
+
+def init(net: CompiledNetwork, x0) -> PruneState:
+    """The chain's state at ``x0``, checked: evidence agrees and ``P(x0, e) > 0``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import prune
+    >>> prune.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
+    [1, 1]
+    """
+    return PruneState(check_state(net, x0))
+
+
+def prune_around(
+    rng: np.random.Generator, net: CompiledNetwork, x, plan: PrunePlan | None = None
+) -> np.ndarray:
+    """One random pruning around ``x`` (the paper's Definition "Pruning around state x").
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        One ``rng.random()`` per label in ``plan.random_label`` that ``x`` does
+        not use, in increasing label order.
+    net : CompiledNetwork
+    x : int array (n,)
+        The current state.
+    plan : PrunePlan, optional
+        Default: :func:`prune_plan` of ``net``.
+
+    Returns
+    -------
+    bool array (n_labels,)
+        ``kept[l]``: label ``l`` survived (is in the paper's ``C_x^np``). Entries of
+        labels that contradict the evidence are meaningless.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune import prune_around
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
+    [True, False, True, False, False, True]
+    """
+    plan = prune_plan(net) if plan is None else plan
+    labels = state_labels(net, np.asarray(x, dtype=np.int64))
+    kept = plan.base_kept.copy()
+    random = ~np.isin(plan.random_label, labels)
+    kept[plan.random_label[random]] = rng.random(int(random.sum())) < plan.random_c[random]
+    kept[labels] = True
+    return kept
+
+
+def step(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    state: PruneState,
+    uniform: str = "auto",
+    *,
+    n_candidates: int = DEFAULT_N_CANDIDATES,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+    node_budget: int | None = None,
+    plan: PrunePlan | None = None,
+) -> tuple[PruneState, PruneInfo]:
+    """One prune-sampling step (numpy reference).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    net : CompiledNetwork
+    state : PruneState
+    uniform : {"auto", "enumerate", "count", "heuristic"}, default "auto"
+        How the next state is drawn from the pruned set (see
+        :mod:`prunelab.samplers.uniform`); ``"heuristic"`` is approximate.
+    n_candidates, max_restarts : int
+        Size of the candidate set ``V`` and restarts per candidate, for
+        ``"heuristic"`` only.
+    node_budget : int, optional
+        Search nodes ``"auto"`` allows before it counts (default: the plan's).
+    plan : PrunePlan, optional
+        Default: :func:`prune_plan` of ``net``.
+
+    Returns
+    -------
+    PruneState
+    PruneInfo
+
+    See Also
+    --------
+    run_chain : the numba path, same draws for the same seed.
+    prune_around, prunelab.samplers.uniform.uniform_pruned_state
+
+    References
+    ----------
+    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import prune
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
+    >>> state.x.tolist(), info.size, info.method_name
+    ([0, 0], 1.0, 'enumerate')
+    """
+    code = method_code(uniform)
+    plan = prune_plan(net) if plan is None else plan
+    x = state.x
+    kept = prune_around(rng, net, x, plan)
+    y = x.copy()
+    budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
+    size, used = _uniform_draw_py(
+        rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
+    )
+    return PruneState(y), PruneInfo(float(size), int(used))
+
+
+@numba.njit(cache=True, nogil=True)
+def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_labels, x, y,
+                    n_draws, method, n_candidates, max_restarts, budget, ws, draws, sizes, methods):
+    n = x.shape[0]
+    offset = net.cpt_offset
+    parent_ptr = net.parent_ptr
+    parent_index = net.parent_index
+    parent_stride = net.parent_stride
+    for t in range(n_draws):
+        for i in range(n):
+            lab = _label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
+            x_labels[i] = lab
+            marked[lab] = True
+        for j in range(random_label.shape[0]):
+            lab = random_label[j]
+            if not marked[lab]:
+                kept[lab] = rng.random() < random_c[j]
+        for i in range(n):
+            kept[x_labels[i]] = True
+            marked[x_labels[i]] = False
+        size, used = _uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
+                                      max_restarts, budget, ws)
+        for i in range(n):
+            x[i] = y[i]
+            draws[t, i] = y[i]
+        sizes[t] = size
+        methods[t] = used
+
+
+def run_chain(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    x0,
+    n_draws: int,
+    uniform: str = "auto",
+    *,
+    n_candidates: int = DEFAULT_N_CANDIDATES,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+    node_budget: int | None = None,
+    plan: PrunePlan | None = None,
+) -> PruneChain:
+    """``n_draws`` prune-sampling steps from ``x0`` (numba path).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Consumed exactly like ``n_draws`` calls of :func:`step` with the same
+        options.
+    net : CompiledNetwork
+    x0 : array_like of int (n,)
+        A feasible start state (checked).
+    n_draws : int
+    uniform : {"auto", "enumerate", "count", "heuristic"}, default "auto"
+    n_candidates, max_restarts, node_budget, plan
+        As in :func:`step`.
+
+    Returns
+    -------
+    PruneChain
+        ``draws`` (n_draws, n), per-step ``size`` = |S| and ``method`` codes.
+
+    Raises
+    ------
+    InfeasibleStateError
+        ``x0`` has ``P(x0, e) = 0``.
+    EvidenceError
+        ``x0`` disagrees with the evidence.
+
+    See Also
+    --------
+    step : the numpy reference.
+    prunelab.sample : chains, seeds, parallelism.
+
+    References
+    ----------
+    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import prune
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> out = prune.run_chain(np.random.default_rng(1), net, [0, 0], 4)
+    >>> out.draws.tolist(), out.size.tolist()
+    ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
+    """
+    code = method_code(uniform)
+    n_draws = int(n_draws)
+    if n_draws < 0:
+        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    plan = prune_plan(net) if plan is None else plan
+    x = check_state(net, x0)
+    budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
+    ws = make_workspace(net, plan.uniform, int(n_candidates))
+    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    sizes = np.empty(n_draws, dtype=np.float64)
+    methods = np.empty(n_draws, dtype=np.int8)
+    kept = plan.base_kept.copy()
+    marked = np.zeros(net.n_labels, dtype=np.bool_)
+    x_labels = np.zeros(net.n_variables, dtype=np.int64)
+    _prune_chain_nb(
+        rng, net, plan.uniform, plan.random_label, plan.random_c, kept, marked, x_labels,
+        x, x.copy(), n_draws, code, int(n_candidates), int(max_restarts), budget, ws,
+        draws, sizes, methods,
+    )
+    return PruneChain(draws, sizes, methods)

@@ -1,0 +1,501 @@
+"""Exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks.
+
+On a network small enough to list its feasible states, every sampler here is a
+finite Markov chain whose transition matrix can be computed exactly, and the
+paper's claims checked to machine precision: prune sampling is reversible with
+respect to ``P(x | e)`` and regular; Gibbs sampling on a deterministic network is
+reducible (the paper's Example "Gibbs").
+
+Prune sampling. From ``x``, every label ``l`` not in ``C_x`` survives with
+probability ``c_l``, independently, and the next state is uniform on the set ``S``
+of surviving states (feasible states agreeing with the evidence, all of whose
+labels survive). So
+
+.. math:: R(x \\to y) = \\sum_{S} \\Pr(S \\mid x) \\, \\frac{1\\{y \\in S\\}}{|S|}.
+
+Enumerating the ``2^m`` pruning patterns of the ``m`` random labels is hopeless
+beyond a couple of dozen labels; :func:`prune_transition_matrix` stays exact and
+is far cheaper because
+
+* only labels with ``0 < c < 1`` are random (``c = 0``: always pruned, and no
+  feasible state uses it; ``c = 1``: always kept);
+* a label that no feasible evidence-consistent state uses cannot change ``S``;
+* labels used by exactly the same states act as one label, kept with probability
+  ``prod c`` (all of them must survive);
+* a dynamic programme over these label groups carries the distribution of ``S``
+  itself, as ``{bitmask of surviving states: probability}``: a kept group leaves
+  the mask, a pruned group removes its states (``mask &= ~uses``), equal masks are
+  merged;
+* one programme serves all rows: pruning around ``x`` is "unconditional" pruning
+  (every label random) given ``x in S`` (see :func:`prune_transition_matrix`).
+
+References
+----------
+.. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling: a MCMC inference
+   technique for discrete and deterministic Bayesian networks", sections "Prune
+   sampling" (eq. (4)-(5), the proof of detailed balance) and "Gibbs sampling"
+   (Example 1).
+.. [2] D. A. Levin and Y. Peres, *Markov Chains and Mixing Times*, 2nd ed., AMS,
+   2017, ch. 1 (irreducibility, aperiodicity, reversibility, stationarity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from .compiled import CompiledNetwork, compile_network
+from .network import BayesianNetwork, EvidenceError
+
+__all__ = [
+    "MAX_STATES",
+    "feasible_states",
+    "prune_transition_matrix",
+    "gibbs_transition_matrix",
+    "metropolis_transition_matrix",
+    "stationary_check",
+    "communicating_classes",
+    "is_irreducible",
+    "is_regular",
+    "enumerate_pruned_set",
+]
+
+MAX_STATES = 1 << 16
+"""Largest joint state space (product of cardinalities) the brute-force listing accepts."""
+
+
+def _all_states(net: CompiledNetwork, max_states: int = MAX_STATES) -> np.ndarray:
+    """Every state agreeing with the evidence, lexicographic in topological order."""
+    card = [int(c) if e < 0 else 1 for c, e in zip(net.cardinality, net.evidence_value)]
+    total = int(np.prod(card, dtype=object))
+    if total > max_states:
+        raise ValueError(
+            f"the network has {total} evidence-consistent states; exact matrices are for tiny "
+            f"networks (at most {max_states})"
+        )
+    states = np.indices(card).reshape(len(card), -1).T.astype(np.int64)
+    observed = net.evidence_value >= 0
+    states[:, observed] = net.evidence_value[observed]
+    return states
+
+
+def _labels_of(net: CompiledNetwork, states: np.ndarray) -> np.ndarray:
+    labels = np.tile(net.cpt_offset[:-1], (states.shape[0], 1)) + states
+    for i in range(net.n_variables):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
+    return labels
+
+
+def _compiled(bn, evidence) -> CompiledNetwork:
+    if isinstance(bn, CompiledNetwork):
+        if evidence:
+            raise ValueError("pass evidence to compile_network, not with a CompiledNetwork")
+        return bn
+    return compile_network(bn, evidence)
+
+
+def feasible_states(bn: BayesianNetwork, evidence: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The feasible states that agree with the evidence, and their posterior.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork or CompiledNetwork
+    evidence : mapping of str to state, optional
+
+    Returns
+    -------
+    states : int64 (k, n)
+        Full states (topological order, evidence included) with ``P(x, e) > 0``,
+        lexicographic.
+    p : float64 (k,)
+        ``P(x | e)``.
+
+    Raises
+    ------
+    EvidenceError
+        If ``P(e) = 0``.
+    ValueError
+        If the state space exceeds :data:`MAX_STATES`.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.theory import feasible_states
+    >>> states, p = feasible_states(load_network("deterministic_pair"))
+    >>> states.tolist(), p.tolist()
+    ([[0, 0], [1, 1]], [0.5, 0.5])
+    """
+    net = _compiled(bn, evidence)
+    states = _all_states(net)
+    joint = net.cpt[_labels_of(net, states)].prod(axis=1)
+    keep = joint > 0
+    if not keep.any():
+        raise EvidenceError("the evidence has probability zero: no feasible state agrees with it")
+    return states[keep], joint[keep] / joint[keep].sum()
+
+
+def enumerate_pruned_set(net: CompiledNetwork, kept) -> np.ndarray:
+    """The pruned set ``S`` by brute force over all states (a test reference).
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+        The network and its evidence.
+    kept : bool array (n_labels,)
+        Surviving labels.
+
+    Returns
+    -------
+    int64 array (|S|, n)
+        Every evidence-consistent state all of whose labels are kept,
+        lexicographic in topological order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.theory import enumerate_pruned_set
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> enumerate_pruned_set(net, net.cpt > 0).tolist()
+    [[0, 0], [1, 1]]
+    """
+    kept = np.asarray(kept, dtype=bool)
+    if kept.shape != (net.n_labels,):
+        raise ValueError(f"kept must have shape ({net.n_labels},), got {kept.shape}")
+    states = _all_states(net)
+    return states[kept[_labels_of(net, states)].all(axis=1)]
+
+
+def _label_groups(labels: np.ndarray, cpt: np.ndarray, exclude=frozenset()) -> dict[int, float]:
+    """Random labels merged by the set of states that use them: ``{uses mask: prod c}``.
+
+    Labels with ``c = 1`` are always kept and dropped; labels in ``exclude`` (the
+    labels of the state pruned around) are kept too. Every label here is used by
+    some feasible state, so it has ``c > 0``.
+    """
+    uses: dict[int, int] = {}
+    for s, row in enumerate(labels):
+        for lab in row:
+            uses[int(lab)] = uses.get(int(lab), 0) | (1 << s)
+    groups: dict[int, float] = {}
+    for lab, mask in sorted(uses.items()):
+        if cpt[lab] < 1.0 and lab not in exclude:
+            groups[mask] = groups.get(mask, 1.0) * float(cpt[lab])
+    return groups
+
+
+def _surviving_sets(groups: Mapping[int, float], full: int) -> dict[int, float]:
+    """The distribution of ``S`` as ``{bitmask: probability}`` (empty sets dropped).
+
+    Groups that remove many states go first: the number of distinct masks grows
+    more slowly that way.
+    """
+    dist = {full: 1.0}
+    for uses, c in sorted(groups.items(), key=lambda item: -item[0].bit_count()):
+        nxt: dict[int, float] = {}
+        for mask, prob in dist.items():
+            nxt[mask] = nxt.get(mask, 0.0) + prob * c
+            pruned = mask & ~uses
+            if pruned:
+                nxt[pruned] = nxt.get(pruned, 0.0) + prob * (1.0 - c)
+        dist = nxt
+    return dist
+
+
+def _members(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def prune_transition_matrix(
+    bn: BayesianNetwork, evidence: Mapping | None = None, method: str = "joint"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact transition matrix of prune sampling (with an exactly uniform draw).
+
+    Parameters
+    ----------
+    bn : BayesianNetwork or CompiledNetwork
+        A tiny network (its joint state space at most :data:`MAX_STATES`).
+    evidence : mapping of str to state, optional
+    method : {"joint", "rows"}, default "joint"
+        ``"rows"`` follows the definition: for every state ``x``, a dynamic
+        programme over the labels not in ``C_x`` gives the distribution of ``S``
+        pruned around ``x``, and ``R(x -> y) = sum_S P(S | x) 1{y in S} / |S|``.
+        ``"joint"`` runs one programme with *every* label random ("unconditional"
+        pruning). Pruning around ``x`` is that pruning conditioned on the labels of
+        ``x`` surviving, which is the event ``x in S``, of probability
+        ``prod_{l in C_x} c_l = P(x, e)``; so
+
+        .. math:: P(x, e) \\, R(x \\to y) = E\\left[\\frac{1\\{x \\in S\\} 1\\{y \\in S\\}}{|S|}\\right],
+
+        a symmetric matrix - which is the paper's detailed balance in one line.
+        Both are exact; ``"joint"`` is one programme instead of ``k``.
+
+    Returns
+    -------
+    states : int64 (k, n)
+        The feasible states agreeing with ``e`` (as :func:`feasible_states`).
+    R : float64 (k, k)
+        ``R[a, b]`` = probability that one prune step from ``states[a]`` moves to
+        ``states[b]``.
+
+    Notes
+    -----
+    The cost is the number of distinct surviving sets, which grows quickly with the
+    number of feasible states ``k``: 1.8e4 for blood_pressure (``k = 32``, 0.3 s),
+    8.4e5 for asia (``k = 128``, 25 s), but 1.5e7 for the catalogue's ``grid-3x3``
+    (``k = 64``, several minutes and gigabytes of memory); there use evidence
+    (``k = 8`` with three observed nodes) or ``make_grid(3, seed=5)``
+    (``k = 32``, 2 s).
+
+    See Also
+    --------
+    stationary_check, is_regular, prunelab.samplers.prune
+
+    References
+    ----------
+    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", eq. (4)-(5).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.theory import prune_transition_matrix
+    >>> states, R = prune_transition_matrix(load_network("deterministic_pair"))
+    >>> R.tolist()  # the paper: from (0, 0), stay with probability 3/4
+    [[0.75, 0.25], [0.25, 0.75]]
+    """
+    if method not in ("joint", "rows"):
+        raise ValueError(f"unknown method {method!r}; choose 'joint' or 'rows'")
+    net = _compiled(bn, evidence)
+    states, _ = feasible_states(net)
+    k = states.shape[0]
+    labels = _labels_of(net, states)
+    full = (1 << k) - 1
+    R = np.zeros((k, k))
+    if method == "rows":
+        for a in range(k):
+            groups = _label_groups(labels, net.cpt, frozenset(int(lab) for lab in labels[a]))
+            for mask, prob in _surviving_sets(groups, full).items():
+                members = _members(mask)
+                R[a, members] += prob / len(members)
+        return states, R
+    for mask, prob in _surviving_sets(_label_groups(labels, net.cpt), full).items():
+        members = np.array(_members(mask))
+        R[np.ix_(members, members)] += prob / len(members)
+    joint = net.cpt[labels].prod(axis=1)  # P(x, e) = P(x in S)
+    return states, R / joint[:, None]
+
+
+def _state_index(states: np.ndarray, card: np.ndarray) -> dict[int, int]:
+    keys = states @ _radix(card)
+    return {int(key): a for a, key in enumerate(keys)}
+
+
+def _radix(card: np.ndarray) -> np.ndarray:
+    radix = np.ones(len(card), dtype=np.int64)
+    for i in range(len(card) - 2, -1, -1):
+        radix[i] = radix[i + 1] * card[i + 1]
+    return radix
+
+
+def _single_site_kernels(net: CompiledNetwork, states: np.ndarray, p: np.ndarray, rule: str):
+    """Site by site (free variables in topological order), the one-site kernel."""
+    k = states.shape[0]
+    radix = _radix(net.cardinality)
+    index = _state_index(states, net.cardinality)
+    keys = states @ radix
+    kernels = []
+    for i in net.free:
+        card = int(net.cardinality[i])
+        K = np.zeros((k, k))
+        for a in range(k):
+            base = int(keys[a] - states[a, i] * radix[i])
+            targets = [index.get(base + s * int(radix[i])) for s in range(card)]
+            weights = np.array([0.0 if b is None else p[b] for b in targets])
+            if rule == "gibbs":
+                for s, b in enumerate(targets):
+                    if b is not None:
+                        K[a, b] += weights[s] / weights.sum()
+            else:  # metropolis, uniform proposal over the other states
+                if card < 2:
+                    K[a, a] = 1.0
+                    continue
+                for s, b in enumerate(targets):
+                    if s == states[a, i] or b is None:
+                        continue
+                    K[a, b] += min(1.0, weights[s] / p[a]) / (card - 1)
+                K[a, a] += 1.0 - K[a].sum()
+        kernels.append(K)
+    return kernels
+
+
+def _sweep(net: CompiledNetwork, evidence, rule: str) -> tuple[np.ndarray, np.ndarray]:
+    states, p = feasible_states(net, evidence)
+    R = np.eye(states.shape[0])
+    for K in _single_site_kernels(net, states, p, rule):
+        R = R @ K
+    return states, R
+
+
+def gibbs_transition_matrix(
+    bn: BayesianNetwork, evidence: Mapping | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact transition matrix of one systematic-scan Gibbs sweep.
+
+    The sweep visits the free variables in topological order, each drawn from its
+    full conditional, as :mod:`prunelab.samplers.gibbs` does. From a feasible
+    state it only reaches feasible states, so the matrix is over those. A
+    systematic sweep keeps ``P`` stationary but is not reversible in general (each
+    single-site update is).
+
+    Parameters
+    ----------
+    bn : BayesianNetwork or CompiledNetwork
+    evidence : mapping of str to state, optional
+
+    Returns
+    -------
+    states : int64 (k, n)
+    R : float64 (k, k)
+
+    See Also
+    --------
+    communicating_classes : Gibbs on a deterministic network is reducible.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.theory import gibbs_transition_matrix, is_irreducible
+    >>> states, R = gibbs_transition_matrix(load_network("deterministic_pair"))
+    >>> R.tolist(), is_irreducible(R)
+    ([[1.0, 0.0], [0.0, 1.0]], False)
+    """
+    net = _compiled(bn, evidence)
+    return _sweep(net, None, "gibbs")
+
+
+def metropolis_transition_matrix(
+    bn: BayesianNetwork, evidence: Mapping | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact transition matrix of one systematic-scan single-site Metropolis sweep.
+
+    At every free variable (topological order) a new state is proposed uniformly
+    among the other states of that variable and accepted with probability
+    ``min(1, P(x') / P(x))``, as :mod:`prunelab.samplers.metropolis` does.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork or CompiledNetwork
+    evidence : mapping of str to state, optional
+
+    Returns
+    -------
+    states : int64 (k, n)
+    R : float64 (k, k)
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.theory import metropolis_transition_matrix
+    >>> states, R = metropolis_transition_matrix(load_network("deterministic_pair"))
+    >>> R.tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    net = _compiled(bn, evidence)
+    return _sweep(net, None, "metropolis")
+
+
+def stationary_check(states: np.ndarray, R: np.ndarray, p: np.ndarray) -> dict[str, float]:
+    """How far ``R`` is from a reversible, ``p``-stationary stochastic matrix.
+
+    Parameters
+    ----------
+    states : int array (k, n)
+        Only its length is used (rows of ``R``).
+    R : float array (k, k)
+    p : float array (k,)
+        The target distribution, e.g. from :func:`feasible_states`.
+
+    Returns
+    -------
+    dict
+        ``row_sum``: max ``|sum_y R(x, y) - 1|``; ``detailed_balance``: max
+        ``|p(x) R(x, y) - p(y) R(y, x)|``; ``stationarity``: max ``|(p R - p)(y)|``;
+        ``negative``: most negative entry of ``R`` (0 if none).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.theory import feasible_states, prune_transition_matrix, stationary_check
+    >>> bn = load_network("deterministic_pair")
+    >>> states, R = prune_transition_matrix(bn)
+    >>> stationary_check(states, R, feasible_states(bn)[1])["detailed_balance"]
+    0.0
+    """
+    R = np.asarray(R, dtype=float)
+    p = np.asarray(p, dtype=float)
+    if R.shape != (len(states), len(states)) or p.shape != (len(states),):
+        raise ValueError(f"shapes disagree: {len(states)} states, R {R.shape}, p {p.shape}")
+    flow = p[:, None] * R
+    return {
+        "row_sum": float(np.abs(R.sum(axis=1) - 1.0).max()),
+        "detailed_balance": float(np.abs(flow - flow.T).max()),
+        "stationarity": float(np.abs(p @ R - p).max()),
+        "negative": float(min(R.min(), 0.0)),
+    }
+
+
+def communicating_classes(R: np.ndarray) -> list[np.ndarray]:
+    """The communicating classes of the chain (strongly connected components of ``R > 0``).
+
+    Returns
+    -------
+    list of int arrays
+        State indices of every class, ordered by their smallest member.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab.theory import communicating_classes
+    >>> [c.tolist() for c in communicating_classes(np.eye(2))]
+    [[0], [1]]
+    """
+    n, labels = connected_components(np.asarray(R) > 0, directed=True, connection="strong")
+    classes = [np.flatnonzero(labels == c) for c in range(n)]
+    return sorted(classes, key=lambda c: int(c[0]))
+
+
+def is_irreducible(R: np.ndarray) -> bool:
+    """Does every state reach every other state?"""
+    return len(communicating_classes(R)) == 1
+
+
+def is_regular(R: np.ndarray) -> bool:
+    """Is some power of ``R`` strictly positive (irreducible and aperiodic)?
+
+    Uses Wielandt's bound: a primitive ``k x k`` matrix has ``R^m > 0`` for
+    ``m = (k - 1)^2 + 1``; the boolean pattern is squared until past it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab.theory import is_regular
+    >>> is_regular(np.array([[0.0, 1.0], [1.0, 0.0]])), is_regular(np.array([[0.5, 0.5], [1.0, 0.0]]))
+    (False, True)
+    """
+    A = (np.asarray(R) > 0).astype(np.int64)
+    k = A.shape[0]
+    bound = (k - 1) ** 2 + 1
+    power = 1
+    while power < bound:
+        A = ((A @ A) > 0).astype(np.int64)
+        power *= 2
+    return bool(A.all())

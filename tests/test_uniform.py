@@ -1,0 +1,273 @@
+"""Uniform draws from a pruned network: counts, enumeration, draws, exactness, bias.
+
+Kernel tests force the pruning (a given kept mask) and check the pruned set and its
+size exactly against brute force over all states (``prunelab.theory``). The draws
+are checked by chi-square at fixed seeds; the numba kernels against the numpy
+references, draw for draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from prunelab import BayesianNetwork, load_network, make_grid, random_evidence
+from prunelab.compiled import compile_network
+from prunelab.samplers.uniform import (
+    METHOD_NAMES,
+    count_pruned_states,
+    enumerate_pruned_states,
+    uniform_plan,
+    uniform_pruned_state,
+)
+from prunelab.theory import enumerate_pruned_set
+
+CHI2_LEVEL = 1e-3
+"""Significance of the chi-square tests at fixed seeds (each is deterministic)."""
+
+
+def label_of(bn: BayesianNetwork, net, variable: str, state: str, **parents: str) -> int:
+    """Global label of ``P(variable=state | parents)`` by names."""
+    i = bn.index(variable)
+    idx = tuple(bn.state_index(p, parents[p]) for p in bn.parents[variable]) + (
+        bn.state_index(variable, state),
+    )
+    return int(net.cpt_offset[i] + np.ravel_multi_index(idx, bn.cpts[variable].shape))
+
+
+def fan_network(width: int = 8) -> BayesianNetwork:
+    """A uniform; B uniform on ``width`` states if A=0, B=0 if A=1 (crafted for bias)."""
+    return BayesianNetwork(
+        states={"A": ["0", "1"], "B": [str(i) for i in range(width)]},
+        parents={"B": ["A"]},
+        cpts={"A": [0.5, 0.5], "B": [[1 / width] * width, [1.0] + [0.0] * (width - 1)]},
+        name="fan",
+    )
+
+
+SMALL = [
+    ("deterministic_pair", None),
+    ("blood_pressure", None),
+    ("blood_pressure", {"Measurement": "m_e"}),
+    ("block_chain", None),
+    ("asia", None),
+    ("asia", "random"),
+    ("grid-3x3", None),
+    ("grid-3x3", "random"),
+]
+
+
+def small_net(name, evidence):
+    bn = load_network(name, **({"n": 3} if name == "block_chain" else {}))
+    if evidence == "random":
+        evidence = random_evidence(bn, 0.25, seed=11)
+    return bn, compile_network(bn, evidence)
+
+
+def as_set(states: np.ndarray) -> set[tuple[int, ...]]:
+    return {tuple(int(v) for v in row) for row in states}
+
+
+# ------------------------------------------------------------ fixed patterns
+def test_paper_figure_2_pruned_set():
+    """The paper's Fig. 2: the crossed labels pruned, S has exactly two states."""
+    bn = load_network("blood_pressure")
+    net = compile_network(bn)
+    crossed = [
+        ("Kidney", "k_b", {}),
+        ("BloodPressure", "b_n", {"Kidney": "k_b", "Lifestyle": "l_b"}),
+        ("BloodPressure", "b_n", {"Kidney": "k_b", "Lifestyle": "l_g"}),
+        ("BloodPressure", "b_n", {"Kidney": "k_g", "Lifestyle": "l_b"}),
+        ("BloodPressure", "b_e", {"Kidney": "k_g", "Lifestyle": "l_g"}),
+        ("Sports", "s_n", {"Lifestyle": "l_g"}),
+        ("Sports", "s_y", {"Lifestyle": "l_g"}),
+        ("Measurement", "m_n", {"BloodPressure": "b_e"}),
+        ("Measurement", "m_e", {"BloodPressure": "b_n"}),
+    ]
+    kept = np.ones(net.n_labels, dtype=bool)
+    for var, state, parents in crossed:
+        kept[label_of(bn, net, var, state, **parents)] = False
+    names = lambda x: tuple(bn.states[v][s] for v, s in zip(bn.variables, x))  # noqa: E731
+    expected = {
+        ("k_g", "l_b", "b_e", "s_y", "m_e"),
+        ("k_g", "l_b", "b_e", "s_n", "m_e"),
+    }
+    assert {names(x) for x in enumerate_pruned_states(net, kept)} == expected
+    assert {names(x) for x in enumerate_pruned_set(net, kept)} == expected
+    assert count_pruned_states(net, kept) == 2.0
+
+
+@pytest.mark.parametrize("name,evidence", SMALL)
+def test_all_kept_counts_every_feasible_state(name, evidence):
+    bn, net = small_net(name, evidence)
+    kept = net.cpt > 0
+    brute = enumerate_pruned_set(net, kept)
+    assert count_pruned_states(net, kept) == len(brute)
+    assert as_set(enumerate_pruned_states(net, kept)) == as_set(brute)
+
+
+def test_empty_and_fully_observed_sets():
+    bn = load_network("deterministic_pair")
+    net = compile_network(bn)
+    kept = np.zeros(net.n_labels, dtype=bool)
+    assert count_pruned_states(net, kept) == 0.0
+    assert enumerate_pruned_states(net, kept).shape == (0, 2)
+    y, size, _ = uniform_pruned_state(np.random.default_rng(0), net, kept, method="count")
+    assert size == 0.0
+    # every variable observed: S is {e} or empty, decided by constant labels
+    net_e = compile_network(bn, {"A": "1", "B": "1"})
+    for method in ("enumerate", "count", "auto"):
+        y, size, _ = uniform_pruned_state(np.random.default_rng(0), net_e, net_e.cpt > 0, method=method)
+        assert size == 1.0 and y.tolist() == [1, 1]
+    kept = net_e.cpt > 0
+    kept[label_of(bn, net_e, "B", "1", A="1")] = False
+    assert count_pruned_states(net_e, kept) == 0.0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(SMALL),
+    seed=st.integers(0, 2**32 - 1),
+    keep=st.floats(0.05, 0.95),
+)
+def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
+    bn, net = small_net(*case)
+    rng = np.random.default_rng(seed)
+    kept = rng.random(net.n_labels) < keep
+    brute = enumerate_pruned_set(net, kept)
+    listed = enumerate_pruned_states(net, kept)
+    assert count_pruned_states(net, kept) == len(brute) == len(listed)
+    assert as_set(listed) == as_set(brute)
+    # the numpy reference of the count agrees too
+    from prunelab.samplers.uniform import _count_py
+
+    assert _count_py(net, uniform_plan(net), kept)[0] == len(brute)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(SMALL),
+    seed=st.integers(0, 2**32 - 1),
+    method=st.sampled_from(["enumerate", "count", "heuristic", "auto"]),
+)
+def test_numba_draws_equal_reference_draws(case, seed, method):
+    bn, net = small_net(*case)
+    mask_rng = np.random.default_rng(seed)
+    kept = mask_rng.random(net.n_labels) < mask_rng.random()
+    results = []
+    for reference in (False, True):
+        rng = np.random.default_rng(seed)
+        draws = [
+            uniform_pruned_state(rng, net, kept, method=method, n_candidates=7, node_budget=20, reference=reference)
+            for _ in range(3)
+        ]
+        results.append((draws, rng.random()))  # the generator advanced alike
+    (a, after_a), (b, after_b) = results
+    assert after_a == after_b
+    for (ya, sa, ma), (yb, sb, mb) in zip(a, b):
+        assert ya.tolist() == yb.tolist() and sa == sb and ma == mb
+
+
+def test_draws_are_members_of_s():
+    bn = load_network("alarm")
+    net = compile_network(bn, random_evidence(bn, 0.25, seed=4))
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        kept = rng.random(net.n_labels) < 0.7
+        kept |= net.cpt == 1.0
+        size = count_pruned_states(net, kept)
+        if size == 0:
+            continue
+        for method in ("enumerate", "count", "auto"):
+            y, s, _ = uniform_pruned_state(rng, net, kept, method=method)
+            assert s == size
+            labels = net.cpt_offset[:-1] + y
+            for i in range(net.n_variables):
+                lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+                labels[i] += y[net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
+            assert kept[labels].all()
+            observed = net.evidence_value >= 0
+            assert (y[observed] == net.evidence_value[observed]).all()
+
+
+# --------------------------------------------------------------- uniformity
+def pruned_case():
+    """A grid pattern with a pruned set of a few dozen states."""
+    bn = make_grid(4, seed=3)
+    net = compile_network(bn)
+    rng = np.random.default_rng(2)
+    while True:
+        kept = (rng.random(net.n_labels) < 0.8) & (net.cpt > 0)
+        s = enumerate_pruned_set(net, kept)
+        if 12 <= len(s) <= 40:
+            return net, kept, s
+
+
+@pytest.mark.parametrize("method", ["enumerate", "count", "auto"])
+def test_exact_methods_draw_uniformly(method):
+    net, kept, members = pruned_case()
+    index = {tuple(x): a for a, x in enumerate(members.tolist())}
+    rng = np.random.default_rng(31)
+    n = 300 * len(members)
+    budget = 40 if method == "auto" else None  # "auto" mixes both methods here
+    counts = np.zeros(len(members))
+    used = set()
+    for _ in range(n):
+        y, size, how = uniform_pruned_state(rng, net, kept, method=method, node_budget=budget)
+        counts[index[tuple(y.tolist())]] += 1
+        used.add(how)
+    assert size == len(members)
+    assert stats.chisquare(counts).pvalue > CHI2_LEVEL
+    if method != "auto":
+        assert used == {method}
+
+
+def test_heuristic_is_biased_on_a_fan():
+    """The paper's heuristic is not uniform when V misses part of S.
+
+    In the fan network with nothing pruned, ``S`` has 9 states: ``(0, b)`` for 8
+    values ``b`` and ``(1, 0)``. Random forward sampling reaches ``(1, 0)`` with
+    probability 1/2, so with a small candidate set it is drawn far more often than
+    1/9; the exact methods draw it 1/9 of the time.
+    """
+    net = compile_network(fan_network())
+    kept = net.cpt > 0
+    rng = np.random.default_rng(8)
+    n = 4000
+    hits = {}
+    for method in ("heuristic", "count"):
+        ys = np.array([uniform_pruned_state(rng, net, kept, method=method, n_candidates=2)[0] for _ in range(n)])
+        hits[method] = int(np.sum(ys[:, 0] == 1))
+    assert stats.binomtest(hits["count"], n, 1 / 9).pvalue > CHI2_LEVEL
+    assert stats.binomtest(hits["heuristic"], n, 1 / 9).pvalue < 1e-12
+    assert hits["heuristic"] / n > 0.3
+
+
+def test_method_names_and_errors():
+    assert METHOD_NAMES == ("enumerate", "count", "heuristic")
+    net = compile_network(load_network("deterministic_pair"))
+    with pytest.raises(ValueError, match="unknown uniform method"):
+        uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0, method="bfs")
+    with pytest.raises(ValueError, match="one entry per label"):
+        count_pruned_states(net, np.ones(3, dtype=bool))
+
+
+def test_enormous_pruned_set_is_counted_exactly_and_fast():
+    """win95pts with nothing pruned: about 1e8+ states, counted and drawn exactly."""
+    import time
+
+    bn = load_network("win95pts")
+    net = compile_network(bn)
+    kept = net.cpt > 0
+    size = count_pruned_states(net, kept)
+    assert size > 1e7 and size == int(size)
+    rng = np.random.default_rng(0)
+    uniform_pruned_state(rng, net, kept, method="count")  # compiled
+    tic = time.perf_counter()
+    y, s, how = uniform_pruned_state(rng, net, kept, method="auto")
+    assert time.perf_counter() - tic < 0.5  # includes the Python call; the kernel is ~1 ms
+    assert how == "count" and s == size
+    assert bn.log_probability(y) > -np.inf
