@@ -495,7 +495,7 @@ def sample(
          max_restarts, seeds[c], n_samples, backend, cps, options)
         for c in range(n_chains)
     ]
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
 
     with tqdm(total=n_chains, disable=not progress, desc=f"{method} chains") as bar:
         if parallel:

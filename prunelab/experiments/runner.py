@@ -373,7 +373,7 @@ def reproduce(
     ['curves.parquet', 'final_marginals.parquet', 'runs.parquet', 'summary.parquet']
     """
     from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
 
     from .tables import consolidate
 
