@@ -192,7 +192,7 @@ def load_evidence(name: str, fraction: float = 0.25) -> dict[str, str]:
     --------
     >>> from prunelab import load_evidence
     >>> sorted(load_evidence("asia"))
-    ['either', 'lung']
+    ['lung', 'tub']
     """
     pct = int(round(100 * fraction))
     path = data_dir() / "evidence" / f"{name}-{pct}.json"
