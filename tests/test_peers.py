@@ -1,0 +1,273 @@
+"""Peer adapters (pgmpy, pyAgrum, PyMC) and the comparison command.
+
+The adapters must hand the peers the same model: pyAgrum's exact inference and
+PyMC's log-density are checked against prunelab's. The PyMC ``proportional``
+tests are built to FAIL IF PyMC WERE RIGHT: their thresholds bound what a correct
+chain could produce.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from prunelab import load_evidence, load_network
+from prunelab import peers
+from prunelab.exact import exact_marginals
+
+EXACT_AGREEMENT = 1e-9
+"""pyAgrum's LazyPropagation vs prunelab's junction tree (different summation orders)."""
+
+FALSE_ALARM = 1e-6
+"""Chance that a test of a correct sampler fails (the chi-square tail used below)."""
+
+CASES = [("asia", False), ("asia", True), ("grid-3x3", False)]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _case(name, with_evidence):
+    bn = load_network(name)
+    return bn, (load_evidence(name) if with_evidence else None)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20170607)
+
+
+# --------------------------------------------------------------------------- pyAgrum
+@pytest.mark.parametrize(("name", "with_evidence"), CASES)
+def test_pyagrum_exact_inference_equals_prunelab(name, with_evidence):
+    pytest.importorskip("pyagrum")
+    bn, evidence = _case(name, with_evidence)
+    ours = exact_marginals(bn, evidence)
+    theirs = peers.pyagrum_exact_marginals(bn, evidence)
+    assert list(theirs) == list(ours)
+    for v in ours:
+        np.testing.assert_allclose(theirs[v], ours[v], atol=EXACT_AGREEMENT, rtol=0)
+
+
+@pytest.mark.parametrize("name", ["asia", "grid-3x3", "blood_pressure"])
+def test_pyagrum_cpt_entries_by_name(name):
+    """Every entry, looked up by variable and state names, is prunelab's (not only the marginals)."""
+    pytest.importorskip("pyagrum")
+    bn = load_network(name)
+    net = peers.to_pyagrum(bn)
+    for v in bn.variables:
+        table = net.cpt(v)
+        for index in np.ndindex(bn.cpts[v].shape):
+            names = [*bn.parents[v], v]
+            where = {n: bn.states[n][i] for n, i in zip(names, index)}
+            assert table[where] == bn.cpts[v][index]
+
+
+def test_pyagrum_fixed_sweeps_do_not_stop_early():
+    """Epsilon rules off: a trapped chain (deterministic_pair) still runs every sweep asked for."""
+    pytest.importorskip("pyagrum")
+    bn = load_network("deterministic_pair")
+    run = peers.run_pyagrum_gibbs(bn, n_steps=1500, seed=3)
+    assert run.status == "ok" and run.n_steps == 1500
+    assert "max iteration" in run.note
+
+
+def test_pyagrum_default_rule_declares_a_trapped_chain_converged():
+    """The default rule ignores autocorrelation: B = A stays put, and pyAgrum stops, sure of a wrong answer."""
+    pytest.importorskip("pyagrum")
+    bn = load_network("deterministic_pair")
+    run = peers.pyagrum_default_gibbs(bn, seed=5)
+    assert "epsilon" in run.note
+    assert sorted(run.marginals["A"].tolist()) == [0.0, 1.0]  # the truth is (0.5, 0.5)
+    assert run.mean_hellinger(exact_marginals(bn)) > 0.5
+
+
+# --------------------------------------------------------------------------- pgmpy
+def test_pgmpy_size_guard_refuses_alarm_quickly():
+    bn = load_network("alarm")
+    t0 = time.perf_counter()
+    with pytest.raises(peers.PeerNotBuilt, match=r"not built: 2\^"):
+        peers.to_pgmpy_gibbs(bn)
+    run = peers.run_pgmpy_gibbs(bn, n_steps=10, seed=0)
+    assert run.status == "not built" and "2^" in run.note
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_pgmpy_state_count_is_exact():
+    assert peers.joint_state_count(load_network("grid-8x8")) == 2**64
+    assert peers.describe_state_count(peers.joint_state_count(load_network("win95pts"))) == "2^76"
+
+
+def test_pgmpy_with_evidence_samples_the_posterior():
+    """Evidence enters through reduced factors; 1000 sweeps land near the exact posterior."""
+    bn, evidence = _case("asia", True)
+    run = peers.run_pgmpy_gibbs(bn, evidence, n_steps=1000, seed=11)
+    assert run.status == "ok" and run.n_steps == 1000
+    assert set(run.marginals) == set(exact_marginals(bn, evidence))
+    assert run.mean_hellinger(exact_marginals(bn, evidence)) < 0.05
+
+
+def test_pgmpy_nan_rows_on_determinism():
+    import pgmpy.sampling  # noqa: F401 - first, so its import-time FutureWarning meets pyproject's filter
+
+    with pytest.warns(RuntimeWarning, match="invalid value"):  # pgmpy divides 0 by 0 while building
+        gibbs = peers.to_pgmpy_gibbs(load_network("asia"))
+    nan, total = peers.pgmpy_nan_rows(gibbs)
+    assert total == 8 * 2**7 and nan > 0
+
+
+# --------------------------------------------------------------------------- PyMC model
+def test_pymc_logp_equals_log_probability(rng):
+    bn = load_network("asia")
+    model = peers.to_pymc(bn)
+    logp = model.compile_logp()
+    states = [rng.integers(0, 2, size=bn.n_variables) for _ in range(6)]
+    states.append(peers.start_state(bn, seed=1))
+    expected = np.array([bn.log_probability(x) for x in states])
+    got = np.array([float(logp({v: np.int64(x[i]) for i, v in enumerate(bn.variables)})) for x in states])
+    assert np.isinf(expected).any() and np.isfinite(expected).any()  # both kinds are checked
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
+    np.testing.assert_allclose(got[np.isfinite(expected)], expected[np.isfinite(expected)], atol=1e-12, rtol=0)
+
+
+def test_pymc_logp_with_evidence_and_out_of_range_parent():
+    bn, evidence = _case("asia", True)
+    model = peers.to_pymc(bn, evidence)
+    logp = model.compile_logp()
+    x = peers.start_state(bn, evidence, seed=2)
+    point = {v.name: np.int64(x[bn.index(v.name)]) for v in model.free_RVs}
+    assert float(logp(point)) == pytest.approx(bn.log_probability(x), abs=1e-12)
+    point["smoke"] = np.int64(2)  # what a rounded Metropolis step can propose: -inf, not IndexError
+    assert float(logp(point)) == -np.inf
+
+
+# --------------------------------------------------------------------------- PyMC proportional proposal
+N_DRAWS = 5000
+"""Draws per PyMC chain below: the bug's chi-square is ~0.064 N = 320; a correct chain stays below
+27.6 (Liu's kernel, no positive eigenvalue) or 38.7 (the uniform control) but with chance 1e-6."""
+
+
+def _uniform_metropolis_kernel(p):
+    """PyMC's proposal="uniform": another category uniformly, accepted with min(1, p_j / p_i)."""
+    p = np.asarray(p, float)
+    k = p.size
+    kernel = np.array([[0.0 if i == j else min(1.0, p[j] / p[i]) / (k - 1) for j in range(k)] for i in range(k)])
+    kernel[np.diag_indices(k)] = 1.0 - kernel.sum(axis=1)
+    return kernel
+
+
+def _chi_square_threshold(kernel, k):
+    """What a correct chain's Pearson statistic stays below, but with chance FALSE_ALARM.
+
+    For a reversible chain with second-largest eigenvalue ``lambda``, the asymptotic
+    covariance of the frequencies is at most ``(1 + lambda) / (1 - lambda)`` times the
+    multinomial one, so ``X^2`` is at most that factor times a chi-square with
+    ``k - 1`` degrees of freedom.
+    """
+    eigenvalues = np.sort(np.real(np.linalg.eigvals(kernel)))
+    second = max(eigenvalues[-2], 0.0)
+    inflation = (1.0 + second) / (1.0 - second)
+    return inflation * stats.chi2.ppf(1.0 - FALSE_ALARM, df=k - 1)
+
+
+def _pearson(frequencies, p, n):
+    p = np.asarray(p, float)
+    return float(n * np.sum((np.asarray(frequencies) - p) ** 2 / p))
+
+
+# The binary case divides by zero inside PyMC (the bug itself); filter only that message.
+@pytest.mark.filterwarnings("ignore:divide by zero encountered in scalar divide:RuntimeWarning")
+def test_pymc_proportional_never_moves_on_two_categories():
+    """Would fail if PyMC were right: a correct chain on (0.5, 0.5) stays in one state with chance 2^-5000."""
+    draws = peers.pymc_categorical_draws([0.5, 0.5], n_draws=N_DRAWS, proposal="proportional", seed=1)
+    assert np.all(draws == draws[0])
+    _, stationary = peers.metropolized_gibbs_as_coded([0.5, 0.5])
+    assert peers.metropolized_gibbs_as_coded([0.5, 0.5])[0].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert stationary.max() == 1.0
+
+
+def test_pymc_proportional_targets_the_wrong_distribution():
+    """Would fail if PyMC were right: the chi-square against p far exceeds any correct chain's."""
+    p = [0.6, 0.3, 0.1]
+    frequencies = peers.pymc_categorical_frequencies(p, n_draws=N_DRAWS, proposal="proportional", seed=2)
+    liu, liu_stationary = peers.metropolized_gibbs_liu(p)
+    np.testing.assert_allclose(liu_stationary, p, atol=1e-12)  # the intended kernel is right
+    threshold = _chi_square_threshold(liu, len(p))
+    assert _pearson(frequencies, p, N_DRAWS) > threshold
+    # ... and the draws follow the kernel as coded: about (0.48, 0.41, 0.11)
+    as_coded, stationary = peers.metropolized_gibbs_as_coded(p)
+    assert _pearson(frequencies, stationary, N_DRAWS) < _chi_square_threshold(as_coded, len(p))
+
+
+def test_pymc_uniform_proposal_is_right():
+    """The control: the same model with proposal="uniform" passes the same kind of test."""
+    p = [0.6, 0.3, 0.1]
+    frequencies = peers.pymc_categorical_frequencies(p, n_draws=N_DRAWS, proposal="uniform", seed=3)
+    assert _pearson(frequencies, p, N_DRAWS) < _chi_square_threshold(_uniform_metropolis_kernel(p), len(p))
+
+
+def test_pymc_proportional_crashes_on_a_deterministic_conditional():
+    bn = load_network("deterministic_pair")
+    run = peers.run_pymc(bn, sampler="pymc-cgm-proportional", n_steps=20, seed=0)
+    assert run.status == "crashed" and "NaN" in run.note
+
+
+# --------------------------------------------------------------------------- runners and the command
+@pytest.mark.parametrize("sampler", ["prunelab-gibbs", "prunelab-metropolis", "prunelab-prune", "pgmpy-gibbs"])
+def test_runners_report_steps_and_marginals(sampler):
+    bn, evidence = _case("asia", True)
+    run = peers.run_sampler(sampler, bn, evidence, n_steps=300, seed=4)
+    assert run.status == "ok" and run.n_steps == 300
+    assert list(run.marginals) == list(exact_marginals(bn, evidence))
+    for v, m in run.marginals.items():
+        assert m.shape == (len(bn.states[v]),) and math.isclose(m.sum(), 1.0)
+
+
+def test_budget_is_filled():
+    bn = load_network("blood_pressure")
+    run = peers.run_sampler("prunelab-gibbs", bn, seconds=0.2, seed=6)
+    assert run.status == "ok" and 0.1 <= run.seconds < 1.0 and run.n_steps > 1000
+
+
+def _compare_module():
+    spec = importlib.util.spec_from_file_location("compare_peers", ROOT / "benchmarks" / "compare_peers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tiny_comparison_writes_the_table(tmp_path):
+    compare = _compare_module()
+    table, checks, targets, provenance = compare.run(
+        ["--cases", "deterministic_pair", "--budgets", "0.02", "--no-checks", "--out", str(tmp_path)],
+        log=lambda *a: None,
+    )
+    import pandas as pd
+
+    written = pd.read_parquet(tmp_path / "comparison.parquet")
+    assert list(written.columns) == compare.COLUMNS
+    assert list(written["sampler"]) == list(peers.PEER_SAMPLERS)
+    gibbs = written.set_index("sampler").loc["prunelab-gibbs"]
+    assert gibbs["status"] == "ok" and gibbs["speed_ratio"] == 1.0
+    assert (tmp_path / "comparison.csv").exists() and (tmp_path / "targets.csv").exists()
+    saved = json.loads((tmp_path / "provenance.json").read_text())
+    assert {"command", "versions", "seed", "started_utc", "machine"} <= set(saved)
+    assert saved["versions"]["pymc"] != "not installed"
+
+
+def test_update_replaces_only_the_rerun_cases(tmp_path):
+    compare = _compare_module()
+    quiet = dict(log=lambda *a: None)
+    base = ["--budgets", "0.02", "--no-checks", "--out", str(tmp_path), "--samplers", "prunelab-gibbs"]
+    compare.run(["--cases", "deterministic_pair", "blood_pressure", *base], **quiet)
+    first = json.loads((tmp_path / "provenance.json").read_text())
+    table, *_ = compare.run(["--cases", "blood_pressure", "--update", *base], **quiet)
+    assert sorted(table["case"]) == ["blood_pressure", "deterministic_pair"]
+    saved = json.loads((tmp_path / "provenance.json").read_text())
+    assert saved["earlier_runs"] == [first] and saved["cases"] == ["blood_pressure"]
