@@ -3,6 +3,7 @@
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
 #   make test                 the test suite (PYTEST_ARGS="-k prune -x" passes options)
+#   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
 #
 # Each target installs what it needs into .venv itself; the install is redone only
@@ -26,7 +27,7 @@ BUILD_DIR := _build
 HTML_DIR  := $(BUILD_DIR)/html
 PYTEST_ARGS ?=
 
-.PHONY: venv test book clean
+.PHONY: venv test book downloads clean
 
 ## venv: create .venv and install the package with its test, book and peer extras
 venv: $(INSTALL_STAMP)
@@ -49,13 +50,24 @@ test: $(INSTALL_STAMP)
 ##      data/ or PROFILE changed (jupyter-cache only sees a notebook's own cells);
 ##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
 ##      plain .ipynb of each chapter to the page's download menu;
-##   3. scripts/check_site.py checks every page of the toc as a reader would see it.
+##   3. scripts/check_site.py checks every page of the toc in its HTML;
+##   4. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
+##      /usr/bin/chromium), checks what a reader sees (maths typeset, images shown, no
+##      page errors) and saves screenshots to _build/screenshots. Without Chromium it
+##      says so and skips, except under CI, where it fails.
 book: $(INSTALL_STAMP)
 	@echo "== book: profile $(PROFILE)"
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
+	$(PY) scripts/screenshot_site.py --html $(HTML_DIR) --out $(BUILD_DIR)/screenshots $(if $(CI),--require-browser)
 	@echo "== book: open $(HTML_DIR)/index.html"
+
+## downloads: run each chapter's .ipynb download on its own, as a teacher would: in a
+##   new venv outside the repository with only the prunelab wheel (no extras) installed,
+##   at the reader's default profile. Needs a built book (make book).
+downloads: $(INSTALL_STAMP)
+	$(PY) scripts/run_downloads.py --html $(HTML_DIR)
 
 ## clean: remove the build (executed notebooks, cache, site); keeps .venv
 clean:

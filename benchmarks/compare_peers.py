@@ -12,12 +12,14 @@ For every case (network, evidence) and budget, each sampler of
 the average Hellinger distance (AHD: mean over free variables) of its estimate to
 the exact marginals. Each figure is printed beside its prunelab counterpart's from
 the same run, as a ratio (``speed x``: counterpart / peer; ``AHD x``: peer /
-counterpart).
+counterpart). The runs and ratios are :func:`prunelab.peer_comparison.compare_peers`;
+this command adds the side checks, the targets, provenance and the files.
 
 Outputs (in ``--out``, default ``data/peers``; ``data/peers/quick`` with ``--quick``):
 
 ``comparison.parquet``, ``comparison.csv``
-    One row per case, budget and sampler.
+    One row per case, budget and sampler (columns
+    :data:`prunelab.peer_comparison.COLUMNS`).
 ``checks.csv``
     Behaviours checked on the side: pyAgrum's default stopping rule, pgmpy from its
     default random start, PyMC's default initial point, PyMC's ``proportional``
@@ -48,13 +50,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import prunelab
 from prunelab import peers
 from prunelab.exact import exact_marginals
+from prunelab.peer_comparison import add_ratios, compare_peers, load_case
 
 ROOT = Path(__file__).resolve().parents[1]
 
-EVIDENCE_NETWORKS = ("asia", "alarm", "win95pts")
 ALL_CASES = (
     "asia", "asia+ev", "alarm", "alarm+ev", "win95pts", "win95pts+ev", "grid-3x3", "grid-5x5", "grid-8x8",
 )
@@ -74,80 +75,6 @@ SPEED_TARGETS = {"pyagrum-gibbs": 50.0, "pgmpy-gibbs": 100.0}
 PRUNE_AHD_TARGET = 0.01
 PEER_AHD_FLOOR = 0.05
 TARGET_BUDGET = 10.0
-
-COLUMNS = [
-    "case", "network", "evidence", "n_free", "log2_states", "deterministic", "budget_s", "sampler", "library",
-    "step_unit", "counterpart", "status", "n_steps", "seconds", "setup_seconds", "steps_per_s", "ahd",
-    "move_rate", "counterpart_steps_per_s", "speed_ratio", "counterpart_ahd", "ahd_ratio", "prune_ahd",
-    "note", "warnings", "seed", "load_1min",
-]
-"""Columns of ``comparison.*``: ``speed_ratio`` = counterpart steps/s / peer steps/s;
-``ahd_ratio`` = peer AHD / counterpart AHD; ``prune_ahd`` = prunelab-prune's AHD in
-the same case and budget."""
-
-
-# --------------------------------------------------------------------------- cases
-def load_case(case: str):
-    """``(bn, evidence or None, label)`` for ``"asia"`` or ``"asia+ev"``."""
-    name, _, flag = case.partition("+")
-    if flag not in ("", "ev"):
-        raise ValueError(f"unknown case {case!r}: use a network name, or name+ev")
-    if flag and name not in EVIDENCE_NETWORKS:
-        raise ValueError(f"{name!r} has no frozen evidence; cases with +ev: {EVIDENCE_NETWORKS}")
-    bn = prunelab.load_network(name)
-    evidence = prunelab.load_evidence(name) if flag else None
-    return bn, evidence, ("25%" if flag else "none")
-
-
-def _load_1min() -> float:
-    try:
-        return float(os.getloadavg()[0])
-    except OSError:  # pragma: no cover
-        return math.nan
-
-
-def run_case(case: str, budgets, samplers, seed: int, log=print) -> list[dict]:
-    """All samplers and budgets on one case: a list of table rows (see :data:`COLUMNS`)."""
-    bn, evidence, label = load_case(case)
-    exact = exact_marginals(bn, evidence)
-    start = peers.start_state(bn, evidence, seed)
-    count = peers.joint_state_count(bn, evidence)
-    deterministic = any(bool((c == 1.0).any()) for c in bn.cpts.values())  # a CPT row with a certain outcome
-    cache: dict = {}
-    rows = []
-    for budget in budgets:
-        for sampler in samplers:
-            t0 = time.perf_counter()
-            run = peers.run_sampler(sampler, bn, evidence, seconds=budget, seed=seed, start=start, cache=cache)
-            info = peers.PEER_SAMPLERS[sampler]
-            rows.append({
-                "case": case, "network": bn.name, "evidence": label, "n_free": len(exact),
-                "log2_states": round(math.log2(count), 2), "deterministic": deterministic, "budget_s": float(budget),
-                "sampler": sampler, "library": info.library, "step_unit": info.step_unit,
-                "counterpart": info.counterpart, "status": run.status, "n_steps": run.n_steps,
-                "seconds": run.seconds, "setup_seconds": run.setup_seconds, "steps_per_s": run.steps_per_second,
-                "ahd": run.mean_hellinger(exact), "move_rate": run.move_rate, "note": run.note,
-                "warnings": " | ".join(run.warnings), "seed": seed, "load_1min": _load_1min(),
-            })
-            log(f"  {case:12s} {budget:6.2f}s {sampler:22s} {run.status:9s} {run.steps_per_second:12.1f}/s "
-                f"AHD {rows[-1]['ahd']:.4f}  ({time.perf_counter() - t0:.1f}s) {run.note[:60]}")
-    return rows
-
-
-def add_ratios(table: pd.DataFrame) -> pd.DataFrame:
-    """Fill the counterpart and ratio columns from rows of the same case and budget."""
-    table = table.copy()
-    keyed = table.set_index(["case", "budget_s", "sampler"])
-    def lookup(row, sampler, column):
-        key = (row["case"], row["budget_s"], sampler)
-        return keyed[column].get(key, math.nan) if key in keyed.index else math.nan
-    table["counterpart_steps_per_s"] = [lookup(r, r["counterpart"], "steps_per_s") for _, r in table.iterrows()]
-    table["counterpart_ahd"] = [lookup(r, r["counterpart"], "ahd") for _, r in table.iterrows()]
-    table["prune_ahd"] = [lookup(r, "prunelab-prune", "ahd") for _, r in table.iterrows()]
-    table["speed_ratio"] = table["counterpart_steps_per_s"] / table["steps_per_s"]
-    table["ahd_ratio"] = table["ahd"] / table["counterpart_ahd"]
-    return table[COLUMNS]
-
 
 # --------------------------------------------------------------------------- checks on the side
 def side_checks(cases, seed: int, log=print) -> pd.DataFrame:
@@ -365,23 +292,18 @@ def run(argv=None, log=print) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame,
     cases = args.cases or (QUICK_CASES if args.quick else ALL_CASES)
     samplers = args.samplers or list(peers.PEER_SAMPLERS)
     out = args.out or (ROOT / "data" / "peers" / ("quick" if args.quick else ""))
-    for case in cases:
-        load_case(case)  # fail early on a bad name
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     load_start = list(os.getloadavg())
     t0 = time.perf_counter()
     log(f"== peers: budgets {list(budgets)} s, cases {list(cases)}, seed {args.seed}, load {load_start}")
-    rows = []
-    for case in cases:
-        rows += run_case(case, budgets, samplers, args.seed, log)
-    table = pd.DataFrame(rows)
+    table = compare_peers(cases, budgets, samplers, args.seed, log=log)
     log("== side checks")
     checks = pd.DataFrame(columns=["check", "case", "result", "value", "detail"]) if args.no_checks \
         else side_checks(cases, args.seed, log)
     prov = provenance(argv, args.seed, budgets, cases, samplers, started, load_start, time.perf_counter() - t0)
     if args.update and (out / "comparison.parquet").exists():
         table, checks, prov = _merge_with_earlier(out, table, checks, prov, cases)
-    table = add_ratios(table)
+        table = add_ratios(table)  # the merged rows' ratios, each from rows of the same run
     targets = evaluate_targets(table)
     write_outputs(out, table, checks, targets, prov)
     log(format_report(table, checks, targets, prov))

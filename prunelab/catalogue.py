@@ -59,9 +59,18 @@ QUERY_VARIABLES = {
 
 
 def data_dir() -> Path:
-    """The repository's ``data/`` folder (or ``$PRUNELAB_DATA`` when set)."""
+    """The folder of frozen networks, evidence and results.
+
+    ``$PRUNELAB_DATA`` when set; else the copy shipped inside an installed wheel
+    (``prunelab/_data``); else the repository's ``data/`` beside the package (a
+    checkout or an editable install).
+    """
     env = os.environ.get("PRUNELAB_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "data"
+    if env:
+        return Path(env)
+    package = Path(__file__).resolve().parent
+    shipped = package / "_data"
+    return shipped if shipped.is_dir() else package.parent / "data"
 
 
 def pgmpy_example_path(name: str) -> Path:

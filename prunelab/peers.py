@@ -74,6 +74,7 @@ __all__ = [
     "mean_hellinger",
     "start_state",
     "to_pyagrum",
+    "pyagrum_available",
     "pyagrum_exact_marginals",
     "to_pymc",
     "to_pgmpy_gibbs",
@@ -404,6 +405,24 @@ def _import_pyagrum():
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("pyAgrum is an optional peer: pip install 'prunelab[peers]'") from exc
     return gum
+
+
+def pyagrum_available() -> bool:
+    """Whether pyAgrum can be imported (the optional extra ``prunelab[peers]``).
+
+    Without it, :func:`run_pyagrum_gibbs` and :func:`pyagrum_default_gibbs` return a
+    run with status ``"not installed"``, and :func:`to_pyagrum` raises ``ImportError``.
+
+    Examples
+    --------
+    >>> pyagrum_available() in (True, False)
+    True
+    """
+    try:
+        _import_pyagrum()
+    except ImportError:
+        return False
+    return True
 
 
 def to_pyagrum(bn: BayesianNetwork):

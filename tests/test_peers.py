@@ -1,4 +1,4 @@
-"""Peer adapters (pgmpy, pyAgrum, PyMC) and the comparison command.
+"""Peer adapters (pgmpy, pyAgrum, PyMC) and the comparison command (``benchmarks/compare_peers.py``).
 
 The adapters must hand the peers the same model: pyAgrum's exact inference and
 PyMC's log-density are checked against prunelab's. The PyMC ``proportional``
@@ -21,6 +21,7 @@ from scipy import stats
 from prunelab import load_evidence, load_network
 from prunelab import peers
 from prunelab.exact import exact_marginals
+from prunelab.peer_comparison import COLUMNS
 
 EXACT_AGREEMENT = 1e-9
 """pyAgrum's LazyPropagation vs prunelab's junction tree (different summation orders)."""
@@ -251,7 +252,7 @@ def test_tiny_comparison_writes_the_table(tmp_path):
     import pandas as pd
 
     written = pd.read_parquet(tmp_path / "comparison.parquet")
-    assert list(written.columns) == compare.COLUMNS
+    assert list(written.columns) == COLUMNS
     assert list(written["sampler"]) == list(peers.PEER_SAMPLERS)
     gibbs = written.set_index("sampler").loc["prunelab-gibbs"]
     assert gibbs["status"] == "ok" and gibbs["speed_ratio"] == 1.0

@@ -230,8 +230,11 @@ def _json_dumps(obj) -> str:
 
 # ----------------------------------------------------------------------------- provenance
 def _git_commit() -> dict:
+    """The checkout's commit and whether it has changes; ``None`` for an installed wheel."""
     root = Path(__file__).resolve().parents[2]
     info = {"commit": None, "dirty": None}
+    if not (root / ".git").exists() or not (root / "prunelab" / "__init__.py").is_file():
+        return info  # not our checkout (a wheel in site-packages, maybe inside another repository)
     try:
         info["commit"] = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True

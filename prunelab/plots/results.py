@@ -161,7 +161,7 @@ def running_estimate_figure(
     styles: Mapping[str, dict] | None = None,
     ylabel: str = "running estimate",
     suptitle: str | None = None,
-    figsize=(10.0, 3.6),
+    figsize=(8.5, 3.4),
 ) -> Figure:
     """:func:`plot_running_estimates` at several horizons, one panel each, one legend.
 
@@ -242,7 +242,7 @@ def trace_figure(
     >>> plt.close(fig)
     """
     labels = list(draws)
-    figsize = figsize or (10.0, 0.9 + 0.85 * len(labels))
+    figsize = figsize or (8.5, 0.9 + 0.85 * len(labels))
     fig, axes = plt.subplots(len(labels), 1, figsize=figsize, sharex=True, sharey=True, layout="constrained")
     axes = np.atleast_1d(axes)
     styles = styles or {}
@@ -456,7 +456,7 @@ def ahd_figure(
     ncols: int = 3,
     band: bool = True,
     suptitle: str | None = None,
-    panel_size=(3.6, 3.0),
+    panel_size=(2.9, 2.7),
 ) -> Figure:
     """A grid of :func:`plot_ahd` panels with shared axes and one legend (Figure 5).
 
@@ -751,7 +751,7 @@ def alpha_procedure_figure(
     fit_free=None,
     exact: float | None = None,
     ylabel: str = "running estimate",
-    figsize=(10.0, 7.6),
+    figsize=(8.5, 7.0),
 ) -> Figure:
     """The paper's Figure 6 (a)-(d): from runs to alpha, in one 2 x 2 figure.
 
@@ -918,7 +918,7 @@ def plot_alpha_by_query(
     >>> plt.close(ax.figure)
     """
     groups = list(dict.fromkeys(alphas[group]))
-    ax = _axes(ax, figsize=(1.0 + 1.6 * len(groups), 3.8))
+    ax = _axes(ax, figsize=(min(8.5, 1.0 + 1.6 * len(groups)), 3.8))
     rng = np.random.default_rng(seed)
     highlight = highlight or {}
     paper = paper or {}

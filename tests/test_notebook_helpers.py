@@ -1,0 +1,44 @@
+"""The helpers that let the chapters run in plain Jupyter, and where data is found."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from prunelab import load_network
+from prunelab.catalogue import data_dir, frozen_network_path
+from prunelab.compiled import compile_network
+from prunelab.notebook import glue, watermark
+from prunelab.samplers.uniform import seconds_per_uniform_draw
+
+
+def test_glue_without_myst_nb_shows_the_value_only_when_asked(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "myst_nb", None)  # import myst_nb raises ImportError
+    glue("hidden", 12345, display=False)
+    assert capsys.readouterr().out == ""
+    glue("shown", 67890)
+    assert "67890" in capsys.readouterr().out
+
+
+def test_watermark_lists_every_package_asked_for():
+    text = watermark(["numpy", "prunelab", "surely-not-a-package"])
+    lines = {key.strip(): value for key, value in (line.split(" : ", 1) for line in text.splitlines() if " : " in line)}
+    assert lines["numpy"].strip() == np.__version__
+    assert lines["surely-not-a-package"].strip() == "not installed"
+    assert lines["Python version"].strip() == ".".join(map(str, sys.version_info[:3]))
+
+
+def test_data_dir_finds_the_frozen_networks_and_obeys_the_environment(monkeypatch, tmp_path):
+    assert frozen_network_path("grid-3x3").is_file()
+    monkeypatch.setenv("PRUNELAB_DATA", str(tmp_path))
+    assert data_dir() == tmp_path
+    assert frozen_network_path("grid-3x3") == tmp_path / "networks" / "grid-3x3.uai"
+
+
+def test_seconds_per_uniform_draw_rejects_a_bad_budget():
+    net = compile_network(load_network("deterministic_pair"))
+    rng = np.random.default_rng(1)
+    with pytest.raises(ValueError, match="rounds must be >= 1"):
+        seconds_per_uniform_draw(rng, net, net.cpt > 0, rounds=0)
+    with pytest.raises(ValueError, match="unknown|uniform"):
+        seconds_per_uniform_draw(rng, net, net.cpt > 0, method="guess")
