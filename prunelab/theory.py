@@ -196,7 +196,8 @@ def _surviving_sets(groups: Mapping[int, float], full: int) -> dict[int, float]:
     """The distribution of ``S`` as ``{bitmask: probability}`` (empty sets dropped).
 
     Groups that remove many states go first: the number of distinct masks grows
-    more slowly that way.
+    more slowly that way. Raises ``MemoryError`` beyond :data:`MAX_SETS_REFERENCE`
+    distinct sets.
     """
     dist = {full: 1.0}
     for uses, c in sorted(groups.items(), key=lambda item: -item[0].bit_count()):
@@ -206,8 +207,16 @@ def _surviving_sets(groups: Mapping[int, float], full: int) -> dict[int, float]:
             pruned = mask & ~uses
             if pruned:
                 nxt[pruned] = nxt.get(pruned, 0.0) + prob * (1.0 - c)
+        if len(nxt) > MAX_SETS_REFERENCE:
+            raise MemoryError(_TOO_MANY_SETS.format(max_sets=MAX_SETS_REFERENCE, k=full.bit_length()))
         dist = nxt
     return dist
+
+
+_TOO_MANY_SETS = (
+    "the exact prune matrix needs more than {max_sets:,} distinct surviving sets on "
+    "these {k} feasible states; observe some variables (evidence) to shrink the chain"
+)
 
 
 def _members(mask: int) -> list[int]:
@@ -221,6 +230,15 @@ def _members(mask: int) -> list[int]:
 
 MAX_KERNEL_STATES = 64
 """Largest ``k`` the numba kernels take (a surviving set is one ``uint64``)."""
+
+MAX_SETS_REFERENCE = 20_000_000
+"""Most distinct surviving sets the pure-Python programme holds before it gives up with
+an error instead of exhausting the memory: ``block_chain(n=6)`` (128 states) stops
+there after 73 s at a peak of 5.4 GB (it used to grow past 24 GB)."""
+
+MAX_SETS_KERNEL = 50_000_000
+"""Most distinct surviving sets a kernel hash table holds (16 bytes a slot, at most
+2.9 slots a set: about 2.3 GB) before it gives up with an error."""
 
 UNMERGED_TAIL = 2
 """The last groups the kernel path expands without merging equal sets (see the Notes of
@@ -265,12 +283,13 @@ def _new_table(log2_capacity):
 
 
 @numba.njit(cache=True, nogil=True)
-def _surviving_sets_nb(uses, keep, full):
+def _surviving_sets_nb(uses, keep, full, max_sets):
     """:func:`_surviving_sets` on ``uint64`` masks (``k <= 64``): one hash table per group.
 
     Returns the distinct non-empty sets and their probabilities (in hash order, not
     the dict's), the probability that ``S`` is empty (the two add up to 1) and the
-    largest table capacity used (16 bytes a slot).
+    largest table capacity used (16 bytes a slot). Past ``max_sets`` distinct sets it
+    stops and returns no sets and an empty-set probability of -1.
     """
     keys = np.full(1, full, np.uint64)
     values = np.ones(1)
@@ -293,6 +312,8 @@ def _surviving_sets_nb(uses, keep, full):
                 empty += values[i] * (1.0 - c)
             else:
                 count += _table_add(table_keys, table_values, shift, pruned, values[i] * (1.0 - c))
+            if count > max_sets:
+                return keys[:0], values[:0], -1.0, largest  # too many sets: the caller raises
             if count > limit:  # over 70 % full: rehash into twice the capacity
                 log2_capacity += 1
                 old_keys, old_values = table_keys, table_values
@@ -377,7 +398,11 @@ def _accumulate(groups: Mapping[int, float], k: int, R: np.ndarray, row: int = -
     """
     uses, keep = _ordered_groups(groups)
     head = max(len(uses) - UNMERGED_TAIL, 0)
-    keys, values, empty, _ = _surviving_sets_nb(uses[:head], keep[:head], np.uint64((1 << k) - 1))
+    keys, values, empty, _ = _surviving_sets_nb(
+        uses[:head], keep[:head], np.uint64((1 << k) - 1), MAX_SETS_KERNEL
+    )
+    if empty < 0:
+        raise MemoryError(_TOO_MANY_SETS.format(max_sets=MAX_SETS_KERNEL, k=k))
     total, tail_empty = _accumulate_nb(
         keys, values, uses[head:], keep[head:], k, _DE_BRUIJN_BIT, R, row
     )

@@ -130,7 +130,9 @@ def test_kernel_surviving_sets_equal_the_dict(matrices, key):
     k = len(states)
     reference = theory._surviving_sets(groups, (1 << k) - 1)
     uses, keep = theory._ordered_groups(groups)
-    keys, values, empty, capacity = theory._surviving_sets_nb(uses, keep, np.uint64((1 << k) - 1))
+    keys, values, empty, capacity = theory._surviving_sets_nb(
+        uses, keep, np.uint64((1 << k) - 1), theory.MAX_SETS_KERNEL
+    )
     assert sorted(int(key) for key in keys) == sorted(reference)
     assert 10 * len(keys) <= 7 * capacity  # the tables stay at most 70 % full
     kernel = dict(zip((int(key) for key in keys), values.tolist()))
@@ -262,3 +264,12 @@ def test_too_large_and_impossible_inputs():
         feasible_states(load_network("deterministic_pair"), {"A": "0", "B": "1"})
     with pytest.raises(ValueError, match="unknown method"):
         prune_transition_matrix(load_network("deterministic_pair"), method="brute")
+
+
+@pytest.mark.parametrize("reference", [False, True])
+def test_too_many_surviving_sets_is_an_error_not_an_exhausted_memory(monkeypatch, reference):
+    """Both paths stop with a MemoryError naming the limit once the sets outgrow it."""
+    bn = load_network("blood_pressure")  # 1.8e4 distinct sets
+    monkeypatch.setattr(theory, "MAX_SETS_REFERENCE" if reference else "MAX_SETS_KERNEL", 1_000)
+    with pytest.raises(MemoryError, match="more than 1,000 distinct surviving sets on these 32 feasible states"):
+        theory.prune_transition_matrix(bn, reference=reference)
