@@ -47,7 +47,11 @@ test: $(INSTALL_STAMP)
 
 ## book: execute every chapter and build the site, failing on any warning or error.
 ##   1. scripts/cache_stamp.py drops executed notebooks if prunelab/, pyproject.toml,
-##      data/ or PROFILE changed (jupyter-cache only sees a notebook's own cells);
+##      data/ or PROFILE changed (jupyter-cache only sees a notebook's own cells), and
+##      any cached execution with stderr or an error output (a page check_site
+##      rejected executes again next time instead of being replayed from the cache);
+##      matplotlib builds its font cache here, once per user, so that its "building
+##      the font cache" notice cannot reach a page on a fresh machine;
 ##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
 ##      plain .ipynb of each chapter to the page's download menu;
 ##   3. scripts/check_site.py checks every page of the toc in its HTML;
@@ -58,6 +62,7 @@ test: $(INSTALL_STAMP)
 book: $(INSTALL_STAMP)
 	@echo "== book: profile $(PROFILE)"
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
+	$(PY) -c 'import matplotlib.font_manager'
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
 	$(PY) scripts/screenshot_site.py --html $(HTML_DIR) --out $(BUILD_DIR)/screenshots $(if $(CI),--require-browser)

@@ -11,21 +11,43 @@ ArviZ is imported on first use (it is slow to import and pulls in matplotlib).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
 
-__all__ = ["convergence_summary", "ess_from_alpha", "to_inference_data"]
+__all__ = ["arviz_notice_ignored", "convergence_summary", "ess_from_alpha", "to_inference_data"]
 
-# ArviZ 0.x warns once a day on import that 1.0 will be a refactor. It is a notice
-# about the future of the library, not about our use of it; with the project's
-# ``filterwarnings = error`` it would turn the first import of the day into an error.
+# ArviZ 0.x warns once a day on import that 1.0 will be a refactor (a date stamp in
+# the user's cache directory decides, so a fresh machine or a new day shows it). It is
+# a notice about the future of the library, not about our use of it; on a book page it
+# would be stderr output, and with the tests' ``filterwarnings = error`` an error.
 _ARVIZ_IMPORT_NOTICE = r"\s*ArviZ is undergoing a major refactor"
 
 
-def _arviz():
+@contextlib.contextmanager
+def arviz_notice_ignored():
+    """Ignore ArviZ's once-a-day import notice, and nothing else, inside the block.
+
+    ArviZ 0.x prints a ``FutureWarning`` about its coming 1.0 refactor on the first
+    import of each day (per user cache directory). Import ArviZ, or a library that
+    imports it such as PyMC, inside this block so that the notice never reaches a
+    page or a log, whatever the day or the machine. Every other warning still shows.
+
+    Examples
+    --------
+    >>> with arviz_notice_ignored():
+    ...     import arviz
+    >>> arviz.__name__
+    'arviz'
+    """
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_ARVIZ_IMPORT_NOTICE, category=FutureWarning)
+        yield
+
+
+def _arviz():
+    with arviz_notice_ignored():
         import arviz
 
     return arviz

@@ -59,6 +59,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .diagnostics import arviz_notice_ignored
 from .exact import exact_marginals
 from .network import BayesianNetwork
 
@@ -735,6 +736,14 @@ def run_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, *, n_s
 
 
 # --------------------------------------------------------------------------- PyMC
+def _pymc():
+    """PyMC, imported without ArviZ's once-a-day notice (PyMC imports ArviZ)."""
+    with arviz_notice_ignored():
+        import pymc
+
+    return pymc
+
+
 PYMC_STEPS = {
     "pymc-cgm-uniform": "uniform",
     "pymc-cgm-proportional": "proportional",
@@ -758,7 +767,7 @@ def to_pymc(bn: BayesianNetwork, evidence: Mapping | None = None):
     pymc.Model
         Its ``logp`` at a full state is ``log P(x)`` (with evidence, ``log P(x, e)``).
     """
-    import pymc as pm
+    pm = _pymc()
     import pytensor.tensor as pt
 
     ev = bn.evidence_names(evidence)
@@ -774,7 +783,7 @@ def to_pymc(bn: BayesianNetwork, evidence: Mapping | None = None):
 
 
 def _pymc_step(model, kind: str):
-    import pymc as pm
+    pm = _pymc()
 
     with model:
         if kind == "metropolis":
@@ -784,7 +793,7 @@ def _pymc_step(model, kind: str):
 
 def _pymc_draws(model, step, bn, x0, n_draws, seed) -> tuple[np.ndarray, float]:
     """(draws (n_draws, n_variables) in network order, PyMC's ``sampling_time``) from ``x0``."""
-    import pymc as pm
+    pm = _pymc()
 
     free = [v.name for v in model.free_RVs]
     with model:
@@ -835,7 +844,7 @@ def run_pymc(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str 
         model, step, setup = cache[key]
     else:
         t0 = time.perf_counter()
-        import pymc  # noqa: F401 - import-time deprecations go to the usual filters, not the sink
+        _pymc()  # import-time deprecations go to the usual filters, not the sink
 
         try:
             with _recording_warnings(sink), _quiet_loggers("pymc", "pytensor"):
@@ -939,7 +948,7 @@ def pymc_categorical_draws(p, n_draws: int = 5000, proposal: str = "proportional
     --------
     pymc_categorical_frequencies
     """
-    import pymc as pm
+    pm = _pymc()
 
     p = np.asarray(p, dtype=np.float64)
     with _quiet_loggers("pymc"), pm.Model():

@@ -1,26 +1,37 @@
 #!/usr/bin/env python3
-"""Drop the book's execution cache when the code the notebooks run has changed.
+"""Keep only executed notebooks that are still valid in the book's execution cache.
 
-jupyter-cache (Jupyter Book's ``execute_notebooks: cache``) keys a notebook only on
-its own code cells. A change in ``prunelab/`` therefore leaves the old outputs in the
-book. This script computes a stamp over what the notebooks depend on besides their
-own cells:
+Two things can make a cached execution wrong, and ``make book`` runs this script
+before every build to remove both:
 
-- every ``prunelab/**/*.py`` file (path and content),
-- ``pyproject.toml`` (the dependencies),
-- every file under ``data/`` (frozen results and network files chapters load),
-- the profile (``PROFILE``, passed to chapters as ``PRUNELAB_PROFILE``),
+1. **The code the notebooks run changed.** jupyter-cache (Jupyter Book's
+   ``execute_notebooks: cache``) keys a notebook only on its own code cells, so a
+   change in ``prunelab/`` would leave the old outputs in the book. A stamp covers
+   what the notebooks depend on besides their own cells:
 
-and compares it with the stamp stored in the build folder. When they differ it
-removes the execution cache *and* Sphinx's doctrees (otherwise Sphinx would not
-re-read, hence not re-execute, an unchanged notebook), then stores the new stamp.
+   - every ``prunelab/**/*.py`` file (path and content),
+   - ``pyproject.toml`` (the dependencies),
+   - every file under ``data/`` (frozen results and network files chapters load),
+   - the profile (``PROFILE``, passed to chapters as ``PRUNELAB_PROFILE``).
+
+   When it differs from the stamp stored in the build folder, the execution cache
+   *and* Sphinx's doctrees go (otherwise Sphinx would not re-read, hence not
+   re-execute, an unchanged notebook).
+
+2. **An execution that failed the site check.** ``scripts/check_site.py`` rejects a
+   page with stderr output or an error, but the execution that produced it is
+   already cached; rebuilding would replay it for ever, even once its cause has gone
+   (a library notice printed once a day, a full disk). Every cached notebook with a
+   ``stderr`` stream or an ``error`` output is removed, with the doctrees, so the
+   next build executes it again.
 
 Usage::
 
     python scripts/cache_stamp.py --profile paper [--build-dir _build]
     python scripts/cache_stamp.py --print --profile paper   # only print the stamp
 
-Uses only the standard library: it runs before anything is installed.
+Step 1 uses only the standard library; step 2 reads the cache with jupyter-cache
+(the ``book`` extra), and has nothing to do when there is no cache yet.
 """
 
 from __future__ import annotations
@@ -33,8 +44,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STAMP_NAME = ".prunelab-cache-stamp"
+CACHE_NAME = ".jupyter_cache"
+DOCTREES_NAME = ".doctrees"
 # What the stamp wipes, relative to the build folder.
-WIPED = (".jupyter_cache", ".doctrees", "jupyter_execute")
+WIPED = (CACHE_NAME, DOCTREES_NAME, "jupyter_execute")
 
 
 def inputs(root: Path = ROOT) -> list[Path]:
@@ -83,6 +96,45 @@ def refresh(build_dir: Path, profile: str, root: Path = ROOT) -> bool:
     return True
 
 
+def failed_outputs(nb) -> list[str]:
+    """One line for each stderr stream or error output of a notebook (a dict or NotebookNode)."""
+    found = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append(f"cell {index}: {out.get('ename', 'error')}: {out.get('evalue', '')}"[:160])
+            elif out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out.get("text", ""))
+                found.append(f"cell {index}: stderr: {text.strip().splitlines()[0] if text.strip() else ''}"[:160])
+    return found
+
+
+def purge_failed(build_dir: Path) -> list[str]:
+    """Remove cached executions with stderr or error outputs; return their notebook paths.
+
+    When any is removed, Sphinx's doctrees go too, so that Sphinx re-reads every page
+    (a page whose execution is still cached only reloads it) and the removed
+    notebooks execute again.
+    """
+    cache_dir = build_dir / CACHE_NAME
+    if not cache_dir.is_dir():
+        return []
+    from jupyter_cache import get_cache
+
+    cache = get_cache(cache_dir)
+    removed = []
+    for record in cache.list_cache_records():
+        problems = failed_outputs(cache.get_cache_bundle(record.pk).nb)
+        if problems:
+            cache.remove_cache(record.pk)
+            removed.append(record.uri)
+            print(f"cache: {record.uri} was cached with {len(problems)} failed output(s) "
+                  f"({problems[0]}): it will execute again")
+    if removed:
+        shutil.rmtree(build_dir / DOCTREES_NAME, ignore_errors=True)
+    return removed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", required=True, help="the book profile (paper, smoke, ...)")
@@ -93,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print(compute_stamp(args.profile))
         return 0
     refresh(args.build_dir, args.profile)
+    purge_failed(args.build_dir)
     return 0
 
 
