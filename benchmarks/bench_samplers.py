@@ -18,7 +18,6 @@ Numba compilation is excluded (a warm-up call first; kernels are cached on disk)
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import platform
 import time
@@ -111,9 +110,7 @@ def main(argv=None) -> None:
     if args.quick:
         args.seconds, args.repeats, args.numpy_seconds = 0.2, 1, 0.3
 
-    methods = ["gibbs", "metropolis"]
-    if importlib.util.find_spec("prunelab.samplers.prune") is not None:
-        methods.append("prune")
+    methods = ["gibbs", "metropolis", "prune"]
     print(f"prunelab sampler benchmark: numba {numba.__version__}, numpy {np.__version__}, "
           f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}")

@@ -1,10 +1,14 @@
-"""Two helpers that let the book's chapters run unchanged in plain Jupyter.
+"""The helpers every chapter of the book uses, so that it runs unchanged in plain Jupyter.
 
 The chapters are built by Jupyter Book, which pastes computed numbers into the prose
 with MyST-NB's ``glue``, and they end with a record of the versions that made them.
 A teacher who downloads a chapter's ``.ipynb`` has ``prunelab`` but not the book
-tool chain, so the chapters call these two functions instead:
+tool chain, so the chapters call these functions instead:
 
+- :func:`setup` is a chapter's first line: the book profile, the chapter's one
+  random generator, quiet progress bars and a line of versions;
+- :func:`results_for` gives a chapter its experiment results: the frozen ones at the
+  paper's scale, or computed on the spot at a smaller profile;
 - :func:`glue` is MyST-NB's ``glue`` when MyST-NB is installed, and otherwise only
   shows the value (when asked to), since plain Jupyter has no prose to paste into;
 - :func:`watermark` reports the date, Python, the machine and package versions from
@@ -17,10 +21,110 @@ import datetime
 import os
 import platform
 import sys
+import tempfile
+import warnings
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
+from typing import NamedTuple
 
-__all__ = ["glue", "watermark"]
+import numpy as np
+
+__all__ = ["Chapter", "PROFILE_VARIABLE", "glue", "results_for", "setup", "watermark"]
+
+PROFILE_VARIABLE = "PRUNELAB_PROFILE"
+"""The environment variable that names the book's profile (``make book`` sets it)."""
+
+DEFAULT_PROFILE = "paper"
+
+
+class Chapter(NamedTuple):
+    """What a chapter's first cell makes (see :func:`setup`)."""
+
+    rng: np.random.Generator
+    """The chapter's one generator: every random number in the chapter comes from it."""
+    profile: str
+    """The book profile: ``"paper"`` (the paper's scale) or a smaller one, such as ``"smoke"``."""
+
+
+def setup(seed: int, packages: Iterable[str] = ("prunelab", "numpy", "pandas")) -> Chapter:
+    """Start a chapter: its profile, its random generator, and a line of versions.
+
+    Parameters
+    ----------
+    seed : int
+        The chapter's seed; the chapter draws every random number from
+        ``numpy.random.default_rng(seed)``.
+    packages : iterable of str
+        Distributions whose versions the printed line names.
+
+    Returns
+    -------
+    Chapter
+        ``(rng, profile)``. The profile comes from the ``PRUNELAB_PROFILE``
+        environment variable (default ``"paper"``) and must name one of
+        :data:`prunelab.experiments.PROFILES`.
+
+    Notes
+    -----
+    In a Jupyter kernel without ``ipywidgets``, ``tqdm.auto`` warns "IProgress not
+    found" when first imported, and pgmpy imports it. The chapters show no progress
+    bars, so it is imported here once with that one warning ignored: nothing reaches
+    the page's stderr.
+
+    Examples
+    --------
+    >>> rng, profile = setup(seed=1, packages=["numpy"])  # doctest: +ELLIPSIS
+    numpy ...; profile '...'
+    >>> float(rng.random()) == float(np.random.default_rng(1).random())
+    True
+    """
+    from .experiments import get_profile
+
+    profile = os.environ.get(PROFILE_VARIABLE, DEFAULT_PROFILE)
+    try:
+        get_profile(profile)
+    except KeyError as exc:
+        raise ValueError(f"{PROFILE_VARIABLE}={profile!r}: {exc.args[0]}") from None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        import tqdm.auto  # noqa: F401
+    print(", ".join(f"{name} {_version_of(name)}" for name in packages) + f"; profile {profile!r}")
+    return Chapter(np.random.default_rng(seed), profile)
+
+
+def results_for(profile: str, cases) -> dict:
+    """The results of ``cases`` at ``profile``: frozen at the paper profile, else run now.
+
+    Parameters
+    ----------
+    profile : str
+        The book profile (see :func:`setup`). At ``"paper"`` the frozen results in
+        ``data/results/paper`` are read (``python -m prunelab reproduce --profile
+        paper`` regenerates them); at any other profile the cases are run now, in a
+        temporary folder, on one core.
+    cases : list of str
+        Case ids (:func:`prunelab.experiments.select_cases`); at the paper profile
+        the frozen results hold every case.
+
+    Returns
+    -------
+    dict of pandas.DataFrame
+        As :func:`prunelab.experiments.load_results`.
+
+    Examples
+    --------
+    >>> from prunelab.experiments import select_cases
+    >>> results = results_for("paper", [c.id for c in select_cases(["deterministic_pair"])])
+    >>> sorted(results)
+    ['curves', 'final_marginals', 'provenance', 'runs', 'summary']
+    """
+    from .experiments import load_results, reproduce
+
+    if profile == "paper":
+        return load_results("paper")
+    with tempfile.TemporaryDirectory() as tmp:
+        reproduce(profile, cases=cases, out=tmp, n_jobs=1, progress=False)
+        return load_results(out=tmp)
 
 
 def glue(name: str, value, display: bool = True) -> None:

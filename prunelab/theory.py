@@ -45,9 +45,11 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numba
 import numpy as np
+from scipy import stats
 from scipy.sparse.csgraph import connected_components
 
 from .compiled import CompiledNetwork, compile_network
@@ -64,6 +66,8 @@ __all__ = [
     "is_irreducible",
     "is_regular",
     "enumerate_pruned_set",
+    "ChiSquare",
+    "transition_chi_square",
 ]
 
 MAX_STATES = 1 << 16
@@ -93,7 +97,7 @@ def _labels_of(net: CompiledNetwork, states: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _compiled(bn, evidence) -> CompiledNetwork:
+def _as_compiled(bn, evidence) -> CompiledNetwork:
     if isinstance(bn, CompiledNetwork):
         if evidence:
             raise ValueError("pass evidence to compile_network, not with a CompiledNetwork")
@@ -132,7 +136,7 @@ def feasible_states(bn: BayesianNetwork, evidence: Mapping | None = None) -> tup
     >>> states.tolist(), p.tolist()
     ([[0, 0], [1, 1]], [0.5, 0.5])
     """
-    net = _compiled(bn, evidence)
+    net = _as_compiled(bn, evidence)
     states = _all_states(net)
     joint = net.cpt[_labels_of(net, states)].prod(axis=1)
     keep = joint > 0
@@ -500,7 +504,7 @@ def prune_transition_matrix(
     """
     if method not in ("joint", "rows"):
         raise ValueError(f"unknown method {method!r}; choose 'joint' or 'rows'")
-    net = _compiled(bn, evidence)
+    net = _as_compiled(bn, evidence)
     states, _ = feasible_states(net)
     k = states.shape[0]
     labels = _labels_of(net, states)
@@ -614,7 +618,7 @@ def gibbs_transition_matrix(
     >>> R.tolist(), is_irreducible(R)
     ([[1.0, 0.0], [0.0, 1.0]], False)
     """
-    net = _compiled(bn, evidence)
+    net = _as_compiled(bn, evidence)
     return _sweep(net, None, "gibbs")
 
 
@@ -645,7 +649,7 @@ def metropolis_transition_matrix(
     >>> R.tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    net = _compiled(bn, evidence)
+    net = _as_compiled(bn, evidence)
     return _sweep(net, None, "metropolis")
 
 
@@ -735,3 +739,68 @@ def is_regular(R: np.ndarray) -> bool:
         A = ((A @ A) > 0).astype(np.int64)
         power *= 2
     return bool(A.all())
+
+
+class ChiSquare(NamedTuple):
+    """A chi-square goodness-of-fit test: statistic, degrees of freedom, p-value."""
+
+    statistic: float
+    dof: int
+    p_value: float
+
+
+def transition_chi_square(counts, R, minimum: float = 5.0) -> ChiSquare:
+    """Test observed transition counts against exact transition probabilities.
+
+    Each row of ``counts`` (the next states seen from one state) is compared with
+    its expected counts ``counts.sum() * R[row]``. Within a row, cells are pooled
+    from the smallest expected count up until each group expects at least
+    ``minimum`` (a remainder joins the last group), so that the chi-square
+    approximation holds; a row contributes its number of groups minus one degrees of
+    freedom.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_rows, n_states) or (n_states,)
+        Observed next-state counts, one row per start state.
+    R : array_like, same shape as ``counts``
+        The exact transition probabilities of those rows (each sums to 1).
+    minimum : float, default 5.0
+        Smallest expected count of a pooled group.
+
+    Returns
+    -------
+    ChiSquare
+
+    Examples
+    --------
+    A sampler that moves exactly as ``R`` says passes; one that never moves fails:
+
+    >>> import numpy as np
+    >>> R = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> round(transition_chi_square([[750, 250], [250, 750]], R).p_value, 3)
+    1.0
+    >>> transition_chi_square([[1000, 0], [0, 1000]], R).p_value < 1e-12
+    True
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    R = np.atleast_2d(np.asarray(R, dtype=float))
+    if counts.shape != R.shape:
+        raise ValueError(f"counts has shape {counts.shape} but R has {R.shape}")
+    statistic, dof = 0.0, 0
+    for observed, row in zip(counts, R):
+        expected = observed.sum() * row
+        obs, exp, pool_o, pool_e = [], [], 0.0, 0.0
+        for j in np.argsort(expected):
+            pool_o, pool_e = pool_o + observed[j], pool_e + expected[j]
+            if pool_e >= minimum:
+                obs.append(pool_o)
+                exp.append(pool_e)
+                pool_o = pool_e = 0.0
+        if exp:
+            obs[-1] += pool_o
+            exp[-1] += pool_e
+        obs, exp = np.array(obs), np.array(exp)
+        statistic += float(((obs - exp) ** 2 / exp).sum())
+        dof += max(len(obs) - 1, 0)
+    return ChiSquare(statistic, dof, float(stats.chi2.sf(statistic, dof)))

@@ -8,7 +8,7 @@ import pytest
 from prunelab import load_network
 from prunelab.catalogue import data_dir, frozen_network_path
 from prunelab.compiled import compile_network
-from prunelab.notebook import glue, watermark
+from prunelab.notebook import glue, results_for, setup, watermark
 from prunelab.samplers.uniform import seconds_per_uniform_draw
 
 
@@ -42,3 +42,34 @@ def test_seconds_per_uniform_draw_rejects_a_bad_budget():
         seconds_per_uniform_draw(rng, net, net.cpt > 0, rounds=0)
     with pytest.raises(ValueError, match="unknown|uniform"):
         seconds_per_uniform_draw(rng, net, net.cpt > 0, method="guess")
+
+
+def test_setup_gives_the_chapter_generator_and_profile(monkeypatch, capsys):
+    monkeypatch.setenv("PRUNELAB_PROFILE", "smoke")
+    rng, profile = setup(seed=20170901, packages=["numpy", "surely-not-a-package"])
+    assert profile == "smoke"
+    assert rng.integers(2**32) == np.random.default_rng(20170901).integers(2**32)
+    line = capsys.readouterr().out
+    assert f"numpy {np.__version__}" in line and "surely-not-a-package not installed" in line
+    assert line.rstrip().endswith("profile 'smoke'")
+
+
+def test_setup_defaults_to_the_paper_profile(monkeypatch, capsys):
+    monkeypatch.delenv("PRUNELAB_PROFILE", raising=False)
+    assert setup(seed=1).profile == "paper"
+
+
+def test_setup_refuses_an_unknown_profile_by_name(monkeypatch):
+    monkeypatch.setenv("PRUNELAB_PROFILE", "papr")
+    with pytest.raises(ValueError, match=r"PRUNELAB_PROFILE='papr': unknown profile 'papr'; profiles are"):
+        setup(seed=1)
+
+
+def test_results_for_runs_the_cases_at_a_small_profile():
+    from prunelab.experiments import select_cases
+
+    cases = [c.id for c in select_cases(["deterministic_pair"])][:1]
+    results = results_for("smoke", cases)
+    assert set(results["summary"]["case"]) == set(cases)
+    frozen = results_for("paper", cases)
+    assert set(cases) <= set(frozen["summary"]["case"])
