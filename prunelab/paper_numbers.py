@@ -1,4 +1,4 @@
-"""The paper's printed numbers: Table 1 (alpha) and Table 2 (seconds to sigma_t = 0.01).
+"""The paper's printed numbers: Table 2 (alpha) and Table 3 (seconds to sigma_t = 0.01).
 
 Transcribed by hand from the LaTeX source of the paper (``\\label{ROC-table}`` and
 ``\\label{time-table}``); these are the only hand-typed numbers in the package. Rows
@@ -67,7 +67,7 @@ PAPER_ALPHA = {
     "grid-5x5": {"gibbs": 0.54, "metropolis": 0.49, "prune": 0.55},
     "grid-8x8": {"gibbs": 0.39, "metropolis": 0.40, "prune": 0.53},
 }
-"""Table 1: proportionality constants alpha of the rate of convergence."""
+"""Table 2: proportionality constants alpha of the rate of convergence."""
 
 PAPER_SECONDS = {
     "asia_ev0": {"gibbs": 2.72, "metropolis": 1.31, "prune": 0.53},
@@ -80,4 +80,4 @@ PAPER_SECONDS = {
     "grid-5x5": {"gibbs": 12.13, "metropolis": 4.70, "prune": 2.42},
     "grid-8x8": {"gibbs": 20.50, "metropolis": 8.83, "prune": 105.17},
 }
-"""Table 2: seconds to reach sigma_t = 0.01 (including the initial state)."""
+"""Table 3: seconds to reach sigma_t = 0.01 (including the initial state)."""

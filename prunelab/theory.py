@@ -36,7 +36,8 @@ References
 ----------
 .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling: a MCMC inference
    technique for discrete and deterministic Bayesian networks", sections "Prune
-   sampling" (eq. (4)-(5), the proof of detailed balance) and "Gibbs sampling"
+   sampling" (eq. (5)-(6), R_h and R; eq. (7) and the proof of detailed
+   balance) and "Gibbs sampling"
    (Example 1).
 .. [2] D. A. Levin and Y. Peres, *Markov Chains and Mixing Times*, 2nd ed., AMS,
    2017, ch. 1 (irreducibility, aperiodicity, reversibility, stationarity).
@@ -492,7 +493,7 @@ def prune_transition_matrix(
 
     References
     ----------
-    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", eq. (4)-(5).
+    .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", eq. (5)-(6).
 
     Examples
     --------

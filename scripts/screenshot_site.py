@@ -218,7 +218,8 @@ REPORT_JS = r"""
 
 def find_chromium(explicit: str | None = None) -> Path | None:
     """The Chromium to run: ``explicit`` if given (None when it is not a file), else
-    Debian's ``/usr/bin/chromium`` or a ``chromium`` on PATH."""
+    Debian's ``/usr/bin/chromium`` or a ``chromium`` on PATH.
+    """
     if explicit:
         path = Path(explicit)
         return path if path.is_file() else None
@@ -259,7 +260,8 @@ def blank_reason(png: Path, threshold: float = BLANK_STDDEV) -> str | None:
 
 def report_problems(docname: str, report: dict, origin: str) -> list[str]:
     """Problems a reader would see, from the page report of ``REPORT_JS``. An image
-    from another host than ``origin`` is not one: its request is a warning."""
+    from another host than ``origin`` is not one: its request is a warning.
+    """
     problems = []
     h1 = report.get("h1")
     if h1 is None:
@@ -418,7 +420,8 @@ class _Listener:
 
 def _full_page_png(page, cdp) -> bytes:
     """The whole page as PNG. Chromium's own capture with ``optimizeForSpeed`` encodes
-    a 20,000 px page about twice as fast as ``page.screenshot(full_page=True)``."""
+    a 20,000 px page about twice as fast as ``page.screenshot(full_page=True)``.
+    """
     from playwright.sync_api import Error
 
     width, height = page.evaluate(

@@ -1,5 +1,6 @@
 """scripts/screenshot_site.py: the pure parts without a browser, then one small site
-in headless Chromium (skipped where /usr/bin/chromium or playwright is missing)."""
+in headless Chromium (skipped where /usr/bin/chromium or playwright is missing).
+"""
 
 from __future__ import annotations
 

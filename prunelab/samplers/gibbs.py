@@ -21,7 +21,7 @@ current state was infeasible: :class:`~prunelab.samplers.init.InfeasibleStateErr
 
 Rao-Blackwell estimate
 ----------------------
-The paper's eq. (1), ``P~_T(x_i) = (1/T) sum_t P(x_i | x_-i^(t))``, uses exactly
+The paper's eq. (3), ``P~_T(x_i) = (1/T) sum_t P(x_i | x_-i^(t))``, uses exactly
 the conditional computed at site ``i`` of sweep ``t``. :func:`step` returns it for
 every variable (``GibbsInfo.conditionals``; evidence variables one-hot). To keep
 memory bounded, :func:`run_chain` never stores it per draw: it accumulates the
@@ -84,7 +84,7 @@ class GibbsChain(NamedTuple):
         Draw counts ``t`` (1-based) at which running sums were recorded.
     rb_sums : float64 (k, sum of cardinalities)
         ``sum_{t' <= t} P(x_i = s | x_-i^(t'))`` at each checkpoint ``t``; divide
-        by ``t`` for the estimate of eq. (1). Evidence entries count ``t`` for the
+        by ``t`` for the estimate of eq. (3). Evidence entries count ``t`` for the
         observed state.
     """
 
@@ -144,7 +144,7 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> t
     GibbsState
         After updating every free variable once.
     GibbsInfo
-        The conditionals of the sweep (the Rao-Blackwell terms of eq. (1)).
+        The conditionals of the sweep (the Rao-Blackwell terms of eq. (3)).
 
     Raises
     ------
@@ -160,7 +160,7 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> t
     .. [1] S. Geman and D. Geman, "Stochastic relaxation, Gibbs distributions, and
        the Bayesian restoration of images", IEEE TPAMI 6 (1984).
     .. [2] F. Phillipson, J. Parie and R. Weikamp, "Prune Sampling", 2017, section
-       "Gibbs sampling", eq. (1).
+       "Gibbs sampling", eq. (3).
 
     Examples
     --------
@@ -297,7 +297,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     References
     ----------
     .. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune Sampling", 2017, section
-       "Gibbs sampling", eq. (1).
+       "Gibbs sampling", eq. (3).
 
     Examples
     --------
