@@ -32,7 +32,8 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ipynb_download import notebook_pages  # noqa: E402
+from ipynb_download import notebook_pages, toc_docnames  # noqa: E402
+from myst_to_markdown import unresolved  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,27 +43,6 @@ ERROR_TEXT = (
     re.compile(r"Traceback \(most recent call last\)"),
     re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Warning):", re.MULTILINE),
 )
-
-
-def toc_docnames(toc: Path) -> list[str]:
-    import yaml
-
-    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
-    names = [str(data["root"])]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                names.append(str(node["file"]))
-            for key, value in node.items():
-                if key != "file":
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk({k: v for k, v in data.items() if k != "root"})
-    return [n[: -len(Path(n).suffix)] if Path(n).suffix in {".md", ".ipynb"} else n for n in names]
 
 
 def _local_target(page: Path, html_dir: Path, url: str) -> Path | None:
@@ -131,6 +111,12 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
                 assert nb.get("nbformat") == 4 and nb.get("cells"), "not an nbformat-4 notebook"
             except (ValueError, AssertionError) as exc:
                 problems.append(f"{docname}: download {ipynb.name} is not a notebook: {exc}")
+            else:
+                for cell in nb["cells"]:
+                    if cell.get("cell_type") == "markdown":
+                        left = unresolved("".join(cell.get("source", "")))
+                        if left:
+                            problems.append(f"{docname}: download {ipynb.name} shows MyST raw: {left[:3]}")
         if f"{Path(docname).name}.ipynb" not in page.read_text(encoding="utf-8"):
             problems.append(f"{docname}: the page does not offer its .ipynb download")
     return problems

@@ -4,7 +4,10 @@
 The chapters are MyST markdown notebooks (``notebooks/*.md``). Readers who want to
 run one in Jupyter need an ``.ipynb``. This module converts a source with jupytext
 (no outputs: the reader runs it) and writes it to ``_build/html/_sources/<page>.ipynb``
-next to the ``.md`` source the theme already publishes.
+next to the ``.md`` source the theme already publishes. Its Markdown cells are made
+plain (``scripts/myst_to_markdown.py``): the numbers the build glued into the prose are
+pasted in as text, references and citations are spelled out, admonitions become
+quotations, so that plain Jupyter shows the prose as the book does.
 
 It is two things:
 
@@ -20,11 +23,18 @@ It is two things:
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from myst_to_markdown import Context, Work, plain_markdown  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = "notebooks"
+BIBLIOGRAPHY = Path("book") / "references.bib"
+_LABELLED_HEADING = re.compile(r"^\((?P<label>[\w.:-]+)\)=\s*\n+#+\s+(?P<title>.+)$", re.MULTILINE)
 
 
 def _is_text_notebook(path: Path) -> bool:
@@ -35,51 +45,98 @@ def _is_text_notebook(path: Path) -> bool:
     return head.startswith("---") and "kernelspec:" in head
 
 
-def notebook_pages(root: Path = ROOT, toc: Path | None = None) -> list[str]:
-    """Docnames (path without suffix) of the MyST notebooks listed in the toc."""
+def toc_docnames(toc: Path) -> list[str]:
+    """Docnames (path without suffix) of every page the toc lists, root first."""
     import yaml
 
-    toc = toc or root / "_toc.yml"
     data = yaml.safe_load(toc.read_text(encoding="utf-8"))
-    found: list[str] = []
+    found: list[str] = [str(data.get("root", ""))]
 
     def walk(node):
         if isinstance(node, dict):
             if "file" in node:
                 found.append(str(node["file"]))
-            for value in node.values():
-                walk(value)
+            for key, value in node.items():
+                if key != "file":
+                    walk(value)
         elif isinstance(node, list):
             for item in node:
                 walk(item)
 
-    found.append(str(data.get("root", "")))
     walk({k: v for k, v in data.items() if k != "root"})
-    pages = []
-    for docname in found:
-        docname = docname[:-3] if docname.endswith(".md") else docname
-        if _is_text_notebook(root / f"{docname}.md"):
-            pages.append(docname)
-    return pages
+    return [n[: -len(Path(n).suffix)] if Path(n).suffix in {".md", ".ipynb"} else n for n in found]
 
 
-def export(source: Path, target: Path) -> Path:
-    """Convert one MyST notebook to a plain .ipynb (no outputs) with jupytext."""
+def notebook_pages(root: Path = ROOT, toc: Path | None = None) -> list[str]:
+    """Docnames (path without suffix) of the MyST notebooks listed in the toc."""
+    return [docname for docname in toc_docnames(toc or root / "_toc.yml") if _is_text_notebook(root / f"{docname}.md")]
+
+
+def label_titles(root: Path = ROOT, toc: Path | None = None) -> dict[str, str]:
+    """Every ``(label)=`` of the toc's pages that stands above a heading -> that heading."""
+    titles = {}
+    for docname in toc_docnames(toc or root / "_toc.yml"):
+        path = root / f"{docname}.md"
+        if path.is_file():
+            titles.update({m["label"]: m["title"].strip() for m in _LABELLED_HEADING.finditer(path.read_text("utf-8"))})
+    return titles
+
+
+def bibliography(root: Path = ROOT) -> dict[str, Work]:
+    """The book's BibTeX entries, as the downloads cite and list them (LaTeX turned to text)."""
+    from pybtex.database import parse_file
+    from pybtex.richtext import Text
+
+    def text(latex: str) -> str:
+        return str(Text.from_latex(latex).render_as("text"))
+
+    works = {}
+    for key, entry in parse_file(root / BIBLIOGRAPHY).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        authors = tuple(text(" ".join(p.last_names)) for p in people) or ("Anonymous",)
+        fields = entry.fields
+        venue = fields.get("journal") or fields.get("booktitle") or fields.get("publisher") or ""
+        works[key] = Work(authors, fields.get("year", "n.d."), text(fields.get("title", "")), text(venue))
+    return works
+
+
+def glued_values(execute_dir: Path, docname: str) -> dict[str, dict]:
+    """The values a chapter glued when the build executed it (MyST-NB's ``<docname>.glue.json``)."""
+    path = execute_dir / f"{docname}.glue.json"
+    if not path.is_file():
+        return {}
+    return {key: output.get("data", {}) for key, output in json.loads(path.read_text("utf-8")).items()}
+
+
+def export(source: Path, target: Path, context: Context) -> Path:
+    """Convert one MyST notebook to a plain .ipynb (no outputs) whose prose Jupyter shows as meant."""
     import jupytext
 
     notebook = jupytext.read(source)
     # A clean notebook: the jupytext header is not needed in .ipynb form.
     notebook.metadata.pop("jupytext", None)
+    cited: list[str] = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = plain_markdown(cell.source, context, cited)
     target.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(notebook, target, fmt="ipynb")
     return target
 
 
 def export_all(html_dir: Path, root: Path = ROOT, toc: Path | None = None) -> list[Path]:
-    """Write ``<html>/_sources/<docname>.ipynb`` for every notebook page of the toc."""
+    """Write ``<html>/_sources/<docname>.ipynb`` for every notebook page of the toc.
+
+    Glued values come from ``<html>/../jupyter_execute`` (MyST-NB's executed copies).
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    execute_dir = html_dir.parent / "jupyter_execute"
+    titles, works = label_titles(root, toc), bibliography(root)
     written = []
     for docname in notebook_pages(root, toc):
-        written.append(export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb"))
+        context = Context(glued_values(execute_dir, docname), titles, works, format_plain_text)
+        written.append(export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb", context))
     return written
 
 

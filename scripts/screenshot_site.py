@@ -55,7 +55,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_site import toc_docnames  # noqa: E402
+from ipynb_download import toc_docnames  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,0 +1,138 @@
+"""A downloaded chapter reads in plain Jupyter as the book shows it (scripts/ipynb_download.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+pytest.importorskip("myst_nb")
+pytest.importorskip("pybtex")
+jupytext = pytest.importorskip("jupytext")
+
+import check_site  # noqa: E402
+import ipynb_download  # noqa: E402
+from myst_to_markdown import TranslationError, unresolved  # noqa: E402
+
+CHAPTER = """---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {name: python3, display_name: Python 3, language: python}
+---
+
+(toy)=
+# Toy examples
+
+:::{admonition} Key take-aways
+:class: tip
+
+- Gibbs stays put for {glue:text}`n_draws:,d` draws; prune moves {glue:text}`rate:.1%` of the time.
+:::
+
+As {cite:t}`geman1984`, and as the paper says {cite:p}`geman1984,phillipson2019`, see {ref}`toy` and
+{ref}`the other chapter <other>`; the trapped networks: {glue:md}`trapped`.
+
+```{code-cell} ipython3
+from prunelab.notebook import glue
+glue("n_draws", 25000)
+```
+
+## References
+
+```{bibliography}
+:filter: docname in docnames
+```
+"""
+
+BIB = r"""
+@article{geman1984, author = {Geman, Stuart and Geman, Donald}, title = {Stochastic Relaxation},
+  journal = {IEEE {PAMI}}, year = {1984}}
+@misc{phillipson2019, author = {Phillipson, F. and Parie, J. and Weikamp, R.},
+  title = {Prune Sampling: a {MCMC} technique}, year = {2019}}
+@misc{b\"urkner, author = {B\"urkner, P.}, title = {Unused}, year = {2021}}
+"""
+
+GLUE = {
+    "n_draws": {"output_type": "display_data", "data": {"text/plain": "25000"}},
+    "rate": {"output_type": "display_data", "data": {"text/plain": "0.2512"}},
+    "trapped": {"output_type": "display_data", "data": {"text/plain": "'x'", "text/markdown": "asia, *alarm*"}},
+}
+
+
+def _book(tmp_path: Path, chapter: str = CHAPTER) -> tuple[Path, Path]:
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks" / "toy.md").write_text(chapter)
+    (tmp_path / "book" / "intro.md").write_text("(intro)=\n# Preface\n")
+    (tmp_path / "book" / "other.md").write_text("(other)=\n\n# The other chapter\n")
+    (tmp_path / "book" / "references.bib").write_text(BIB)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
+                                       "  - file: notebooks/toy\n  - file: book/other\n")
+    execute = tmp_path / "_build" / "jupyter_execute" / "notebooks"
+    execute.mkdir(parents=True)
+    (execute / "toy.glue.json").write_text(json.dumps(GLUE))
+    html = tmp_path / "_build" / "html"
+    html.mkdir()
+    return tmp_path, html
+
+
+def _markdown(ipynb: Path) -> str:
+    nb = json.loads(ipynb.read_text())
+    return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def test_a_download_has_its_numbers_references_and_citations_as_plain_text(tmp_path):
+    root, html = _book(tmp_path)
+    [ipynb] = ipynb_download.export_all(html, root=root)
+    text = _markdown(ipynb)
+
+    assert unresolved(text) == []
+    assert "(toy)=" not in text and "{bibliography}" not in text
+    assert "> **Key take-aways**" in text and ":class:" not in text
+    assert "Gibbs stays put for 25,000 draws; prune moves 25.1% of the time." in text
+    assert "As Geman and Geman (1984), and as the paper says (Geman and Geman, 1984; Phillipson et al., 2019)" in text
+    assert "see *Toy examples* and\n*the other chapter*" in text
+    assert "the trapped networks: asia, *alarm*." in text
+    assert "- Geman and Geman (1984). Stochastic Relaxation. IEEE PAMI." in text
+    assert "- Phillipson, Parie and Weikamp (2019). Prune Sampling: a MCMC technique." in text
+    assert "Bürkner" not in text  # listed only when cited
+    # the code cells are untouched: a teacher runs them as they are
+    nb = json.loads(ipynb.read_text())
+    assert ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"] == [
+        'from prunelab.notebook import glue\nglue("n_draws", 25000)']
+
+
+@pytest.mark.parametrize("broken, message", [
+    ("{glue:text}`no_such_key`", "names no glued value"),
+    ("{ref}`no-such-label`", "names no label"),
+    ("{cite:p}`no_such_work`", "cites no known work"),
+])
+def test_a_role_the_build_cannot_resolve_fails_the_export(tmp_path, broken, message):
+    root, html = _book(tmp_path, CHAPTER.replace("{ref}`toy`", broken))
+    with pytest.raises(TranslationError, match=message):
+        ipynb_download.export_all(html, root=root)
+
+
+def test_the_site_check_rejects_a_download_that_shows_myst_raw(tmp_path):
+    root, html = _book(tmp_path)
+    [ipynb] = ipynb_download.export_all(html, root=root)
+    page = html / "notebooks" / "toy.html"
+    page.parent.mkdir(parents=True)
+    page.write_text('<main><article role="main"><h1>Toy</h1>toy.ipynb</article></main>')
+    assert check_site.check_page("notebooks/toy", html, notebook=True) == []
+
+    nb = json.loads(ipynb.read_text())
+    nb["cells"][0]["source"] = "left raw: {glue:text}`n_draws`"
+    ipynb.write_text(json.dumps(nb))
+    [problem] = check_site.check_page("notebooks/toy", html, notebook=True)
+    assert "shows MyST raw" in problem and "{glue:text}`n_draws`" in problem
+
+
+def test_unresolved_finds_every_kind_of_leftover():
+    text = "a {glue:md}`x`\n:::{note}\nbody\n:::\n(label)=\n```{figure} f.png\n```\n`code {n}` and $\\{a\\}$"
+    assert unresolved(text) == ["{glue:md}`x`", ":::{note}", "(label)=", "```{figure}"]
