@@ -1,0 +1,114 @@
+"""The sampler contract of :mod:`prunelab.samplers`, checked once for every registered sampler.
+
+A sampler added to the registry is tested here without a test file of its own:
+``init`` checks its start; ``step`` (numpy reference) and ``run_chain`` (numba) give
+the same draws for one seed, with per-draw statistics named like ``Info``'s fields;
+draws have the compiled network's shape, keep the evidence and stay feasible; bad
+starts are refused with a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prunelab import load_network
+from prunelab.compiled import compile_network
+from prunelab.network import EvidenceError
+from prunelab.samplers import REQUIRED_ATTRIBUTES, available_methods, get_method
+from prunelab.samplers.init import InfeasibleStateError, initial_state
+
+METHODS = available_methods()
+CASES = {
+    "pair": ("deterministic_pair", None),
+    "blood_pressure|m_e": ("blood_pressure", {"Measurement": "m_e"}),
+    "asia|xray,dysp": ("asia", {"xray": "yes", "dysp": "no"}),
+    "block_chain": ("block_chain", None),
+}
+N_DRAWS = 40
+
+
+@pytest.fixture(scope="module", params=list(CASES), ids=list(CASES))
+def case(request):
+    name, evidence = CASES[request.param]
+    bn = load_network(name)
+    net = compile_network(bn, evidence)
+    x0 = initial_state(np.random.default_rng(7), net)
+    return bn, evidence, net, x0
+
+
+def _feasible(net, draws) -> bool:
+    """Every draw agrees with the evidence and uses only CPT entries above zero."""
+    labels = np.zeros(draws.shape, dtype=np.int64)
+    for i in range(net.n_variables):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        labels[:, i] = net.cpt_offset[i] + draws[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi] + draws[:, i]
+    return bool((net.cpt[labels] > 0).all())
+
+
+def test_every_registered_sampler_is_listed():
+    assert {"gibbs", "metropolis", "prune"} <= set(METHODS)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_module_defines_the_contract(method):
+    module = get_method(method)
+    for name in REQUIRED_ATTRIBUTES:
+        assert callable(getattr(module, name)), f"{method} lacks {name}"
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_init_keeps_a_feasible_start(method, case):
+    _, _, net, x0 = case
+    state = get_method(method).init(net, x0)
+    assert state.x.dtype == np.int64 and state.x.shape == (net.n_variables,)
+    np.testing.assert_array_equal(state.x, x0)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_step_and_run_chain_give_the_same_draws(method, case):
+    """The numpy reference and the numba path consume one seed identically."""
+    _, _, net, x0 = case
+    module = get_method(method)
+    rng = np.random.default_rng(20240101)
+    state, infos, draws = module.init(net, x0), [], []
+    for _ in range(N_DRAWS):
+        state, info = module.step(rng, net, state)
+        draws.append(state.x.copy())
+        infos.append(info)
+    chain = module.run_chain(np.random.default_rng(20240101), net, x0, N_DRAWS)
+
+    assert chain.draws.shape == (N_DRAWS, net.n_variables) and chain.draws.dtype == np.int64
+    np.testing.assert_array_equal(chain.draws, np.array(draws))
+    # per-draw statistics of run_chain are the scalar Info fields of step, draw by draw
+    scalar_fields = [f for f in infos[0]._fields if np.ndim(getattr(infos[0], f)) == 0]
+    for field in scalar_fields:
+        if field in chain._fields:
+            np.testing.assert_array_equal(getattr(chain, field), [getattr(i, field) for i in infos], err_msg=field)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_draws_keep_the_evidence_and_stay_feasible(method, case):
+    _, _, net, x0 = case
+    draws = get_method(method).run_chain(np.random.default_rng(3), net, x0, 200).draws
+    observed = net.evidence_value >= 0
+    assert (draws[:, observed] == net.evidence_value[observed]).all()
+    assert _feasible(net, draws)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bad_starts_are_refused_with_a_reason(method):
+    module = get_method(method)
+    bn = load_network("deterministic_pair")
+    net = compile_network(bn)
+    with pytest.raises(InfeasibleStateError):
+        module.init(net, [0, 1])  # B must copy A: P(x) = 0
+    with pytest.raises(InfeasibleStateError):
+        module.run_chain(np.random.default_rng(0), net, [1, 0], 5)
+    with pytest.raises(ValueError, match="length|shape|variables"):
+        module.init(net, [0, 0, 0])
+    with pytest.raises(ValueError, match="state|range|cardinalit"):
+        module.init(net, [0, 5])
+    observed = compile_network(bn, {"B": bn.states["B"][1]})
+    with pytest.raises(EvidenceError):
+        module.init(observed, [0, 0])  # B observed in its second state
