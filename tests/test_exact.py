@@ -290,9 +290,9 @@ def test_induced_width_rejects_an_order_that_is_not_a_permutation():
 
 
 def test_oversized_cliques_are_refused_before_allocating(monkeypatch):
-    import prunelab.exact
+    import prunelab.elimination
 
-    monkeypatch.setattr(prunelab.exact, "MAX_CLIQUE_ENTRIES", 8)
+    monkeypatch.setattr(prunelab.elimination, "MAX_CLIQUE_ENTRIES", 8)
     bn = load_network("grid-3x3")  # width 3: a clique of 16 entries
     with pytest.raises(ValueError, match="needs a clique over 4 variables"):
         exact_marginals(bn)

@@ -55,11 +55,11 @@ from .uniform import (
     _PlanCache,
     _label_nb,
     _uniform_draw_nb,
-    _count_nb,
     _uniform_draw_py,
     compile_uniform_plan,
     make_workspace,
     method_code,
+    used_labels,
 )
 
 __all__ = [
@@ -162,51 +162,14 @@ class PrunePlan(NamedTuple):
     base_kept: np.ndarray
 
 
-def _evidence_consistent_labels(net: CompiledNetwork) -> np.ndarray:
-    """True for every label whose family values agree with the evidence."""
-    ok = np.ones(net.n_labels, dtype=bool)
-    ev = net.evidence_value
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        family = list(net.parent_index[lo:hi]) + [i]
-        shape = [int(net.cardinality[u]) for u in family]
-        grid = np.indices(shape).reshape(len(family), -1)
-        agree = np.ones(grid.shape[1], dtype=bool)
-        for a, u in enumerate(family):
-            if ev[u] >= 0:
-                agree &= grid[a] == ev[u]
-        ok[net.cpt_offset[i] : net.cpt_offset[i + 1]] = agree
-    return ok
-
-
-@numba.njit(cache=True, nogil=True)
-def _used_labels_nb(plan, possible, label_var, offset, factors, tables):
-    """For every label with ``possible``: does some feasible, evidence-consistent state use it?
-
-    Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
-    with ``c > 0`` is kept except ``i``'s other labels.
-    """
-    kept = possible.copy()
-    used = np.zeros(possible.shape[0], dtype=np.bool_)
-    for lab in range(possible.shape[0]):
-        if not possible[lab]:
-            continue
-        i = label_var[lab]
-        for other in range(offset[i], offset[i + 1]):
-            kept[other] = other == lab
-        used[lab] = _count_nb(plan, kept, factors, tables) > 0.0
-        for other in range(offset[i], offset[i + 1]):
-            kept[other] = possible[other]
-    return used
-
-
 def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
     """Compile the pruning lists and the uniform plan of ``net``.
 
     A label is pruned at random only if ``0 < c < 1`` and some feasible state that
-    agrees with the evidence uses it (found with one count per label, at compile
-    time): the others never change ``S``, so they get no random number. Unused
-    labels are marked pruned in ``base_kept``, which lets the search skip them.
+    agrees with the evidence uses it (found for all labels at once by two passes
+    over the counting program, :func:`~prunelab.samplers.uniform.used_labels`): the
+    others never change ``S``, so they get no random number. Unused labels are
+    marked pruned in ``base_kept``, which lets the search skip them.
 
     Parameters
     ----------
@@ -229,10 +192,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     """
     uniform = compile_uniform_plan(net, node_budget)
     c = net.cpt
-    possible = (c > 0.0) & _evidence_consistent_labels(net)
-    label_var = np.repeat(np.arange(net.n_variables), np.diff(net.cpt_offset))
-    ws = make_workspace(net, uniform, 1)
-    used = _used_labels_nb(uniform, possible, label_var, net.cpt_offset, ws.factors, ws.tables)
+    used = used_labels(net, c > 0.0, uniform)
     random_label = np.flatnonzero(used & (c < 1.0)).astype(np.int64)
     arrays = (random_label, c[random_label].astype(np.float64), used)
     for a in arrays:

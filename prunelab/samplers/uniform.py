@@ -80,7 +80,7 @@ References
 from __future__ import annotations
 
 import hashlib
-import itertools
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -90,6 +90,7 @@ import numba
 import numpy as np
 
 from prunelab.compiled import CompiledNetwork
+from prunelab.elimination import check_fits, find_order, interaction_graph
 
 __all__ = [
     "UNIFORM_METHODS",
@@ -100,6 +101,7 @@ __all__ = [
     "network_key",
     "make_workspace",
     "count_pruned_states",
+    "used_labels",
     "enumerate_pruned_states",
     "uniform_pruned_state",
     "seconds_per_uniform_draw",
@@ -117,6 +119,12 @@ ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
 
 EXACT_COUNT_LIMIT = float(2**53)
 """Float64 represents every integer below this; counts stay exact under it."""
+
+GATHER_STEP_LIMIT = 2**16
+"""Largest step (table entries times inputs) whose input positions are unrolled into ``gather``."""
+
+GATHER_LIMIT = 2**22
+"""Most unrolled input positions a plan keeps (int64: 32 MiB); later steps use a counter."""
 
 MEMBER_CAPACITY = 256
 """Members of ``S`` the search keeps; a larger ``S`` needs a second pass to reach the drawn one."""
@@ -175,14 +183,18 @@ class UniformPlan(NamedTuple):
     table_ptr : int64 (n_steps + 1,)
         Offsets of the combined tables in the table buffer.
     gather_ptr, gather : int64
-        The strides unrolled: for step ``k`` with ``m`` inputs and combined table
+        The strides unrolled, for steps small enough (:data:`GATHER_STEP_LIMIT`,
+        :data:`GATHER_LIMIT`): for step ``k`` with ``m`` inputs and combined table
         size ``T``, ``gather[gather_ptr[k] + g * T + e]`` is the position in the
         factor buffer of input ``g``'s entry for combined entry ``e`` (what a
         mixed-radix counter over the combined scope would visit). Indicator inputs
-        come first. ``len(gather)`` is :attr:`count_cost`.
+        come first. A step with no gather entries is counted with that counter
+        (slower on small tables, but it needs no memory).
     count_cost : int
         Multiply-adds of one counting pass (sum over steps of table size times
-        number of inputs); a measure of the treewidth cost.
+        number of inputs); a measure of the treewidth cost. The elimination
+        order is the cheapest by this cost that
+        :func:`prunelab.elimination.find_order` finds.
     node_budget : int
         Search-tree nodes ``"auto"`` allows the enumeration before it counts.
     """
@@ -226,6 +238,10 @@ class UniformWorkspace(NamedTuple):
     candidates: np.ndarray  # int64 (n_candidates, n_free)
     hashes: np.ndarray  # uint64 (n_candidates,)
     members: np.ndarray  # int64 (MEMBER_CAPACITY, n_free): first members found by the search
+    counter: np.ndarray  # int64 (axes,), mixed-radix counter over a step's combined scope
+    radix: np.ndarray  # int64 (axes,), the cardinalities of that scope
+    stride: np.ndarray  # int64 (inputs, axes), every input's stride along every axis
+    base: np.ndarray  # int64 (inputs,), every input's position at the counter's row
 
 
 def _csr(lists) -> tuple[np.ndarray, np.ndarray]:
@@ -240,64 +256,45 @@ def _parents(net: CompiledNetwork, i: int) -> np.ndarray:
     return net.parent_index[net.parent_ptr[i] : net.parent_ptr[i + 1]]
 
 
-def _greedy_orders(scopes: list[tuple[int, ...]], free: list[int], card: np.ndarray):
-    """Candidate elimination orders: greedy min-fill, min-weight and min-degree."""
-    base = {v: set() for v in free}
-    for s in scopes:
-        for a in s:
-            base[a].update(b for b in s if b != a)
+def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strides=True):
+    """Steps of variable elimination along ``order`` over factors with ``scopes``, and their cost.
 
-    def weight(adj, v):
-        return float(np.prod([card[u] for u in adj[v]] + [card[v]]))
-
-    def fill(adj, v):
-        nb = list(adj[v])
-        return sum(1 for a, b in itertools.combinations(nb, 2) if b not in adj[a])
-
-    scores = {
-        "min-fill": lambda adj, v: (fill(adj, v), weight(adj, v), v),
-        "min-weight": lambda adj, v: (weight(adj, v), fill(adj, v), v),
-        "min-degree": lambda adj, v: (len(adj[v]), weight(adj, v), v),
-    }
-    for score in scores.values():
-        adj = {v: set(nb) for v, nb in base.items()}
-        order = []
-        while adj:
-            v = min(adj, key=lambda u: score(adj, u))
-            nb = adj.pop(v)
-            for a in nb:
-                adj[a].discard(v)
-                adj[a].update(b for b in nb if b != a)
-            order.append(v)
-        yield order
-
-
-def _symbolic_elimination(order, scopes, card, position, n_indicator):
-    """Steps of variable elimination along ``order`` over factors with ``scopes``."""
+    Every step is ``(v, combined, inputs, strides, output id, output scope)``; the
+    combined scope lists the other variables by search position, then ``v``.
+    ``with_strides=False`` leaves the strides empty (enough for the cost).
+    """
     active = {f: tuple(s) for f, s in enumerate(scopes)}
+    holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
+    for f, s in active.items():
+        for u in s:
+            holding.setdefault(u, set()).add(f)
     next_id = len(scopes)
     steps = []
     for v in order:
         # indicator factors first: they are sparse and stop the product early
-        inputs = sorted((f for f, s in active.items() if v in s), key=lambda f: (f >= n_indicator, f))
+        inputs = sorted(holding.pop(v, ()), key=lambda f: (f >= n_indicator, f))
         union = set().union(*(active[f] for f in inputs))
         outer = sorted(union - {v}, key=lambda u: position[u])
         combined = outer + [v]
         strides = []
         for f in inputs:
-            s = active[f]
-            own = {}
-            stride = 1
-            for u in reversed(s):
-                own[u] = stride
-                stride *= int(card[u])
-            strides.append([own.get(u, 0) for u in combined])
-        for f in inputs:
-            del active[f]
+            s = active.pop(f)
+            if with_strides:
+                own = {}
+                stride = 1
+                for u in reversed(s):
+                    own[u] = stride
+                    stride *= int(card[u])
+                strides.append([own.get(u, 0) for u in combined])
+            for u in s:
+                if u != v:
+                    holding[u].discard(f)
         active[next_id] = tuple(outer)
+        for u in outer:
+            holding[u].add(next_id)
         steps.append((v, combined, inputs, strides, next_id, tuple(outer)))
         next_id += 1
-    cost = sum(int(np.prod([card[u] for u in st[1]])) * len(st[2]) for st in steps)
+    cost = sum(math.prod(int(card[u]) for u in st[1]) * len(st[2]) for st in steps)
     return steps, cost
 
 
@@ -376,16 +373,13 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
         scopes.append(tuple(scope))
         labels.append(np.asarray(lab, dtype=np.int64).ravel())
 
-    # ---- elimination program: the cheapest of a few greedy orders
-    best = None
-    if free:
-        for order in _greedy_orders(scopes, free, card):
-            steps, cost = _symbolic_elimination(order, scopes, card, position, len(scopes))
-            if best is None or cost < best[1]:
-                best = (steps, cost)
-        steps, cost = best
-    else:
-        steps, cost = [], 0
+    # ---- elimination program: the cheapest order found, refused before allocating if too large
+    def count_cost(candidate) -> float:
+        return float(_symbolic_elimination(candidate.order, scopes, card, position, len(scopes), False)[1])
+
+    best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
+    check_fits(best, "the counting plan of prune sampling and of uniform draws")
+    steps, cost = _symbolic_elimination(best.order, scopes, card, position, len(scopes))
 
     factor_sizes = [len(lab) for lab in labels]
     factor_scopes = list(scopes)
@@ -399,15 +393,18 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
         factor_scopes.append(out_scope)
     factor_ptr = np.concatenate([[0], np.cumsum(factor_sizes)]).astype(np.int64)
     table_ptr = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
-    gathers = []
-    for v, combined, inputs, strides, out_id, out_scope in steps:
+    gathers, gather_sizes = [], []
+    for (v, combined, inputs, strides, out_id, out_scope), size in zip(steps, table_sizes):
+        unrolled = size * len(inputs)
+        if unrolled > GATHER_STEP_LIMIT or sum(gather_sizes) + unrolled > GATHER_LIMIT:
+            gather_sizes.append(0)  # counted with a mixed-radix counter instead
+            continue
         grid = np.indices([int(card[u]) for u in combined]).reshape(len(combined), -1)
         for f, stride in zip(inputs, strides):
             gathers.append(factor_ptr[f] + np.asarray(stride, dtype=np.int64) @ grid)
+        gather_sizes.append(unrolled)
     gather = np.concatenate(gathers).astype(np.int64) if gathers else np.zeros(0, np.int64)
-    gather_ptr = np.concatenate(
-        [[0], np.cumsum([size * len(st[2]) for size, st in zip(table_sizes, steps)])]
-    ).astype(np.int64)
+    gather_ptr = np.concatenate([[0], np.cumsum(gather_sizes)]).astype(np.int64)
     factor_scope_ptr, factor_scope_var = _csr(factor_scopes)
     step_scope_ptr, step_scope_var = _csr(step_scopes)
     step_input_ptr, step_input_factor = _csr(step_inputs)
@@ -501,6 +498,8 @@ def make_workspace(
 ) -> UniformWorkspace:
     """Scratch arrays for the numba kernels (one per chain; not shared between threads)."""
     n_free = plan.dfs_order.shape[0]
+    axes = int(np.diff(plan.step_scope_ptr).max(initial=0)) + 1
+    inputs = int(np.diff(plan.step_input_ptr).max(initial=0)) + 1
     return UniformWorkspace(
         factors=np.zeros(int(plan.factor_ptr[-1]), dtype=np.float64),
         tables=np.zeros(int(plan.table_ptr[-1]), dtype=np.float64),
@@ -509,6 +508,10 @@ def make_workspace(
         candidates=np.zeros((max(int(n_candidates), 1), n_free), dtype=np.int64),
         hashes=np.zeros(max(int(n_candidates), 1), dtype=np.uint64),
         members=np.zeros((MEMBER_CAPACITY, n_free), dtype=np.int64),
+        counter=np.zeros(axes, dtype=np.int64),
+        radix=np.zeros(axes, dtype=np.int64),
+        stride=np.zeros((inputs, axes), dtype=np.int64),
+        base=np.zeros(inputs, dtype=np.int64),
     )
 
 
@@ -669,12 +672,53 @@ def _choose_nb(rng, weights, start, n, total):
 
 
 @_jit
-def _count_nb(plan, kept, factors, tables):
+def _start_rows_nb(plan, k, counter, radix, stride, base):
+    """Load step ``k`` into the counter's scratch arrays; returns ``(inputs, axes)``.
+
+    ``radix``: the cardinality of every axis of the combined scope; ``stride[g]``:
+    input ``g``'s stride along every axis; ``base[g]``: input ``g``'s position at
+    the first row (all outer axes 0); the counter is set to that row.
+    """
+    i0 = plan.step_input_ptr[k]
+    ni = plan.step_input_ptr[k + 1] - i0
+    s0 = plan.step_scope_ptr[k]
+    nd = plan.step_scope_ptr[k + 1] - s0
+    for d in range(nd):
+        counter[d] = 0
+        radix[d] = plan.step_scope_card[s0 + d]
+    for g in range(ni):
+        base[g] = plan.factor_ptr[plan.step_input_factor[i0 + g]]
+        p0 = plan.input_stride_ptr[i0 + g]
+        for d in range(nd):
+            stride[g, d] = plan.input_stride[p0 + d]
+    return ni, nd
+
+
+@_jit
+def _next_row_nb(counter, radix, stride, base, ni, nd):
+    """Advance the counter by one row (the next value of the outer axes, C order)."""
+    d = nd - 2
+    while d >= 0:
+        counter[d] += 1
+        if counter[d] < radix[d]:
+            for g in range(ni):
+                base[g] += stride[g, d]
+            return
+        for g in range(ni):
+            base[g] -= stride[g, d] * (radix[d] - 1)
+        counter[d] = 0
+        d -= 1
+
+
+@_jit
+def _count_nb(plan, kept, factors, tables, counter, radix, stride, base):
     """|S| by variable elimination; fills ``tables`` for :func:`_backward_nb`.
 
-    Each step multiplies its inputs entry by entry through the precompiled gather
-    indices (indicator inputs first, so a pruned entry stops the product at once)
-    and sums the eliminated variable, the last axis, out of the combined table.
+    Each step multiplies its inputs entry by entry (indicator inputs first, so a
+    pruned entry stops the product at once) and sums the eliminated variable, the
+    last axis, out of the combined table. Input positions come from the
+    precompiled gather indices, or, for a step too large to unroll, from a
+    mixed-radix counter over the outer axes; the products and sums are the same.
     """
     if not _constants_kept_nb(plan.const_label, kept):
         return 0.0
@@ -695,15 +739,27 @@ def _count_nb(plan, kept, factors, tables):
         t0 = table_ptr[k]
         size = table_ptr[k + 1] - t0
         g0 = gather_ptr[k]
-        for e in range(size):
-            prod = factors[gather[g0 + e]]
-            g = 1
-            while g < ni and prod != 0.0:
-                prod *= factors[gather[g0 + g * size + e]]
-                g += 1
-            tables[t0 + e] = prod
         cv = scope_card[scope_ptr[k + 1] - 1]
         o0 = factor_ptr[n_indicator + k]
+        if gather_ptr[k + 1] > g0:
+            for e in range(size):
+                prod = factors[gather[g0 + e]]
+                g = 1
+                while g < ni and prod != 0.0:
+                    prod *= factors[gather[g0 + g * size + e]]
+                    g += 1
+                tables[t0 + e] = prod
+        else:
+            ni, nd = _start_rows_nb(plan, k, counter, radix, stride, base)
+            for o in range(size // cv):
+                for a in range(cv):
+                    prod = factors[base[0] + a * stride[0, nd - 1]]
+                    g = 1
+                    while g < ni and prod != 0.0:
+                        prod *= factors[base[g] + a * stride[g, nd - 1]]
+                        g += 1
+                    tables[t0 + o * cv + a] = prod
+                _next_row_nb(counter, radix, stride, base, ni, nd)
         for o in range(size // cv):
             s = 0.0
             for a in range(cv):
@@ -712,6 +768,76 @@ def _count_nb(plan, kept, factors, tables):
         if scope_ptr[k + 1] - scope_ptr[k] == 1:
             total *= factors[o0]
     return total
+
+
+@_jit
+def _support_nb(plan, kept, counter, radix, stride, base):
+    """Which indicator-factor entries some member of ``S`` uses (boolean semiring).
+
+    An upward pass computes every factor in the (OR, AND) semiring: is some
+    extension of this entry in ``S``? A downward pass marks, step by step from the
+    last, the entries of the step's combined table that are alive and whose row is
+    reached, and with them every input entry they read: the support of the
+    marginal of ``S`` on every factor's scope. Because AND is idempotent, the
+    marginal support can be passed down in place of the message that excludes the
+    receiving factor (no division). Nothing is counted, so nothing overflows.
+
+    Returns
+    -------
+    nonempty : bool
+        Is ``S`` non-empty?
+    reached : bool array (len(factor_label),)
+        For every indicator entry: is its label used by some member of ``S``?
+    """
+    factor_label = plan.factor_label
+    factor_ptr = plan.factor_ptr
+    table_ptr = plan.table_ptr
+    n_indicator = plan.n_indicator
+    n_steps = table_ptr.shape[0] - 1
+    alive = np.zeros(factor_ptr[factor_ptr.shape[0] - 1], dtype=np.bool_)
+    reached = np.zeros_like(alive)
+    if not _constants_kept_nb(plan.const_label, kept):
+        return False, reached[: factor_label.shape[0]]
+    for j in range(factor_label.shape[0]):
+        alive[j] = kept[factor_label[j]]
+    for k in range(n_steps):
+        ni, nd = _start_rows_nb(plan, k, counter, radix, stride, base)
+        cv = radix[nd - 1]
+        o0 = factor_ptr[n_indicator + k]
+        for o in range((table_ptr[k + 1] - table_ptr[k]) // cv):
+            some = False
+            for a in range(cv):
+                every = True
+                for g in range(ni):
+                    if not alive[base[g] + a * stride[g, nd - 1]]:
+                        every = False
+                        break
+                if every:
+                    some = True
+                    break
+            alive[o0 + o] = some
+            _next_row_nb(counter, radix, stride, base, ni, nd)
+        if nd == 1 and not alive[o0]:
+            return False, reached[: factor_label.shape[0]]
+    for k in range(n_steps - 1, -1, -1):
+        ni, nd = _start_rows_nb(plan, k, counter, radix, stride, base)
+        cv = radix[nd - 1]
+        o0 = factor_ptr[n_indicator + k]
+        if nd == 1:
+            reached[o0] = True  # a root: its (non-zero) total is a factor of |S|
+        for o in range((table_ptr[k + 1] - table_ptr[k]) // cv):
+            if reached[o0 + o]:
+                for a in range(cv):
+                    every = True
+                    for g in range(ni):
+                        if not alive[base[g] + a * stride[g, nd - 1]]:
+                            every = False
+                            break
+                    if every:
+                        for g in range(ni):
+                            reached[base[g] + a * stride[g, nd - 1]] = True
+            _next_row_nb(counter, radix, stride, base, ni, nd)
+    return True, reached[: factor_label.shape[0]]
 
 
 @_jit
@@ -827,7 +953,7 @@ def _uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_resta
                 else:
                     _search_nb(net, plan, kept, y, ws.value, -1, r, members[:0])
             return float(count), 0
-    total = _count_nb(plan, kept, ws.factors, ws.tables)
+    total = _count_nb(plan, kept, ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base)
     if total > 0.0:
         _backward_nb(rng, plan, ws.tables, y)
     return total, 1
@@ -1024,7 +1150,46 @@ def count_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = N
     """
     plan = uniform_plan(net) if plan is None else plan
     ws = make_workspace(net, plan, 1)
-    return float(_count_nb(plan, _check_kept(net, kept), ws.factors, ws.tables))
+    return float(_count_nb(plan, _check_kept(net, kept), ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base))
+
+
+def used_labels(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> np.ndarray:
+    """Which labels some member of ``S`` uses: the support of every family marginal of ``S``.
+
+    One upward and one downward pass over the counting program in the boolean
+    semiring (see :func:`_support_nb`), so the cost is about two counting passes
+    for all labels together, and nothing can overflow.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    kept : bool array (n_labels,)
+    plan : UniformPlan, optional
+        Default: :func:`uniform_plan` of ``net``.
+
+    Returns
+    -------
+    bool array (n_labels,)
+        ``used[l]``: some evidence-consistent state whose labels are all kept uses
+        label ``l``. All False when ``S`` is empty.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.uniform import used_labels
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> used_labels(net, net.cpt > 0).tolist()  # B's zero entries are never used
+    [True, True, True, False, False, True]
+    """
+    plan = uniform_plan(net) if plan is None else plan
+    ws = make_workspace(net, plan, 1)
+    nonempty, reached = _support_nb(plan, _check_kept(net, kept), ws.counter, ws.radix, ws.stride, ws.base)
+    used = np.zeros(net.n_labels, dtype=bool)
+    if nonempty:
+        used[plan.factor_label[reached]] = True
+        used[plan.const_label] = True
+    return used
 
 
 def enumerate_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> np.ndarray:
