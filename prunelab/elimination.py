@@ -29,8 +29,9 @@ side, where min-fill's is half as large again - and restarts of min-fill and
 min-weight with ties broken at random. Restarts are paid for from a budget
 counted in deterministic work units (the squared degrees of the scores the
 greedy search computes, weighted by :data:`SET_OPERATION_ENTRIES`), worth :data:`RESTART_SHARE` of the
-best order's table entries, so the search costs a fraction of the inference it
-saves and its result does not depend on the machine's load: the same seed gives
+best order's table entries (or of the cap, when the best is over it), so the
+search costs a fraction of the inference it saves, gives up quickly on a network
+that cannot fit, and does not depend on the machine's load: the same seed gives
 the same order. The cheapest candidate by total table entries wins; ties go to
 the first tried.
 
@@ -85,7 +86,7 @@ SEARCH_THRESHOLD = 2.0**20
 """Total table entries above which :func:`find_order` tries more than the three greedy orders."""
 
 RESTART_SHARE = 0.5
-"""Restart budget, as a share of the best order's total table entries."""
+"""Restart budget, as a share of the best order's cost (at most of :data:`MAX_TOTAL_ENTRIES`)."""
 
 SET_OPERATION_ENTRIES = 1000.0
 """Table entries one unit of greedy-search work (a squared degree) is taken to cost.
@@ -389,7 +390,7 @@ def find_order(
     spent = 0.0
     for restart in range(MAX_RESTARTS):
         # the last run's work predicts the next one's
-        if spent + SET_OPERATION_ENTRIES * work > RESTART_SHARE * best_cost:
+        if spent + SET_OPERATION_ENTRIES * work > RESTART_SHARE * min(best_cost, MAX_TOTAL_ENTRIES):
             break
         heuristic = HEURISTICS[restart % 2]
         order, work = _greedy(adjacency, card, heuristic, rng)
