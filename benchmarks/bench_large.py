@@ -35,16 +35,16 @@ from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
+import numba
+import numpy as np
 
-from prunelab import load_network, random_evidence  # noqa: E402
-from prunelab.catalogue import pgmpy_example_path  # noqa: E402
-from prunelab.compiled import compile_network  # noqa: E402
-from prunelab.exact import exact_marginals, treewidth  # noqa: E402
-from prunelab.io import read_bif  # noqa: E402
-from prunelab.samplers import prune  # noqa: E402
-from prunelab.samplers.uniform import (  # noqa: E402
+from prunelab import load_network, random_evidence
+from prunelab.catalogue import pgmpy_example_path
+from prunelab.compiled import compile_network
+from prunelab.exact import exact_marginals, treewidth
+from prunelab.io import read_bif
+from prunelab.samplers import prune
+from prunelab.samplers.uniform import (
     METHOD_NAMES,
     compile_uniform_plan,
     uniform_pruned_state,

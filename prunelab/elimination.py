@@ -66,11 +66,11 @@ __all__ = [
     "SEARCH_THRESHOLD",
     "EliminationOrder",
     "TablesTooLargeError",
-    "interaction_graph",
-    "greedy_order",
+    "check_fits",
     "evaluate_order",
     "find_order",
-    "check_fits",
+    "greedy_order",
+    "interaction_graph",
 ]
 
 HEURISTICS = ("min-fill", "min-weight", "min-degree")

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prunelab import BayesianNetwork, EvidenceError, load_network, make_grid, random_evidence, to_pgmpy
+from prunelab import (
+    BayesianNetwork,
+    EvidenceError,
+    load_network,
+    make_grid,
+    random_evidence,
+    to_pgmpy,
+)
 from prunelab.exact import (
     _compiled,
     _junction_tree,

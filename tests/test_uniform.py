@@ -143,9 +143,9 @@ def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
     assert count_pruned_states(net, kept) == len(brute) == len(listed)
     assert as_set(listed) == as_set(brute)
     # the numpy reference of the count agrees too
-    from prunelab.samplers.uniform import _count_py
+    from prunelab.samplers.uniform.reference import count_py
 
-    assert _count_py(net, uniform_plan(net), kept)[0] == len(brute)
+    assert count_py(net, uniform_plan(net), kept)[0] == len(brute)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -288,7 +288,7 @@ def labels_of_members(net, kept) -> np.ndarray:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(SMALL), seed=st.integers(0, 2**32 - 1), keep=st.floats(0.3, 1.0))
 def test_used_labels_match_brute_force(case, seed, keep):
-    bn, net = small_net(*case)
+    _, net = small_net(*case)
     kept = np.random.default_rng(seed).random(net.n_labels) < keep
     np.testing.assert_array_equal(used_labels(net, kept), labels_of_members(net, kept))
 
@@ -308,12 +308,13 @@ def test_used_labels_of_an_empty_set_are_none():
                                            ("win95pts", "random")])
 def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
     """Steps too large to unroll are counted with a mixed-radix counter: same counts, same draws."""
-    import prunelab.samplers.uniform as uniform
+    from prunelab.samplers import uniform
+    from prunelab.samplers.uniform import compiler
 
     bn = load_network(name)
     net = compile_network(bn, random_evidence(bn, 0.25, seed=5) if evidence else None)
     unrolled = uniform.compile_uniform_plan(net)
-    monkeypatch.setattr(uniform, "GATHER_LIMIT", 0)
+    monkeypatch.setattr(compiler, "GATHER_LIMIT", 0)
     counted = uniform.compile_uniform_plan(net)
     assert unrolled.gather.size > 0 and counted.gather.size == 0
     mask_rng = np.random.default_rng(2)
@@ -328,7 +329,8 @@ def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
 
 def test_grid_16_counting_plan_compiles_and_draws():
     """min-fill's width 24 made this plan fail with a raw MemoryError; the row-major order has width 16."""
-    from prunelab.samplers.uniform import _count_py, compile_uniform_plan
+    from prunelab.samplers.uniform import compile_uniform_plan
+    from prunelab.samplers.uniform.reference import count_py
 
     bn = make_grid(16, 0.5, seed=0)
     net = compile_network(bn)
@@ -336,6 +338,6 @@ def test_grid_16_counting_plan_compiles_and_draws():
     assert np.diff(plan.step_scope_ptr).max() <= 17  # a step's scope: the eliminated variable and <= 16 others
     kept = net.cpt > 0
     size = count_pruned_states(net, kept, plan)
-    assert size == pytest.approx(_count_py(net, plan, kept)[0], rel=1e-12)
+    assert size == pytest.approx(count_py(net, plan, kept)[0], rel=1e-12)
     y, drawn_size, how = uniform_pruned_state(np.random.default_rng(0), net, kept, method="count", plan=plan)
     assert how == "count" and drawn_size == size and bn.log_probability(y) > -np.inf

@@ -51,16 +51,15 @@ from .uniform import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
     METHOD_NAMES,
+    PlanCache,
     UniformPlan,
-    _PlanCache,
-    _label_nb,
-    _uniform_draw_nb,
-    _uniform_draw_py,
     compile_uniform_plan,
     make_workspace,
     method_code,
     used_labels,
 )
+from .uniform.kernels import label_nb, uniform_draw_nb
+from .uniform.reference import uniform_draw_py
 
 __all__ = [
     "PruneState",
@@ -200,7 +199,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     return PrunePlan(uniform, *arrays)
 
 
-_prune_plans = _PlanCache(compile_prune_plan)
+_prune_plans = PlanCache(compile_prune_plan)
 
 
 def prune_plan(net: CompiledNetwork) -> PrunePlan:
@@ -323,7 +322,7 @@ def step(
     kept = prune_around(rng, net, x, plan)
     y = x.copy()
     budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
-    size, used = _uniform_draw_py(
+    size, used = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
     return PruneState(y), PruneInfo(float(size), int(used))
@@ -339,7 +338,7 @@ def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_lab
     parent_stride = net.parent_stride
     for t in range(n_draws):
         for i in range(n):
-            lab = _label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
+            lab = label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
             x_labels[i] = lab
             marked[lab] = True
         for j in range(random_label.shape[0]):
@@ -349,7 +348,7 @@ def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_lab
         for i in range(n):
             kept[x_labels[i]] = True
             marked[x_labels[i]] = False
-        size, used = _uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
+        size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
                                       max_restarts, budget, ws)
         for i in range(n):
             x[i] = y[i]
