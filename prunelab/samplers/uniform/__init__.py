@@ -20,9 +20,10 @@ evidence and whose ``n`` labels are all kept. Prune sampling needs one state dra
 ``"count"``
     Variable elimination on 0/1 indicator factors: one factor per CPT, its kept
     mask sliced at the evidence, over the CPT's free variables. Summing out the
-    free variables in a greedy order (the cheapest of min-fill, min-weight and
-    min-degree by total table size, compiled once per network and evidence) gives
-    ``|S|`` without listing it; the combined table of every elimination step is
+    free variables in an elimination order (the cheapest by multiply-adds that
+    :func:`prunelab.elimination.find_order` finds, compiled once per network and
+    evidence, and refused before anything is allocated if its tables exceed the
+    caps of :mod:`prunelab.elimination`) gives ``|S|`` without listing it; the combined table of every elimination step is
     kept, and one member of ``S`` is drawn by backward sampling (forward-filter,
     backward-sample) through those tables: variables are drawn in reverse
     elimination order, each with probability proportional to the number of
@@ -30,7 +31,14 @@ evidence and whose ``n`` labels are all kept. Prune sampling needs one state dra
     width of the elimination order, not with ``|S|``. The program is compiled
     into flat arrays: for every step its inputs and, unrolled from their strides
     over the step's combined scope, the position of every input entry (what a
-    mixed-radix counter would visit), so a step is one tight loop.
+    mixed-radix counter would visit), so a step is one tight loop. Steps too
+    large to unroll (:data:`GATHER_STEP_LIMIT`, :data:`GATHER_LIMIT`) run that
+    counter instead: the same products in the same order, no index memory.
+
+Used labels. :func:`used_labels` finds, for every label at once, whether some
+member of ``S`` uses it: an upward and a downward pass over the same program in
+the boolean semiring (the support of every factor's marginal), about the cost of
+two counts. Prune sampling's set-up uses it to skip labels no feasible state uses.
 
 ``"heuristic"`` (the paper's approximate method; **biased**)
     Build a multiset ``V`` of ``n_candidates`` states by random forward sampling

@@ -265,6 +265,23 @@ def _next_row_nb(counter, radix, stride, base, ni, nd):
         d -= 1
 
 
+@numba.njit(cache=True, nogil=True, inline="never")
+def _products_by_counter_nb(plan, k, factors, tables, counter, radix, stride, base):
+    """The combined table of step ``k``, its input positions from a mixed-radix counter."""
+    ni, nd = _start_rows_nb(plan, k, counter, radix, stride, base)
+    t = plan.table_ptr[k]
+    for _ in range((plan.table_ptr[k + 1] - t) // radix[nd - 1]):
+        for a in range(radix[nd - 1]):
+            prod = factors[base[0] + a * stride[0, nd - 1]]
+            g = 1
+            while g < ni and prod != 0.0:
+                prod *= factors[base[g] + a * stride[g, nd - 1]]
+                g += 1
+            tables[t] = prod
+            t += 1
+        _next_row_nb(counter, radix, stride, base, ni, nd)
+
+
 @_jit
 def count_nb(plan, kept, factors, tables, counter, radix, stride, base):
     """|S| by variable elimination; fills ``tables`` for :func:`_backward_nb`.
@@ -305,16 +322,7 @@ def count_nb(plan, kept, factors, tables, counter, radix, stride, base):
                     g += 1
                 tables[t0 + e] = prod
         else:
-            ni, nd = _start_rows_nb(plan, k, counter, radix, stride, base)
-            for o in range(size // cv):
-                for a in range(cv):
-                    prod = factors[base[0] + a * stride[0, nd - 1]]
-                    g = 1
-                    while g < ni and prod != 0.0:
-                        prod *= factors[base[g] + a * stride[g, nd - 1]]
-                        g += 1
-                    tables[t0 + o * cv + a] = prod
-                _next_row_nb(counter, radix, stride, base, ni, nd)
+            _products_by_counter_nb(plan, k, factors, tables, counter, radix, stride, base)
         for o in range(size // cv):
             s = 0.0
             for a in range(cv):
