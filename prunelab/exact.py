@@ -3,9 +3,14 @@
 The ground truth that every sampler is measured against. Evidence is entered by
 slicing each CPT at the observed states (multiplying by an indicator), so the
 evidence variables drop out of the graph before it is triangulated; deterministic
-zeros need no special care. The remaining moral graph is triangulated with a
-greedy elimination order (min-fill, ties by min-degree), and the elimination
-cliques, joined child -> parent along the elimination tree, form a junction tree.
+zeros need no special care. The remaining moral graph is triangulated with the
+cheapest elimination order :func:`prunelab.elimination.find_order` finds (greedy
+min-fill, min-weight, min-degree, and more when those are costly), and the
+elimination cliques, joined child -> parent along the elimination tree, form a
+junction tree. An order whose tables exceed
+:data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES` (one table) or
+:data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` (all) is refused before anything
+is allocated.
 One upward pass (collect) gives P(e); one downward pass (distribute, Hugin-style
 division with 0/0 = 0) gives the calibrated clique beliefs, from which every free
 variable's posterior is read off its own clique. Messages are rescaled to a
@@ -34,9 +39,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from prunelab.elimination import (
+    HEURISTICS,
+    check_fits,
+    evaluate_order,
+    find_order,
+    greedy_order,
+    interaction_graph,
+)
 from prunelab.network import BayesianNetwork, EvidenceError
 
 __all__ = [
+    "ORDER_CHOICES",
     "exact_marginals",
     "probability_of_evidence",
     "log_probability_of_evidence",
@@ -45,14 +59,9 @@ __all__ = [
     "treewidth",
 ]
 
-HEURISTICS = ("min-fill", "min-degree")
-"""Greedy elimination-order heuristics accepted by :func:`elimination_order`."""
-
 _CACHE_PER_NETWORK = 64
 """Compiled junction trees kept per network (one per observed-variable set)."""
 
-MAX_CLIQUE_ENTRIES = 2**27
-"""Largest clique table (in float64 entries, 1 GiB) exact inference will build."""
 
 
 # --------------------------------------------------------------------- graphs
@@ -63,91 +72,40 @@ def _free_moral_graph(bn: BayesianNetwork, observed: frozenset[int]) -> dict[int
     scope; the graph links every pair inside a scope.
     """
     index = {v: i for i, v in enumerate(bn.variables)}
-    adjacency = {i: set() for i in range(bn.n_variables) if i not in observed}
-    for v in bn.variables:
-        scope = [index[p] for p in bn.parents[v]] + [index[v]]
-        free = [u for u in scope if u not in observed]
-        for a in free:
-            adjacency[a].update(free)
-    for a, neighbours in adjacency.items():
-        neighbours.discard(a)
-    return adjacency
-
-
-def _fill_in(adjacency: Mapping[int, set[int]], v: int) -> int:
-    """Number of edges that eliminating ``v`` would add among its neighbours."""
-    neighbours = adjacency[v]
-    missing = sum(len(neighbours - adjacency[u]) - 1 for u in neighbours)
-    return missing // 2
-
-
-def _greedy_order(adjacency: dict[int, set[int]], heuristic: str) -> list[int]:
-    """Greedy elimination order; ties broken by the other score, then by index."""
-    adjacency = {v: set(nb) for v, nb in adjacency.items()}
-
-    def score(v: int) -> tuple[int, int, int]:
-        fill, degree = _fill_in(adjacency, v), len(adjacency[v])
-        return (fill, degree, v) if heuristic == "min-fill" else (degree, fill, v)
-
-    scores = {v: score(v) for v in adjacency}
-    order: list[int] = []
-    while scores:
-        v = min(scores, key=scores.__getitem__)
-        order.append(v)
-        neighbours = adjacency.pop(v)
-        del scores[v]
-        for u in neighbours:
-            adjacency[u].discard(v)
-            adjacency[u].update(neighbours - {u})
-        stale = set(neighbours)
-        for u in neighbours:
-            stale.update(adjacency[u])
-        for u in stale:
-            scores[u] = score(u)
-    return order
-
-
-def _elimination_cliques(adjacency: Mapping[int, set[int]], order: Sequence[int]) -> list[set[int]]:
-    """For each eliminated variable, its neighbours at the time of elimination."""
-    adjacency = {v: set(nb) for v, nb in adjacency.items()}
-    separators = []
-    for v in order:
-        neighbours = adjacency.pop(v)
-        separators.append(neighbours)
-        for u in neighbours:
-            adjacency[u].discard(v)
-            adjacency[u].update(neighbours - {u})
-    return separators
+    scopes = ([index[p] for p in bn.parents[v]] + [index[v]] for v in bn.variables)
+    return interaction_graph(scopes, (i for i in range(bn.n_variables) if i not in observed))
 
 
 def _observed_set(bn: BayesianNetwork, evidence: Mapping | None) -> frozenset[int]:
     return frozenset(bn.evidence_indices(evidence))
 
 
-def _check_heuristic(heuristic: str) -> None:
-    if heuristic not in HEURISTICS:
-        raise ValueError(f"unknown heuristic {heuristic!r}; choose one of {list(HEURISTICS)}")
+ORDER_CHOICES = (*HEURISTICS, "best")
+"""Values of ``heuristic=`` in :func:`elimination_order`; ``"best"`` is the order exact inference uses."""
 
 
 def elimination_order(
     bn: BayesianNetwork, evidence: Mapping | None = None, heuristic: str = "min-fill"
 ) -> list[int]:
-    """A greedy elimination order of the unobserved variables.
+    """An elimination order of the unobserved variables.
 
     The graph is the moral graph of ``bn`` with the observed variables removed
-    (their CPTs are sliced at the evidence, so they never need eliminating). At each
-    step the variable with the smallest score is eliminated and its neighbours are
-    joined.
+    (their CPTs are sliced at the evidence, so they never need eliminating). A
+    greedy heuristic eliminates, at each step, the variable with the smallest score
+    and joins its neighbours (:func:`prunelab.elimination.greedy_order`).
 
     Parameters
     ----------
     bn : BayesianNetwork
     evidence : mapping of str to state, optional
         Only the observed variables matter; the states are checked but unused.
-    heuristic : {"min-fill", "min-degree"}, default "min-fill"
-        ``"min-fill"``: fewest added edges, ties by fewest neighbours.
-        ``"min-degree"``: fewest neighbours, ties by fewest added edges. Remaining
-        ties go to the lowest variable index (so the order is deterministic).
+    heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
+        ``"min-fill"``: fewest added edges, ties by the smallest clique table.
+        ``"min-weight"``: smallest clique table, ties by fewest added edges.
+        ``"min-degree"``: fewest neighbours, ties by the smallest clique table.
+        Remaining ties go to the lowest variable index (so the order is
+        deterministic). ``"best"``: the cheapest order that
+        :func:`prunelab.elimination.find_order` finds, the one exact inference uses.
 
     Returns
     -------
@@ -160,7 +118,7 @@ def elimination_order(
     EvidenceError
         If the evidence names an unknown variable or state.
     ValueError
-        If ``heuristic`` is not one of :data:`HEURISTICS`.
+        If ``heuristic`` is not one of :data:`ORDER_CHOICES`.
 
     See Also
     --------
@@ -185,9 +143,12 @@ def elimination_order(
     >>> elimination_order(bn, evidence={"B": "1"})
     [0, 2]
     """
-    _check_heuristic(heuristic)
-    observed = _observed_set(bn, evidence)
-    return _greedy_order(_free_moral_graph(bn, observed), heuristic)
+    if heuristic not in ORDER_CHOICES:
+        raise ValueError(f"unknown heuristic {heuristic!r}; choose one of {list(ORDER_CHOICES)}")
+    adjacency = _free_moral_graph(bn, _observed_set(bn, evidence))
+    if heuristic == "best":
+        return list(find_order(adjacency, bn.cardinalities).order)
+    return greedy_order(adjacency, bn.cardinalities, heuristic)
 
 
 def induced_width(
@@ -243,8 +204,7 @@ def induced_width(
             f"order must list every unobserved variable exactly once; got {order}, "
             f"unobserved variables are {sorted(adjacency)} ({names})"
         )
-    separators = _elimination_cliques(adjacency, order)
-    return max((len(s) for s in separators), default=0)
+    return evaluate_order(adjacency, bn.cardinalities, order).width
 
 
 def treewidth(
@@ -260,7 +220,7 @@ def treewidth(
     ----------
     bn : BayesianNetwork
     evidence : mapping of str to state, optional
-    heuristic : {"min-fill", "min-degree"}, default "min-fill"
+    heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
 
     Returns
     -------
@@ -337,25 +297,17 @@ class _JunctionTree:
 
 def _compile(bn: BayesianNetwork, observed: frozenset[int]) -> _JunctionTree:
     cards = bn.cardinalities
-    adjacency = _free_moral_graph(bn, observed)
-    order = _greedy_order(adjacency, "min-fill")
+    best = find_order(_free_moral_graph(bn, observed), cards)
+    check_fits(best, f"exact inference on network {bn.name!r}", bn.variables)
+    order = best.order
     position = {v: k for k, v in enumerate(order)}
-    separators = _elimination_cliques(adjacency, order)
 
     cliques, parent = [], []
-    for v, sep in zip(order, separators):
+    for v, sep in zip(order, best.neighbours):
         sep = sorted(sep, key=position.__getitem__)
         cliques.append((v, *sep))
         parent.append(position[sep[0]] if sep else -1)
     shapes = [tuple(int(cards[u]) for u in c) for c in cliques]
-    largest = max(range(len(shapes)), key=lambda i: math.prod(shapes[i]), default=None)
-    if largest is not None and math.prod(shapes[largest]) > MAX_CLIQUE_ENTRIES:
-        names = [bn.variables[u] for u in cliques[largest]]
-        raise ValueError(
-            f"exact inference on network {bn.name!r} needs a clique over {len(names)} "
-            f"variables ({math.prod(shapes[largest])} entries, more than MAX_CLIQUE_ENTRIES="
-            f"{MAX_CLIQUE_ENTRIES}): {names}"
-        )
 
     has_children = [False] * len(cliques)
     message_shape, parent_sum_axes = [], []
@@ -539,9 +491,10 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
         If the evidence names an unknown variable or state (the message lists the
         valid names), or if it is impossible, ``P(e) = 0`` (the message names the
         evidence).
-    ValueError
-        If the junction tree would need a clique table larger than
-        :data:`MAX_CLIQUE_ENTRIES`.
+    prunelab.elimination.TablesTooLargeError
+        (a ``ValueError``) If the junction tree would need a clique table larger
+        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
+        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
 
     See Also
     --------
@@ -593,9 +546,10 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     ------
     EvidenceError
         If the evidence names an unknown variable or state.
-    ValueError
-        If the junction tree would need a clique table larger than
-        :data:`MAX_CLIQUE_ENTRIES`.
+    prunelab.elimination.TablesTooLargeError
+        (a ``ValueError``) If the junction tree would need a clique table larger
+        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
+        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
 
     See Also
     --------
@@ -641,9 +595,10 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     EvidenceError
         If the evidence names an unknown variable or state; the message lists the
         valid names.
-    ValueError
-        If the junction tree would need a clique table larger than
-        :data:`MAX_CLIQUE_ENTRIES`.
+    prunelab.elimination.TablesTooLargeError
+        (a ``ValueError``) If the junction tree would need a clique table larger
+        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
+        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
 
     See Also
     --------

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prunelab import BayesianNetwork, EvidenceError, load_network, random_evidence, to_pgmpy
+from prunelab import (
+    BayesianNetwork,
+    EvidenceError,
+    load_network,
+    make_grid,
+    random_evidence,
+    to_pgmpy,
+)
 from prunelab.exact import (
     _compiled,
     _junction_tree,
@@ -290,9 +297,9 @@ def test_induced_width_rejects_an_order_that_is_not_a_permutation():
 
 
 def test_oversized_cliques_are_refused_before_allocating(monkeypatch):
-    import prunelab.exact
+    import prunelab.elimination
 
-    monkeypatch.setattr(prunelab.exact, "MAX_CLIQUE_ENTRIES", 8)
+    monkeypatch.setattr(prunelab.elimination, "MAX_CLIQUE_ENTRIES", 8)
     bn = load_network("grid-3x3")  # width 3: a clique of 16 entries
     with pytest.raises(ValueError, match="needs a clique over 4 variables"):
         exact_marginals(bn)
@@ -441,3 +448,37 @@ def test_random_networks_match_brute_force(case):
             rtol=1e-12,
             atol=1e-12,
         )
+
+
+# ------------------------------------------------------------------ large grids
+def test_grid_marginals_do_not_depend_on_the_order(monkeypatch):
+    """The row-major order exact inference now picks on grids agrees with min-fill's."""
+    import prunelab.exact
+    from prunelab.elimination import evaluate_order, greedy_order
+
+    bn = make_grid(12, 0.5, seed=3)
+    evidence = {"v_12_12": "T"}
+    observed = frozenset(bn.evidence_indices(evidence))
+    chosen_tree = prunelab.exact._junction_tree(bn, observed)
+    chosen = exact_marginals(bn, evidence)
+
+    def min_fill(adjacency, card):
+        return evaluate_order(adjacency, card, greedy_order(adjacency, card, "min-fill"), "min-fill")
+
+    monkeypatch.setattr(prunelab.exact, "find_order", min_fill)
+    bn = make_grid(12, 0.5, seed=3)  # a new object: not from the cache
+    other_tree = prunelab.exact._junction_tree(bn, observed)
+    assert other_tree.order != chosen_tree.order and other_tree.width > chosen_tree.width
+    other = exact_marginals(bn, evidence)
+    for v in chosen:
+        np.testing.assert_allclose(chosen[v], other[v], rtol=1e-9, atol=1e-12)
+
+
+def test_grid_18_is_solved_within_the_cap():
+    """min-fill's width 29 (a clique of 2**30 entries) made exact inference refuse this grid."""
+    bn = make_grid(18, 0.5, seed=0)
+    marginals = exact_marginals(bn)
+    np.testing.assert_allclose(marginals["v_1_1"], bn.cpts["v_1_1"], rtol=1e-12)
+    # v_1_2 has the single parent v_1_1
+    np.testing.assert_allclose(marginals["v_1_2"], bn.cpts["v_1_1"] @ bn.cpts["v_1_2"], rtol=1e-12)
+    assert all(p.sum() == pytest.approx(1.0, abs=EXACT) for p in marginals.values())

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, random_evidence
@@ -24,6 +25,7 @@ from prunelab.exact import exact_marginals
 from prunelab.samplers import prune
 from prunelab.samplers.init import InfeasibleStateError, initial_state
 from prunelab.theory import prune_transition_matrix
+from tests.test_exact import small_networks
 
 CHI2_LEVEL = 1e-3
 """Significance of the chi-square tests at fixed seeds (each is deterministic)."""
@@ -271,3 +273,82 @@ def test_front_door_backends_give_identical_prune_draws():
     ]
     assert np.array_equal(results[0].draws, results[1].draws)
     assert np.array_equal(results[0].stats["size"], results[1].stats["size"])
+
+
+# ------------------------------------------------ set-up at scale
+def used_labels_by_counting(net) -> np.ndarray:
+    """Test-only reference: one count per label (the old set-up).
+
+    Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
+    with ``c > 0`` is kept except ``i``'s other labels.
+    """
+    from prunelab.samplers.uniform import count_pruned_states
+
+    possible = net.cpt > 0
+    used = np.zeros(net.n_labels, dtype=bool)
+    for lab in np.flatnonzero(possible):
+        i = int(np.searchsorted(net.cpt_offset, lab, side="right")) - 1
+        kept = possible.copy()
+        kept[net.cpt_offset[i] : net.cpt_offset[i + 1]] = False
+        kept[lab] = True
+        used[lab] = count_pruned_states(net, kept) > 0
+    return used
+
+
+CATALOGUE = ["deterministic_pair", "blood_pressure", "block_chain", "asia", "alarm", "win95pts",
+             "grid-3x3", "grid-5x5", "grid-8x8"]
+
+
+@pytest.mark.parametrize("with_evidence", [False, True], ids=["no-evidence", "evidence-25%"])
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_used_labels_equal_one_count_per_label(name, with_evidence):
+    bn = load_network(name)
+    net = compile_network(bn, random_evidence(bn, 0.25, seed=13) if with_evidence else None)
+    plan = prune.compile_prune_plan(net)
+    reference = used_labels_by_counting(net)
+    np.testing.assert_array_equal(plan.base_kept, reference)
+    np.testing.assert_array_equal(plan.random_label, np.flatnonzero(reference & (net.cpt < 1.0)))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_networks())
+def test_used_labels_on_random_networks(case):
+    bn, evidence = case
+    net = compile_network(bn, evidence)
+    np.testing.assert_array_equal(prune.compile_prune_plan(net).base_kept, used_labels_by_counting(net))
+
+
+def dense_network(n: int = 60, k: int = 8, seed: int = 0) -> BayesianNetwork:
+    """``n`` binary variables, each with ``k`` random earlier parents: treewidth in the thirties."""
+    rng = np.random.default_rng(seed)
+    names = [f"X{i}" for i in range(n)]
+    parents, cpts = {}, {}
+    for i, v in enumerate(names):
+        chosen = sorted(rng.choice(i, size=min(i, k), replace=False).tolist()) if i else []
+        parents[v] = [names[p] for p in chosen]
+        table = rng.random([2] * len(chosen) + [2])
+        cpts[v] = table / table.sum(axis=-1, keepdims=True)
+    return BayesianNetwork(states={v: ["0", "1"] for v in names}, parents=parents, cpts=cpts, name="dense")
+
+
+@pytest.mark.parametrize("uniform", ["auto", "enumerate", "heuristic"])
+def test_too_wide_network_is_refused_with_the_clique_size(uniform):
+    """It used to reach 7.4 GB and a MemoryError; the order is costed before anything is allocated."""
+    from prunelab import sample
+
+    with pytest.raises(ValueError, match=r"counting plan of prune sampling .* needs a clique over \d\d variables "
+                       r"\(\d\.\d+e\+\d+ entries, more than MAX_CLIQUE_ENTRIES=\d+ in one table\).*"
+                       r"observe some of these variables.*'gibbs' or 'metropolis'"):
+        sample(dense_network(), "prune", 5, seed=0, uniform=uniform)
+
+
+def test_pathfinder_runs():
+    """Its min-weight cost overflowed int64 (-1.65e19) and won: a step over 109 variables."""
+    from prunelab import sample
+    from prunelab.catalogue import pgmpy_example_path
+    from prunelab.io import read_bif
+
+    bn = read_bif(pgmpy_example_path("pathfinder"))
+    result = sample(bn, "prune", 5, seed=0)
+    assert result.draws.shape == (1, 5, bn.n_variables)
+    assert all(bn.log_probability(x) > -np.inf for x in result.draws[0])

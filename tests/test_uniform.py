@@ -22,6 +22,7 @@ from prunelab.samplers.uniform import (
     enumerate_pruned_states,
     uniform_plan,
     uniform_pruned_state,
+    used_labels,
 )
 from prunelab.theory import enumerate_pruned_set
 
@@ -142,9 +143,9 @@ def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
     assert count_pruned_states(net, kept) == len(brute) == len(listed)
     assert as_set(listed) == as_set(brute)
     # the numpy reference of the count agrees too
-    from prunelab.samplers.uniform import _count_py
+    from prunelab.samplers.uniform.reference import count_py
 
-    assert _count_py(net, uniform_plan(net), kept)[0] == len(brute)
+    assert count_py(net, uniform_plan(net), kept)[0] == len(brute)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -271,3 +272,72 @@ def test_enormous_pruned_set_is_counted_exactly_and_fast():
     assert time.perf_counter() - tic < 0.5  # includes the Python call; the kernel is ~1 ms
     assert how == "count" and s == size
     assert bn.log_probability(y) > -np.inf
+
+
+# ------------------------------------------------ used labels, large plans
+def labels_of_members(net, kept) -> np.ndarray:
+    """Brute force: the labels used by some member of ``S``."""
+    from prunelab.compiled import state_labels
+
+    used = np.zeros(net.n_labels, dtype=bool)
+    for y in enumerate_pruned_set(net, kept):
+        used[state_labels(net, np.asarray(y))] = True
+    return used
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=st.sampled_from(SMALL), seed=st.integers(0, 2**32 - 1), keep=st.floats(0.3, 1.0))
+def test_used_labels_match_brute_force(case, seed, keep):
+    _, net = small_net(*case)
+    kept = np.random.default_rng(seed).random(net.n_labels) < keep
+    np.testing.assert_array_equal(used_labels(net, kept), labels_of_members(net, kept))
+
+
+def test_used_labels_of_an_empty_set_are_none():
+    bn = load_network("deterministic_pair")
+    net = compile_network(bn)
+    kept = net.cpt > 0
+    kept[label_of(bn, net, "B", "0", A="0")] = False
+    kept[label_of(bn, net, "B", "1", A="1")] = False
+    assert count_pruned_states(net, kept) == 0 and not used_labels(net, kept).any()
+    net_e = compile_network(bn, {"A": "0", "B": "0"})  # nothing free: constants only
+    assert used_labels(net_e, net_e.cpt > 0).tolist() == [True, False, True, False, False, False]
+
+
+@pytest.mark.parametrize("name,evidence", [("alarm", None), ("alarm", "random"), ("grid-5x5", None),
+                                           ("win95pts", "random")])
+def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
+    """Steps too large to unroll are counted with a mixed-radix counter: same counts, same draws."""
+    from prunelab.samplers import uniform
+    from prunelab.samplers.uniform import compiler
+
+    bn = load_network(name)
+    net = compile_network(bn, random_evidence(bn, 0.25, seed=5) if evidence else None)
+    unrolled = uniform.compile_uniform_plan(net)
+    monkeypatch.setattr(compiler, "GATHER_LIMIT", 0)
+    counted = uniform.compile_uniform_plan(net)
+    assert unrolled.gather.size > 0 and counted.gather.size == 0
+    mask_rng = np.random.default_rng(2)
+    for _ in range(20):
+        kept = mask_rng.random(net.n_labels) < mask_rng.uniform(0.5, 1.0)
+        assert count_pruned_states(net, kept, counted) == count_pruned_states(net, kept, unrolled)
+        np.testing.assert_array_equal(used_labels(net, kept, counted), used_labels(net, kept, unrolled))
+        a = uniform_pruned_state(np.random.default_rng(4), net, kept, method="count", plan=unrolled)
+        b = uniform_pruned_state(np.random.default_rng(4), net, kept, method="count", plan=counted)
+        assert a[0].tolist() == b[0].tolist() and a[1] == b[1]
+
+
+def test_grid_16_counting_plan_compiles_and_draws():
+    """min-fill's width 24 made this plan fail with a raw MemoryError; the row-major order has width 16."""
+    from prunelab.samplers.uniform import compile_uniform_plan
+    from prunelab.samplers.uniform.reference import count_py
+
+    bn = make_grid(16, 0.5, seed=0)
+    net = compile_network(bn)
+    plan = compile_uniform_plan(net)
+    assert np.diff(plan.step_scope_ptr).max() <= 17  # a step's scope: the eliminated variable and <= 16 others
+    kept = net.cpt > 0
+    size = count_pruned_states(net, kept, plan)
+    assert size == pytest.approx(count_py(net, plan, kept)[0], rel=1e-12)
+    y, drawn_size, how = uniform_pruned_state(np.random.default_rng(0), net, kept, method="count", plan=plan)
+    assert how == "count" and drawn_size == size and bn.log_probability(y) > -np.inf

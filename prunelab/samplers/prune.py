@@ -51,16 +51,15 @@ from .uniform import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
     METHOD_NAMES,
+    PlanCache,
     UniformPlan,
-    _PlanCache,
-    _label_nb,
-    _uniform_draw_nb,
-    _count_nb,
-    _uniform_draw_py,
     compile_uniform_plan,
     make_workspace,
     method_code,
+    used_labels,
 )
+from .uniform.kernels import label_nb, uniform_draw_nb
+from .uniform.reference import uniform_draw_py
 
 __all__ = [
     "PruneState",
@@ -162,51 +161,14 @@ class PrunePlan(NamedTuple):
     base_kept: np.ndarray
 
 
-def _evidence_consistent_labels(net: CompiledNetwork) -> np.ndarray:
-    """True for every label whose family values agree with the evidence."""
-    ok = np.ones(net.n_labels, dtype=bool)
-    ev = net.evidence_value
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        family = list(net.parent_index[lo:hi]) + [i]
-        shape = [int(net.cardinality[u]) for u in family]
-        grid = np.indices(shape).reshape(len(family), -1)
-        agree = np.ones(grid.shape[1], dtype=bool)
-        for a, u in enumerate(family):
-            if ev[u] >= 0:
-                agree &= grid[a] == ev[u]
-        ok[net.cpt_offset[i] : net.cpt_offset[i + 1]] = agree
-    return ok
-
-
-@numba.njit(cache=True, nogil=True)
-def _used_labels_nb(plan, possible, label_var, offset, factors, tables):
-    """For every label with ``possible``: does some feasible, evidence-consistent state use it?
-
-    Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
-    with ``c > 0`` is kept except ``i``'s other labels.
-    """
-    kept = possible.copy()
-    used = np.zeros(possible.shape[0], dtype=np.bool_)
-    for lab in range(possible.shape[0]):
-        if not possible[lab]:
-            continue
-        i = label_var[lab]
-        for other in range(offset[i], offset[i + 1]):
-            kept[other] = other == lab
-        used[lab] = _count_nb(plan, kept, factors, tables) > 0.0
-        for other in range(offset[i], offset[i + 1]):
-            kept[other] = possible[other]
-    return used
-
-
 def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
     """Compile the pruning lists and the uniform plan of ``net``.
 
     A label is pruned at random only if ``0 < c < 1`` and some feasible state that
-    agrees with the evidence uses it (found with one count per label, at compile
-    time): the others never change ``S``, so they get no random number. Unused
-    labels are marked pruned in ``base_kept``, which lets the search skip them.
+    agrees with the evidence uses it (found for all labels at once by two passes
+    over the counting program, :func:`~prunelab.samplers.uniform.used_labels`): the
+    others never change ``S``, so they get no random number. Unused labels are
+    marked pruned in ``base_kept``, which lets the search skip them.
 
     Parameters
     ----------
@@ -229,10 +191,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     """
     uniform = compile_uniform_plan(net, node_budget)
     c = net.cpt
-    possible = (c > 0.0) & _evidence_consistent_labels(net)
-    label_var = np.repeat(np.arange(net.n_variables), np.diff(net.cpt_offset))
-    ws = make_workspace(net, uniform, 1)
-    used = _used_labels_nb(uniform, possible, label_var, net.cpt_offset, ws.factors, ws.tables)
+    used = used_labels(net, c > 0.0, uniform)
     random_label = np.flatnonzero(used & (c < 1.0)).astype(np.int64)
     arrays = (random_label, c[random_label].astype(np.float64), used)
     for a in arrays:
@@ -240,7 +199,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     return PrunePlan(uniform, *arrays)
 
 
-_prune_plans = _PlanCache(compile_prune_plan)
+_prune_plans = PlanCache(compile_prune_plan)
 
 
 def prune_plan(net: CompiledNetwork) -> PrunePlan:
@@ -363,7 +322,7 @@ def step(
     kept = prune_around(rng, net, x, plan)
     y = x.copy()
     budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
-    size, used = _uniform_draw_py(
+    size, used = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
     return PruneState(y), PruneInfo(float(size), int(used))
@@ -379,7 +338,7 @@ def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_lab
     parent_stride = net.parent_stride
     for t in range(n_draws):
         for i in range(n):
-            lab = _label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
+            lab = label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
             x_labels[i] = lab
             marked[lab] = True
         for j in range(random_label.shape[0]):
@@ -389,7 +348,7 @@ def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_lab
         for i in range(n):
             kept[x_labels[i]] = True
             marked[x_labels[i]] = False
-        size, used = _uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
+        size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
                                       max_restarts, budget, ws)
         for i in range(n):
             x[i] = y[i]

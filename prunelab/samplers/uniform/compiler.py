@@ -1,0 +1,407 @@
+"""The plan compiler: search order and elimination program of a network with evidence.
+
+Also the constants that the kernels, the numpy references and the public API share.
+See :mod:`prunelab.samplers.uniform` for what the plan is for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+from collections import OrderedDict
+from typing import NamedTuple
+
+import numpy as np
+
+from prunelab.compiled import CompiledNetwork
+from prunelab.elimination import check_fits, find_order, interaction_graph
+
+__all__ = [
+    "AUTO",
+    "COUNT",
+    "DEFAULT_MAX_RESTARTS",
+    "DEFAULT_N_CANDIDATES",
+    "ENUMERATE",
+    "EXACT_COUNT_LIMIT",
+    "GATHER_LIMIT",
+    "GATHER_STEP_LIMIT",
+    "HEURISTIC",
+    "MEMBER_CAPACITY",
+    "METHOD_NAMES",
+    "UNIFORM_METHODS",
+    "PlanCache",
+    "UniformPlan",
+    "compile_uniform_plan",
+    "method_code",
+    "network_key",
+    "uniform_plan",
+]
+
+UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto")
+"""Accepted values of ``uniform=``."""
+
+METHOD_NAMES = ("enumerate", "count", "heuristic")
+"""Name of the method that drew, by the integer code kernels return."""
+
+ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
+
+EXACT_COUNT_LIMIT = float(2**53)
+"""Float64 represents every integer below this; counts stay exact under it."""
+
+GATHER_STEP_LIMIT = 2**16
+"""Largest step (table entries times inputs) whose input positions are unrolled into ``gather``."""
+
+GATHER_LIMIT = 2**22
+"""Most unrolled input positions a plan keeps (int64: 32 MiB); later steps use a counter."""
+
+MEMBER_CAPACITY = 256
+"""Members of ``S`` the search keeps; a larger ``S`` needs a second pass to reach the drawn one."""
+
+DEFAULT_N_CANDIDATES = 100
+DEFAULT_MAX_RESTARTS = 100
+
+_PLAN_CACHE_SIZE = 32
+
+
+def method_code(uniform: str) -> int:
+    """Integer code of a ``uniform=`` name (``"auto"`` is 3)."""
+    try:
+        return UNIFORM_METHODS.index(uniform)
+    except ValueError:
+        raise ValueError(
+            f"unknown uniform method {uniform!r}; choose one of {list(UNIFORM_METHODS)}"
+        ) from None
+
+
+class UniformPlan(NamedTuple):
+    """Everything the uniform draws need, compiled once per network and evidence.
+
+    Attributes
+    ----------
+    const_label : int64 (n_const,)
+        Labels of observed variables whose parents are all observed: constant
+        factors; if one is pruned, ``S`` is empty.
+    dfs_order : int64 (n_free,)
+        Free variables in topological order (the search order).
+    check_ptr, check_var : int64
+        CSR: observed variables whose label is determined once position ``p`` of
+        ``dfs_order`` is assigned (checked at ``p``).
+    look_ptr, look_var : int64
+        CSR: free variables two or more positions ahead whose parents are all
+        assigned at ``p`` (forward checking: some value must be kept).
+    factor_ptr : int64 (n_factors + 1,)
+        Offsets of the factors in the factor buffer: first the indicator factors
+        (one per CPT with a free variable), then one output per elimination step.
+    factor_label : int64
+        For every entry of every indicator factor (C order over its scope), the
+        CPT label it indicates.
+    factor_scope_ptr, factor_scope_var : int64
+        CSR: the scope of every factor, in axis order.
+    n_indicator : int
+        Number of indicator factors.
+    step_scope_ptr, step_scope_var, step_scope_card : int64
+        CSR: the combined scope of every elimination step; the eliminated variable
+        is last.
+    step_input_ptr, step_input_factor : int64
+        CSR: the factors multiplied in every step.
+    input_stride_ptr, input_stride : int64
+        For every step input, its stride along every axis of the step's combined
+        scope (0 where the input does not mention the variable).
+    table_ptr : int64 (n_steps + 1,)
+        Offsets of the combined tables in the table buffer.
+    gather_ptr, gather : int64
+        The strides unrolled, for steps small enough (:data:`GATHER_STEP_LIMIT`,
+        :data:`GATHER_LIMIT`): for step ``k`` with ``m`` inputs and combined table
+        size ``T``, ``gather[gather_ptr[k] + g * T + e]`` is the position in the
+        factor buffer of input ``g``'s entry for combined entry ``e`` (what a
+        mixed-radix counter over the combined scope would visit). Indicator inputs
+        come first. A step with no gather entries is counted with that counter
+        (slower on small tables, but it needs no memory).
+    count_cost : int
+        Multiply-adds of one counting pass (sum over steps of table size times
+        number of inputs); a measure of the treewidth cost. The elimination
+        order is the cheapest by this cost that
+        :func:`prunelab.elimination.find_order` finds.
+    node_budget : int
+        Search-tree nodes ``"auto"`` allows the enumeration before it counts.
+    """
+
+    const_label: np.ndarray
+    dfs_order: np.ndarray
+    check_ptr: np.ndarray
+    check_var: np.ndarray
+    look_ptr: np.ndarray
+    look_var: np.ndarray
+    factor_ptr: np.ndarray
+    factor_label: np.ndarray
+    factor_scope_ptr: np.ndarray
+    factor_scope_var: np.ndarray
+    n_indicator: int
+    step_scope_ptr: np.ndarray
+    step_scope_var: np.ndarray
+    step_scope_card: np.ndarray
+    step_input_ptr: np.ndarray
+    step_input_factor: np.ndarray
+    input_stride_ptr: np.ndarray
+    input_stride: np.ndarray
+    table_ptr: np.ndarray
+    gather_ptr: np.ndarray
+    gather: np.ndarray
+    count_cost: int
+    node_budget: int
+
+    @property
+    def n_steps(self) -> int:
+        return int(self.table_ptr.shape[0] - 1)
+
+
+def _csr(lists) -> tuple[np.ndarray, np.ndarray]:
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    for i, items in enumerate(lists):
+        ptr[i + 1] = ptr[i] + len(items)
+    flat = np.array([v for items in lists for v in items], dtype=np.int64)
+    return ptr, flat
+
+
+def _parents(net: CompiledNetwork, i: int) -> np.ndarray:
+    return net.parent_index[net.parent_ptr[i] : net.parent_ptr[i + 1]]
+
+
+def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strides=True):
+    """Steps of variable elimination along ``order`` over factors with ``scopes``, and their cost.
+
+    Every step is ``(v, combined, inputs, strides, output id, output scope)``; the
+    combined scope lists the other variables by search position, then ``v``.
+    ``with_strides=False`` leaves the strides empty (enough for the cost).
+    """
+    active = {f: tuple(s) for f, s in enumerate(scopes)}
+    holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
+    for f, s in active.items():
+        for u in s:
+            holding.setdefault(u, set()).add(f)
+    next_id = len(scopes)
+    steps = []
+    for v in order:
+        # indicator factors first: they are sparse and stop the product early
+        inputs = sorted(holding.pop(v, ()), key=lambda f: (f >= n_indicator, f))
+        union = set().union(*(active[f] for f in inputs))
+        outer = sorted(union - {v}, key=lambda u: position[u])
+        combined = outer + [v]
+        strides = []
+        for f in inputs:
+            s = active.pop(f)
+            if with_strides:
+                own = {}
+                stride = 1
+                for u in reversed(s):
+                    own[u] = stride
+                    stride *= int(card[u])
+                strides.append([own.get(u, 0) for u in combined])
+            for u in s:
+                if u != v:
+                    holding[u].discard(f)
+        active[next_id] = tuple(outer)
+        for u in outer:
+            holding[u].add(next_id)
+        steps.append((v, combined, inputs, strides, next_id, tuple(outer)))
+        next_id += 1
+    cost = sum(math.prod(int(card[u]) for u in st[1]) * len(st[2]) for st in steps)
+    return steps, cost
+
+
+def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -> UniformPlan:
+    """Compile the search order and the elimination program for ``net``.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+        The network with its evidence.
+    node_budget : int, optional
+        Search-tree nodes that ``"auto"`` lets the enumeration visit before it
+        switches to counting. Default: ``count_cost // 64``, at least 16. A
+        search node costs about 10-25 ns and a unit of ``count_cost`` about 2 ns
+        (one core, numba), so a search that runs out of budget adds at most about
+        15 % to the count that follows it.
+
+    Returns
+    -------
+    UniformPlan
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.uniform import compile_uniform_plan
+    >>> plan = compile_uniform_plan(compile_network(load_network("deterministic_pair")))
+    >>> plan.dfs_order.tolist(), plan.n_steps
+    ([0, 1], 2)
+    """
+    n = net.n_variables
+    card = net.cardinality
+    ev = net.evidence_value
+    observed = ev >= 0
+    free = [int(v) for v in net.free]
+    position = {v: p for p, v in enumerate(free)}
+
+    const_label = []
+    checks: list[list[int]] = [[] for _ in free]
+    looks: list[list[int]] = [[] for _ in free]
+    for i in range(n):
+        pars = [int(p) for p in _parents(net, i)]
+        free_pars = [p for p in pars if not observed[p]]
+        if observed[i]:
+            if not free_pars:
+                lab = net.cpt_offset[i] + ev[i]
+                lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+                lab += int(np.dot(ev[net.parent_index[lo:hi]], net.parent_stride[lo:hi]))
+                const_label.append(int(lab))
+            else:
+                checks[max(position[p] for p in free_pars)].append(i)
+        elif free_pars:
+            last = max(position[p] for p in free_pars)
+            if position[i] > last + 1:
+                looks[last].append(i)
+    check_ptr, check_var = _csr(checks)
+    look_ptr, look_var = _csr(looks)
+
+    # ---- indicator factors: one per CPT that mentions a free variable
+    scopes: list[tuple[int, ...]] = []
+    labels: list[np.ndarray] = []
+    for i in range(n):
+        pars = [int(p) for p in _parents(net, i)]
+        strides = net.parent_stride[net.parent_ptr[i] : net.parent_ptr[i + 1]]
+        family = pars + [i]
+        family_stride = [int(s) for s in strides] + [1]
+        scope = sorted((u for u in family if not observed[u]), key=lambda u: position[u])
+        if not scope:
+            continue
+        fixed = int(net.cpt_offset[i]) + sum(
+            int(ev[u]) * s for u, s in zip(family, family_stride) if observed[u]
+        )
+        grid = np.indices([int(card[u]) for u in scope]).reshape(len(scope), -1)
+        stride_of = dict(zip(family, family_stride))
+        lab = fixed + sum(grid[a] * stride_of[u] for a, u in enumerate(scope))
+        scopes.append(tuple(scope))
+        labels.append(np.asarray(lab, dtype=np.int64).ravel())
+
+    # ---- elimination program: the cheapest order found, refused before allocating if too large
+    def count_cost(candidate) -> float:
+        return float(_symbolic_elimination(candidate.order, scopes, card, position, len(scopes), False)[1])
+
+    best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
+    check_fits(best, "the counting plan of prune sampling and of uniform draws")
+    steps, cost = _symbolic_elimination(best.order, scopes, card, position, len(scopes))
+
+    factor_sizes = [len(lab) for lab in labels]
+    factor_scopes = list(scopes)
+    step_scopes, step_inputs, input_strides, table_sizes = [], [], [], []
+    for v, combined, inputs, strides, out_id, out_scope in steps:
+        step_scopes.append(combined)
+        step_inputs.append(inputs)
+        input_strides.extend(strides)
+        table_sizes.append(int(np.prod([card[u] for u in combined])))
+        factor_sizes.append(int(np.prod([card[u] for u in out_scope])) if out_scope else 1)
+        factor_scopes.append(out_scope)
+    factor_ptr = np.concatenate([[0], np.cumsum(factor_sizes)]).astype(np.int64)
+    table_ptr = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
+    gathers, gather_sizes = [], []
+    for (v, combined, inputs, strides, out_id, out_scope), size in zip(steps, table_sizes):
+        unrolled = size * len(inputs)
+        if unrolled > GATHER_STEP_LIMIT or sum(gather_sizes) + unrolled > GATHER_LIMIT:
+            gather_sizes.append(0)  # counted with a mixed-radix counter instead
+            continue
+        grid = np.indices([int(card[u]) for u in combined]).reshape(len(combined), -1)
+        for f, stride in zip(inputs, strides):
+            gathers.append(factor_ptr[f] + np.asarray(stride, dtype=np.int64) @ grid)
+        gather_sizes.append(unrolled)
+    gather = np.concatenate(gathers).astype(np.int64) if gathers else np.zeros(0, np.int64)
+    gather_ptr = np.concatenate([[0], np.cumsum(gather_sizes)]).astype(np.int64)
+    factor_scope_ptr, factor_scope_var = _csr(factor_scopes)
+    step_scope_ptr, step_scope_var = _csr(step_scopes)
+    step_input_ptr, step_input_factor = _csr(step_inputs)
+    input_stride_ptr, input_stride = _csr(input_strides)
+    if node_budget is None:
+        node_budget = max(16, cost // 64)
+    arrays = dict(
+        const_label=np.asarray(const_label, dtype=np.int64),
+        dfs_order=np.asarray(free, dtype=np.int64),
+        check_ptr=check_ptr,
+        check_var=check_var,
+        look_ptr=look_ptr,
+        look_var=look_var,
+        factor_ptr=factor_ptr,
+        factor_label=(np.concatenate(labels) if labels else np.zeros(0, np.int64)).astype(np.int64),
+        factor_scope_ptr=factor_scope_ptr,
+        factor_scope_var=factor_scope_var,
+        step_scope_ptr=step_scope_ptr,
+        step_scope_var=step_scope_var,
+        step_scope_card=card[step_scope_var].astype(np.int64),
+        step_input_ptr=step_input_ptr,
+        step_input_factor=step_input_factor,
+        input_stride_ptr=input_stride_ptr,
+        input_stride=input_stride,
+        table_ptr=table_ptr,
+        gather_ptr=gather_ptr,
+        gather=gather,
+    )
+    for a in arrays.values():
+        a.setflags(write=False)
+    return UniformPlan(
+        **arrays,
+        n_indicator=len(labels),
+        count_cost=int(cost),
+        node_budget=int(node_budget),
+    )
+
+
+def network_key(net: CompiledNetwork) -> bytes:
+    """A digest of every array of ``net``: equal networks with equal evidence share it."""
+    digest = hashlib.blake2b(digest_size=16)
+    for a in net:
+        a = np.ascontiguousarray(a)
+        digest.update(str((a.dtype.str, a.shape)).encode())
+        digest.update(a.tobytes())
+    return digest.digest()
+
+
+class PlanCache:
+    """A small least-recently-used cache of compiled plans, keyed by :func:`network_key`.
+
+    Shared with :mod:`prunelab.samplers.prune`, which caches its own plans in one.
+
+    ``compile_network`` builds a new object for every chain, so the key is the
+    content, not the identity.
+    """
+
+    def __init__(self, compile_plan, size: int = _PLAN_CACHE_SIZE):
+        self._compile = compile_plan
+        self._size = size
+        self._plans: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, net: CompiledNetwork):
+        key = network_key(net)
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None:
+                self._plans.move_to_end(key)
+                return plan
+        plan = self._compile(net)
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self._size:
+                self._plans.popitem(last=False)
+        return plan
+
+
+_uniform_plans = PlanCache(compile_uniform_plan)
+
+
+def uniform_plan(net: CompiledNetwork) -> UniformPlan:
+    """The :class:`UniformPlan` of ``net``, compiled on first use and cached.
+
+    The cache is keyed by the content of ``net`` (:func:`network_key`) and keeps
+    the most recent few networks.
+    """
+    return _uniform_plans(net)

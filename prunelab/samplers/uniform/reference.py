@@ -1,0 +1,155 @@
+"""Readable numpy references of the uniform draws (same draws as the numba kernels).
+
+The tests pin each kernel to its reference draw for draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiler import AUTO, COUNT, ENUMERATE, EXACT_COUNT_LIMIT, HEURISTIC
+
+__all__ = ["count_py", "search_py", "uniform_draw_py"]
+
+
+def _label_py(net, y, i):
+    lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+    return int(net.cpt_offset[i] + y[i] + np.dot(y[net.parent_index[lo:hi]], net.parent_stride[lo:hi]))
+
+
+def _consistent_py(net, plan, kept, y, p) -> bool:
+    if not kept[_label_py(net, y, plan.dfs_order[p])]:
+        return False
+    for c in plan.check_var[plan.check_ptr[p] : plan.check_ptr[p + 1]]:
+        if not kept[_label_py(net, y, c)]:
+            return False
+    for c in plan.look_var[plan.look_ptr[p] : plan.look_ptr[p + 1]]:
+        base = _label_py(net, y, c) - y[c]
+        if not kept[base : base + net.cardinality[c]].any():
+            return False
+    return True
+
+
+def search_py(net, plan, kept, y):
+    """All members of ``S`` in search order, and the number of nodes tried."""
+    if not all(kept[plan.const_label]):
+        return [], 0
+    order = plan.dfs_order
+    members: list[np.ndarray] = []
+    nodes = 0
+
+    def extend(p):
+        nonlocal nodes
+        if p == len(order):
+            members.append(y.copy())
+            return
+        v = order[p]
+        for a in range(net.cardinality[v]):
+            nodes += 1
+            y[v] = a
+            if _consistent_py(net, plan, kept, y, p):
+                extend(p + 1)
+
+    extend(0)
+    return members, nodes
+
+
+def _choose_py(rng, row) -> int:
+    total = float(sum(row))
+    if total < EXACT_COUNT_LIMIT:
+        r = rng.integers(0, int(total))
+    else:
+        r = rng.random() * total
+    cumulative = 0.0
+    for a, w in enumerate(row):
+        cumulative += w
+        if r < cumulative:
+            return a
+    return max(a for a, w in enumerate(row) if w > 0)
+
+
+def count_py(net, plan, kept):
+    """|S| and the combined tables, by variable elimination with ``np.einsum``."""
+    if not all(kept[plan.const_label]):
+        return 0.0, None
+    card = net.cardinality
+
+    def scope(f):
+        return plan.factor_scope_var[plan.factor_scope_ptr[f] : plan.factor_scope_ptr[f + 1]]
+
+    factors = {}
+    for f in range(plan.n_indicator):
+        lo, hi = plan.factor_ptr[f], plan.factor_ptr[f + 1]
+        factors[f] = kept[plan.factor_label[lo:hi]].astype(np.float64).reshape(card[scope(f)])
+    tables = []
+    total = 1.0
+    for k in range(plan.n_steps):
+        combined = plan.step_scope_var[plan.step_scope_ptr[k] : plan.step_scope_ptr[k + 1]]
+        letter = {int(u): chr(ord("a") + d) for d, u in enumerate(combined)}
+        operands = []
+        for f in plan.step_input_factor[plan.step_input_ptr[k] : plan.step_input_ptr[k + 1]]:
+            operands += [factors.pop(int(f)), [letter[int(u)] for u in scope(f)]]
+        spec = ",".join("".join(s) for s in operands[1::2]) + "->" + "".join(letter.values())
+        table = np.einsum(spec, *operands[0::2])
+        tables.append(table)
+        out = table.sum(axis=-1)
+        factors[plan.n_indicator + k] = out
+        if len(combined) == 1:
+            total *= float(out)
+    return total, tables
+
+
+def _backward_py(rng, plan, tables, y):
+    for k in reversed(range(plan.n_steps)):
+        combined = plan.step_scope_var[plan.step_scope_ptr[k] : plan.step_scope_ptr[k + 1]]
+        row = tables[k][tuple(y[combined[:-1]])]
+        y[combined[-1]] = _choose_py(rng, row)
+
+
+def _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts):
+    if not all(kept[plan.const_label]):
+        return 0.0
+    order = plan.dfs_order
+    distinct: list[tuple] = []
+    seen: set[tuple] = set()
+    for _ in range(n_candidates):
+        for _attempt in range(max_restarts + 1):
+            complete = True
+            for p, v in enumerate(order):
+                allowed = []
+                for a in range(net.cardinality[v]):
+                    y[v] = a
+                    if _consistent_py(net, plan, kept, y, p):
+                        allowed.append(a)
+                if not allowed:
+                    complete = False
+                    break
+                y[v] = allowed[rng.integers(0, len(allowed))]
+            if complete:
+                break
+        if not complete:
+            continue
+        key = tuple(int(a) for a in y[order])
+        if key not in seen:
+            seen.add(key)
+            distinct.append(key)
+    if not distinct:
+        y[:] = x
+        return 1.0
+    y[order] = distinct[rng.integers(0, len(distinct))]
+    return float(len(distinct))
+
+
+def uniform_draw_py(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget):
+    if method == HEURISTIC:
+        return _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts), HEURISTIC
+    if method in (ENUMERATE, AUTO):
+        members, nodes = search_py(net, plan, kept, y.copy())
+        if method == ENUMERATE or nodes <= budget:
+            if members:
+                y[:] = members[rng.integers(0, len(members))]
+            return float(len(members)), ENUMERATE
+    total, tables = count_py(net, plan, kept)
+    if total > 0:
+        _backward_py(rng, plan, tables, y)
+    return total, COUNT

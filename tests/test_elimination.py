@@ -1,0 +1,124 @@
+"""Elimination orders: float costs, the caps, the grid orders, speed-independent determinism.
+
+The order finder is shared by exact inference and the counting plan, so its tests
+check the orders themselves (clique sizes against a direct recount, widths on
+known graphs) and the two ways it used to go wrong: an int64 overflow that made
+the worst order look cheapest (pathfinder, pigs), and min-fill's wasted width on
+Sang-Beame-Kautz grids.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from prunelab import exact, load_network, make_grid
+from prunelab.catalogue import pgmpy_example_path
+from prunelab.elimination import (
+    HEURISTICS,
+    MAX_CLIQUE_ENTRIES,
+    TablesTooLargeError,
+    check_fits,
+    evaluate_order,
+    find_order,
+    greedy_order,
+    interaction_graph,
+)
+from prunelab.io import read_bif
+
+
+def moral_graph(bn):
+    return exact._free_moral_graph(bn, frozenset())
+
+
+def recount(adjacency, card, order):
+    """Clique table sizes of ``order``, by eliminating on a copy of the graph (Python ints)."""
+    adj = {v: set(nb) for v, nb in adjacency.items()}
+    sizes = []
+    for v in order:
+        nb = adj.pop(v)
+        for a in nb:
+            adj[a] |= nb - {a}
+            adj[a].discard(v)
+        sizes.append(math.prod(int(card[u]) for u in nb | {v}))
+    return sizes
+
+
+@pytest.mark.parametrize("name", ["pathfinder", "pigs"])
+def test_costs_are_float_and_the_chosen_order_fits(name):
+    """min-weight's costs once overflowed int64 and came out negative (pathfinder: -1.65e19)."""
+    bn = read_bif(pgmpy_example_path(name))
+    adjacency, card = moral_graph(bn), bn.cardinalities
+    for heuristic in HEURISTICS:
+        result = evaluate_order(adjacency, card, greedy_order(adjacency, card, heuristic), heuristic)
+        assert all(isinstance(e, float) and e >= 1.0 for e in result.entries)
+        assert result.total_entries > 0 and math.isfinite(result.total_entries)
+    best = find_order(adjacency, card)
+    assert 0 < best.largest_entries <= MAX_CLIQUE_ENTRIES
+    assert best.width <= 12  # min-fill's largest step has 5-11 neighbours on these two
+    exact_sizes = recount(adjacency, card, best.order)
+    assert list(best.entries) == [float(s) for s in exact_sizes]
+    check_fits(best, name)  # no error
+
+
+def test_evaluate_order_counts_cliques_exactly():
+    adjacency = {0: {1, 2}, 1: {0, 2, 3}, 2: {0, 1}, 3: {1}}
+    card = [2, 3, 4, 5]
+    result = evaluate_order(adjacency, card, [3, 0, 1, 2])
+    assert result.entries == (15.0, 24.0, 12.0, 4.0)
+    assert result.neighbours == (frozenset({1}), frozenset({1, 2}), frozenset({2}), frozenset())
+    assert result.width == 2 and result.largest_clique == (0, 1, 2)
+    with pytest.raises(ValueError, match="every variable to eliminate exactly once"):
+        evaluate_order(adjacency, card, [0, 1, 2])
+
+
+def test_greedy_heuristics_on_a_star_and_a_chain():
+    # a star: eliminating the leaves first never adds an edge; the centre comes last but one
+    star = interaction_graph([(0, leaf) for leaf in range(1, 6)], range(6))
+    for heuristic in HEURISTICS:
+        order = greedy_order(star, [2] * 6, heuristic)
+        assert evaluate_order(star, [2] * 6, order).width == 1
+    with pytest.raises(ValueError, match="unknown heuristic 'max-cardinality'"):
+        greedy_order(star, [2] * 6, "max-cardinality")
+    # min-weight prefers the cheap end of a chain with one huge variable
+    chain = interaction_graph([(0, 1), (1, 2)], range(3))
+    assert greedy_order(chain, [50, 2, 2], "min-weight")[0] == 2
+
+
+@pytest.mark.parametrize("side", [14, 16, 18, 20])
+def test_grid_orders_have_the_width_of_the_side(side):
+    """min-fill gives width 22/24/29/32 here; the row-major (topological) order gives the side."""
+    bn = make_grid(side, 0.5, seed=0)
+    adjacency = moral_graph(bn)
+    best = find_order(adjacency, bn.cardinalities)
+    assert best.width <= side
+    fill = evaluate_order(adjacency, bn.cardinalities, greedy_order(adjacency, bn.cardinalities))
+    assert best.total_entries < fill.total_entries
+
+
+def test_restarts_are_deterministic_given_the_seed():
+    bn = make_grid(12, 0.5, seed=1)
+    adjacency = moral_graph(bn)
+    ranks = np.random.default_rng(5)
+    a = greedy_order(adjacency, bn.cardinalities, "min-fill", np.random.default_rng(3))
+    b = greedy_order(adjacency, bn.cardinalities, "min-fill", np.random.default_rng(3))
+    c = greedy_order(adjacency, bn.cardinalities, "min-fill", ranks)
+    assert a == b and sorted(a) == sorted(adjacency) and a != c
+    assert find_order(adjacency, bn.cardinalities, seed=9) == find_order(adjacency, bn.cardinalities, seed=9)
+
+
+def test_check_fits_names_the_clique_and_the_cap(monkeypatch):
+    import prunelab.elimination
+
+    bn = load_network("grid-3x3")
+    best = find_order(moral_graph(bn), bn.cardinalities)
+    monkeypatch.setattr(prunelab.elimination, "MAX_CLIQUE_ENTRIES", 8)
+    with pytest.raises(TablesTooLargeError, match=r"needs a clique over 4 variables \(16 entries, more than "
+                       r"MAX_CLIQUE_ENTRIES=8 in one table\).*'v_\d_\d'.*observe some of these variables"):
+        check_fits(best, "a test", bn.variables)
+    monkeypatch.setattr(prunelab.elimination, "MAX_CLIQUE_ENTRIES", 2**27)
+    monkeypatch.setattr(prunelab.elimination, "MAX_TOTAL_ENTRIES", 16)
+    with pytest.raises(TablesTooLargeError, match="more than MAX_TOTAL_ENTRIES=16"):
+        check_fits(best, "a test", bn.variables)
