@@ -267,9 +267,9 @@ class BayesianNetwork:
                 f"CPT of {v!r} has shape {arr.shape}, expected {shape} "
                 f"(parents {list(pv)} then {v!r})"
             )
-        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-        if self.normalize:
-            bad = ~np.isfinite(arr) | (arr < 0)
+        bad = ~np.isfinite(arr) | (arr < 0)
+        if not self.normalize:
+            bad |= arr > 1
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             raise NetworkError(
