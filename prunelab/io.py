@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .network import BayesianNetwork, NetworkError, _listing, check_cpt_size
+from .network import BayesianNetwork, NetworkError, _format_config, _listing, check_cpt_size
 
 __all__ = ["FileFormatError", "read_bif", "read_uai", "write_uai", "from_pgmpy", "to_pgmpy"]
 
@@ -158,6 +158,24 @@ class _Tokens:
             raise self.error(f"expected {token!r}, found {tok!r}", mark)
         return mark
 
+    def until(self, stop: str) -> tuple[list[str], int]:
+        """The tokens before the next ``stop`` (which is consumed), and the mark of the first.
+
+        The k-th token returned has mark ``first + k``.
+        """
+        first = self._base + self._i
+        try:
+            j = self._toks.index(stop, self._i)
+        except ValueError:  # across chunks, or missing: token by token
+            found = []
+            while (tok := self.next(repr(stop))[0]) != stop:
+                found.append(tok)
+            return found, first
+        found = self._toks[self._i:j]
+        self._i = j
+        self.next()
+        return found, first
+
     def skip_to(self, token: str) -> None:
         """Skip up to and including ``token``."""
         while self.next(repr(token))[0] != token:
@@ -255,7 +273,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
     """
     path = Path(path)
     tokens = _Tokens(_open_text(path), path, _BIF_TOKEN)
-    states: dict[str, tuple[str, ...]] = {}
+    states: dict[str, dict[str, int]] = {}  # state name -> index, in order
     parents: dict[str, tuple[str, ...]] = {}
     cpts: dict[str, np.ndarray] = {}
     declared_at: dict[str, int] = {}
@@ -285,7 +303,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
         raise FileFormatError(f"{path}: no probability block for variable(s) {_listing(missing)}")
     try:
         return BayesianNetwork(
-            states=states,
+            states={v: tuple(s) for v, s in states.items()},
             parents=parents,
             cpts=cpts,
             name=name or path.name.split(".")[0],
@@ -295,7 +313,8 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
         raise NetworkError(f"{path}: {exc}") from None
 
 
-def _parse_variable_body(tokens: _Tokens, var: str) -> tuple[str, ...]:
+def _parse_variable_body(tokens: _Tokens, var: str) -> dict[str, int]:
+    """A variable's state names, in order, each with its index."""
     tokens.expect("{")
     result = None
     while True:
@@ -318,25 +337,23 @@ def _parse_variable_body(tokens: _Tokens, var: str) -> tuple[str, ...]:
                 raise tokens.error(f"variable {var!r} declares 0 states; a variable needs at least one", cmark)
             tokens.expect("]")
             tokens.expect("{")
-            names: list[str] = []
-            while True:
-                s, smark = tokens.next("a state name")
+            listed, first = tokens.until("}")
+            names: dict[str, int] = {}  # name -> index, in order
+            for k, s in enumerate(listed):
                 if s == ",":
                     continue
-                if s == "}":
-                    break
                 if s in "{}()[];|":
-                    raise tokens.error(f"variable {var!r}: unexpected {s!r} in the state list", smark)
+                    raise tokens.error(f"variable {var!r}: unexpected {s!r} in the state list", first + k)
                 if s in names:
-                    raise tokens.error(f"variable {var!r} lists state {s!r} twice", smark)
-                names.append(s)
+                    raise tokens.error(f"variable {var!r} lists state {s!r} twice", first + k)
+                names[s] = len(names)
             tokens.expect(";")
             if len(names) != int(count_tok):
                 raise tokens.error(
-                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: {_listing(names)}",
+                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: {_listing(list(names))}",
                     cmark,
                 )
-            result = tuple(names)
+            result = names
         else:
             raise tokens.error(f"variable {var!r}: expected 'type' or 'property', found {tok!r}", mark)
     if result is None:
@@ -351,18 +368,16 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
     allocated only once their count matches its declared size.
     """
     start = tokens.expect("(")
+    listed, first = tokens.until(")")
     names: list[str] = []
-    while True:
-        tok, mark = tokens.next("')'")
-        if tok == ")":
-            break
+    for k, tok in enumerate(listed):
         if tok in (",", "|"):
             continue
         if tok not in states:
-            raise tokens.error(f"probability block names undeclared variable {tok!r}", mark)
+            raise tokens.error(f"probability block names undeclared variable {tok!r}", first + k)
         if tok in names:
             role = "itself as a parent" if tok == names[0] else f"parent {tok!r} twice"
-            raise tokens.error(f"probability block of {names[0]!r} lists {role}", mark)
+            raise tokens.error(f"probability block of {names[0]!r} lists {role}", first + k)
         names.append(tok)
     if not names:
         raise tokens.error("probability block names no variable", start)
@@ -407,8 +422,8 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
             config = _parse_config(tokens, child, pars, states, mark)
             if config in rows:
                 raise tokens.error(
-                    f"{child!r}: second row for parent configuration ({_config_text(pars, states, config)}), "
-                    f"first at line {tokens.line(row_at[config])}",
+                    f"{child!r}: second row given {_format_config(pars, {p: tuple(states[p]) for p in pars}, config)} "
+                    f"(first at line {tokens.line(row_at[config])})",
                     mark,
                 )
             values = tokens.numbers(f"{child!r}")
@@ -420,7 +435,7 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
         # the first missing configuration is among the first len(rows) + 1
         gap = next(c for c in np.ndindex(*pcards) if c not in rows)
         raise tokens.error(
-            f"{child!r}: no row for parent configuration ({_config_text(pars, states, gap)}); "
+            f"{child!r}: no row given {_format_config(pars, {p: tuple(states[p]) for p in pars}, gap)}; "
             f"{len(rows)} of {size // card} rows given",
             start,
         )
@@ -438,29 +453,24 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
 
 def _parse_config(tokens: _Tokens, child: str, pars, states, mark: int) -> tuple[int, ...]:
     """The parent states of a row ``(s1, s2, ...)`` as indices (the ``(`` is read)."""
+    listed, first = tokens.until(")")
     config: list[int] = []
-    while True:
-        s, smark = tokens.next("')'")
-        if s == ")":
-            break
+    for j, s in enumerate(listed):
         if s == ",":
             continue
         k = len(config)
         if k >= len(pars):
-            raise tokens.error(f"{child!r}: row names more parent states than its {len(pars)} parents", smark)
-        if s not in states[pars[k]]:
+            raise tokens.error(f"{child!r}: row names more parent states than its {len(pars)} parents", first + j)
+        index = states[pars[k]].get(s)
+        if index is None:
             raise tokens.error(
                 f"{child!r}: unknown state {s!r} of parent {pars[k]!r}; states are {_listing(states[pars[k]])}",
-                smark,
+                first + j,
             )
-        config.append(states[pars[k]].index(s))
+        config.append(index)
     if len(config) != len(pars):
         raise tokens.error(f"{child!r}: row gives {len(config)} parent states, expected {len(pars)}", mark)
     return tuple(config)
-
-
-def _config_text(pars, states, config) -> str:
-    return ", ".join(f"{p}={states[p][i]}" for p, i in zip(pars, config))
 
 
 # --------------------------------------------------------------------------- UAI
