@@ -112,16 +112,23 @@ def test_malformed_bif_errors_at_any_chunk_size(tmp_path, monkeypatch):
     """Tokenizing a chunk at a time (cut at line breaks outside comments) changes nothing."""
     import prunelab.io
 
-    commented = GOOD_BIF.replace("variable B {", "/* a comment\n over lines; { ( */ variable B { // see /* here\n")
+    commented = (
+        GOOD_BIF.replace("variable B {", "/* a comment\n over lines; { ( */ variable B { // see /* here\n")
+        .replace("{ b0, b1, b2 }", "{ b0,\n b1, b2 }")
+        .replace("probability ( B | A ) {\n  (a0) 0.5,", "probability ( B\n | A ) {\n  (a0) 0.5,\n")
+    )
     good = write(tmp_path, commented + "// the end")
     bad = write(tmp_path, commented.replace("(a1) 0.0, 0.0, 1.0;", "(a1) 0.0, 0.0, x;"), "bad.bif")
+    twice = write(tmp_path, commented.replace("(a1) 0.0, 0.0, 1.0;", "(a0\n) 0.0, 0.0, 1.0;"), "twice.bif")
     expected = read_bif(good)
     assert expected == read_bif(write(tmp_path, GOOD_BIF, "plain.bif"))
     for chunk in range(1, len(commented) + 1, 3):
         monkeypatch.setattr(prunelab.io, "_CHUNK", chunk)
         assert read_bif(good) == expected
-        with pytest.raises(FileFormatError, match=r"bad\.bif:17: 'B': expected a probability, found 'x'"):
+        with pytest.raises(FileFormatError, match=r"bad\.bif:20: 'B': expected a probability, found 'x'"):
             read_bif(bad)
+        with pytest.raises(FileFormatError, match=r"twice\.bif:20: 'B': second row given A=a0 \(first at line 18\)"):
+            read_bif(twice)
 
 
 def test_bif_accepts_a_byte_order_mark(tmp_path):
