@@ -127,7 +127,10 @@ def _topological_order(names: Sequence[str], parents: Mapping[str, Sequence[str]
         cycle = _find_cycle(stuck)
         shown = cycle + [cycle[0]] if len(cycle) <= 10 else cycle[:10] + [f"... ({len(cycle)} variables)"]
         raise NetworkError("the graph has a cycle: " + " -> ".join(shown))
-    return tuple(sorted(names, key=depth.__getitem__))
+    layers: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
+    for v in names:
+        layers[depth[v]].append(v)
+    return tuple(v for layer in layers for v in layer)
 
 
 def _find_cycle(stuck: Mapping[str, Sequence[str]]) -> list[str]:
