@@ -92,7 +92,7 @@ def _names(items, owner: str, kind: str) -> tuple[str, ...]:
     seen: set[str] = set()
     for s in items:
         if not isinstance(s, str):
-            raise NetworkError(f"{owner}: {kind} name {s!r} is a {type(s).__name__}, not a string")
+            raise NetworkError(f"{owner}: {kind} name {s!r} has type {type(s).__name__}, not str")
         if s in seen:
             raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {_listing(items)}")
         seen.add(s)

@@ -212,8 +212,8 @@ def test_long_name_lists_are_cut():
     "over, message",
     [
         ({"states": {1: ["0", "1"], "B": ["0", "1"]}, "parents": {"B": [1]}, "cpts": {1: [0.5, 0.5], "B": [[1, 0], [0, 1]]}},
-         r"the network: variable name 1 is a int, not a string"),
-        ({"states": {"A": [0, 1], "B": ["0", "1"]}}, r"variable 'A': state name 0 is a int, not a string"),
+         r"the network: variable name 1 has type int, not str"),
+        ({"states": {"A": [0, 1], "B": ["0", "1"]}}, r"variable 'A': state name 0 has type int, not str"),
         ({"states": {"A": "01", "B": ["0", "1"]}}, r"variable 'A': state names must be an ordered list of strings, found '01'"),
         ({"states": {"A": {"0", "1"}, "B": ["0", "1"]}}, r"variable 'A': state names must be an ordered list"),
         ({"states": {"A": ["0", "1", "0"], "B": ["0", "1"]}}, r"variable 'A' has repeated state names: '0' in \['0', '1', '0'\]"),
