@@ -8,15 +8,24 @@ the child's own state, so ``cpt[p1, ..., pk]`` is the conditional distribution
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+import math
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["BayesianNetwork", "NetworkError", "EvidenceError"]
+__all__ = ["BayesianNetwork", "NetworkError", "EvidenceError", "MAX_CPT_ENTRIES", "check_cpt_size"]
 
 SUM_TOLERANCE = 1e-6
+
+MAX_CPT_ENTRIES = 2**24
+"""Largest CPT accepted (16 777 216 float64 entries, 128 MiB).
+
+The largest CPT among the networks pgmpy ships (``mildew``, ``dm_4``) has 280 000
+entries. A declared size above the cap is an error before anything is allocated.
+"""
 
 
 class NetworkError(ValueError):
@@ -27,41 +36,116 @@ class EvidenceError(ValueError):
     """Evidence that names an unknown variable or state, or that is impossible."""
 
 
+def check_cpt_size(variable: str, shape: Sequence[int]) -> int:
+    """Number of entries of a CPT of ``shape``; an error above :data:`MAX_CPT_ENTRIES`.
+
+    Parameters
+    ----------
+    variable : str
+        The CPT's variable, for the message.
+    shape : sequence of int
+        Parent cardinalities, then the variable's own.
+
+    Returns
+    -------
+    int
+        ``prod(shape)``, computed exactly (no overflow).
+
+    Raises
+    ------
+    NetworkError
+        The size exceeds the cap; the message names the variable, shape and size.
+
+    Examples
+    --------
+    >>> check_cpt_size("X", (3, 2))
+    6
+    """
+    size = math.prod(int(k) for k in shape)
+    if size > MAX_CPT_ENTRIES:
+        raise NetworkError(
+            f"CPT of {variable!r} would have {size} entries (shape {tuple(int(k) for k in shape)}), "
+            f"more than MAX_CPT_ENTRIES = {MAX_CPT_ENTRIES}"
+        )
+    return size
+
+
+def _listing(names: Sequence, limit: int = 10) -> str:
+    """``names`` as a list for a message; long lists are cut after ``limit`` items."""
+    names = list(names)
+    if len(names) <= limit:
+        return repr(names)
+    return repr(names[:limit])[:-1] + f", ...] ({len(names)} in all)"
+
+
 def _format_config(parents: Sequence[str], states: Mapping[str, Sequence[str]], config) -> str:
     if not parents:
         return "(no parents)"
     return ", ".join(f"{p}={states[p][i]}" for p, i in zip(parents, config))
 
 
+def _names(items, owner: str, kind: str) -> tuple[str, ...]:
+    """``items`` as a tuple of distinct strings, in order; ``owner`` and ``kind`` word the errors."""
+    if isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable):
+        raise NetworkError(f"{owner}: {kind} names must be an ordered list of strings, found {items!r}")
+    items = list(items)
+    seen: set[str] = set()
+    for s in items:
+        if not isinstance(s, str):
+            raise NetworkError(f"{owner}: {kind} name {s!r} has type {type(s).__name__}, not str")
+        if s in seen:
+            raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {_listing(items)}")
+        seen.add(s)
+    return tuple(str(s) for s in items)
+
+
 def _topological_order(names: Sequence[str], parents: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
-    """Kahn's algorithm, stable in the given order; raises on a cycle."""
-    remaining = {v: set(parents[v]) for v in names}
-    order: list[str] = []
-    placed: set[str] = set()
-    while remaining:
-        ready = [v for v in names if v in remaining and remaining[v] <= placed]
-        if not ready:
-            cycle = _find_cycle(remaining)
-            raise NetworkError(
-                "the graph has a cycle: " + " -> ".join(cycle + [cycle[0]])
-            )
-        for v in ready:
-            order.append(v)
-            placed.add(v)
-            del remaining[v]
-    return tuple(order)
+    """Parents before children: by depth, ties in the given order; raises on a cycle.
+
+    A variable's depth is 0 without parents, else one more than its deepest parent.
+    Sorting by depth, stably, gives the order of placing, round after round, every
+    variable whose parents are all placed; this computes it in time linear in the
+    number of variables and edges (Kahn's algorithm with a work list).
+    """
+    children: dict[str, list[str]] = {v: [] for v in names}
+    waiting = {}
+    for v in names:
+        waiting[v] = len(parents[v])
+        for p in parents[v]:
+            children[p].append(v)
+    depth = dict.fromkeys(names, 0)
+    ready = [v for v in names if not waiting[v]]
+    while ready:
+        v = ready.pop()
+        for c in children[v]:
+            depth[c] = max(depth[c], depth[v] + 1)
+            waiting[c] -= 1
+            if not waiting[c]:
+                ready.append(c)
+    stuck = {v: parents[v] for v in names if waiting[v]}
+    if stuck:
+        cycle = _find_cycle(stuck)
+        shown = cycle + [cycle[0]] if len(cycle) <= 10 else cycle[:10] + [f"... ({len(cycle)} variables)"]
+        raise NetworkError("the graph has a cycle: " + " -> ".join(shown))
+    layers: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
+    for v in names:
+        layers[depth[v]].append(v)
+    return tuple(v for layer in layers for v in layer)
 
 
-def _find_cycle(remaining: Mapping[str, set[str]]) -> list[str]:
-    """One cycle among the variables that could not be ordered (parent -> child)."""
-    start = next(iter(remaining))
+def _find_cycle(stuck: Mapping[str, Sequence[str]]) -> list[str]:
+    """One cycle among variables that could not be ordered (parent -> child).
+
+    Every such variable has a parent among them, so walking up from any of them
+    comes back to a variable already seen.
+    """
     path: list[str] = []
     seen: dict[str, int] = {}
-    v = start
+    v = next(iter(stuck))
     while v not in seen:
         seen[v] = len(path)
         path.append(v)
-        v = next(p for p in remaining[v] if p in remaining)
+        v = next(p for p in stuck[v] if p in stuck)
     cycle = path[seen[v]:]
     return cycle[::-1]
 
@@ -95,9 +179,18 @@ class BayesianNetwork:
     Raises
     ------
     NetworkError
-        On a cycle, an unknown parent, a CPT of the wrong shape, an entry outside
-        [0, 1], or a row that does not sum to 1. The message names the variable and
-        the parent configuration at fault.
+        On a name that is not a string, a repeated state or parent name, a cycle,
+        an unknown parent, a CPT of the wrong shape or above
+        :data:`MAX_CPT_ENTRIES`, an entry outside [0, 1], or a row that does not
+        sum to 1 (or, with ``normalize``, sums to 0 or past the largest float).
+        The message names the variable and the parent configuration at fault.
+
+    Notes
+    -----
+    Two networks are equal when their variables (in order), states, parents and
+    CPTs are; the name does not count. Equal networks hash equal (the hash is
+    computed once, on first use). Construction takes time linear in the number of
+    variables, edges and CPT entries.
 
     Examples
     --------
@@ -120,33 +213,34 @@ class BayesianNetwork:
     variables: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        names = list(self.states)
+        for arg, what in ((self.states, "states"), (self.parents, "parents"), (self.cpts, "cpts")):
+            if not isinstance(arg, Mapping):
+                raise NetworkError(f"{what} must be a mapping keyed by variable name, found {type(arg).__name__}")
+        names = list(_names(list(self.states), "the network", "variable"))
         if not names:
             raise NetworkError("a network needs at least one variable")
         states = {}
         for v in names:
-            sv = tuple(str(s) for s in self.states[v])
-            if len(sv) < 1:
+            sv = _names(self.states[v], f"variable {v!r}", "state")
+            if not sv:
                 raise NetworkError(f"variable {v!r} has no states")
-            if len(set(sv)) != len(sv):
-                raise NetworkError(f"variable {v!r} has repeated state names: {list(sv)}")
             states[v] = sv
         for key, what in ((self.parents, "parents"), (self.cpts, "cpts")):
-            extra = set(key) - set(names)
+            extra = [k for k in key if k not in states]
             if extra:
                 raise NetworkError(
-                    f"{what} given for unknown variable(s) {sorted(extra)}; variables are {names}"
+                    f"{what} given for unknown variable(s) {_listing(extra)}; variables are {_listing(names)}"
                 )
         parents = {}
         for v in names:
-            pv = tuple(self.parents.get(v, ()))
+            pv = _names(self.parents.get(v, ()), f"variable {v!r}", "parent")
             for p in pv:
                 if p not in states:
                     raise NetworkError(
-                        f"variable {v!r} has unknown parent {p!r}; variables are {names}"
+                        f"variable {v!r} has unknown parent {p!r}; variables are {_listing(names)}"
                     )
-            if len(set(pv)) != len(pv) or v in pv:
-                raise NetworkError(f"variable {v!r} has repeated or self parents: {list(pv)}")
+            if v in pv:
+                raise NetworkError(f"variable {v!r} is its own parent: {list(pv)}")
             parents[v] = pv
         order = _topological_order(names, parents)
         cpts = {}
@@ -161,12 +255,13 @@ class BayesianNetwork:
 
     def _checked_cpt(self, v, table, states, pv) -> np.ndarray:
         shape = tuple(len(states[p]) for p in pv) + (len(states[v]),)
+        check_cpt_size(v, shape)
         try:
             arr = np.array(table, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise NetworkError(f"CPT of {v!r} is not numeric: {exc}") from None
         if arr.shape != shape:
-            if arr.size == int(np.prod(shape)) and arr.ndim == 1 and len(shape) > 1:
+            if arr.size == math.prod(shape) and arr.ndim == 1 and len(shape) > 1:
                 raise NetworkError(
                     f"CPT of {v!r} is flat with {arr.size} entries; give it shape {shape} "
                     f"(parents {list(pv)} then {v!r})"
@@ -175,21 +270,28 @@ class BayesianNetwork:
                 f"CPT of {v!r} has shape {arr.shape}, expected {shape} "
                 f"(parents {list(pv)} then {v!r})"
             )
-        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-        if self.normalize:
-            bad = ~np.isfinite(arr) | (arr < 0)
+        bad = ~np.isfinite(arr) | (arr < 0)
+        if not self.normalize:
+            bad |= arr > 1
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             raise NetworkError(
                 f"CPT of {v!r} has entry {float(arr[idx])!r} outside [0, 1] at "
                 f"{v}={states[v][idx[-1]]} given {_format_config(pv, states, idx[:-1])}"
             )
-        sums = arr.sum(axis=-1)
+        with np.errstate(over="ignore"):
+            sums = arr.sum(axis=-1)
         if self.normalize:
             if (sums <= 0).any():
                 idx = tuple(int(i) for i in np.argwhere(sums <= 0)[0])
                 raise NetworkError(
                     f"CPT of {v!r} has an all-zero row given {_format_config(pv, states, idx)}"
+                )
+            if not np.isfinite(sums).all():
+                idx = tuple(int(i) for i in np.argwhere(~np.isfinite(sums))[0])
+                raise NetworkError(
+                    f"CPT of {v!r} cannot be normalized given {_format_config(pv, states, idx)}: "
+                    f"its row {arr[idx].tolist()} sums past the largest float"
                 )
             arr = arr / sums[..., None]
         else:
@@ -221,7 +323,7 @@ class BayesianNetwork:
         except KeyError:
             raise KeyError(
                 f"unknown variable {variable!r} in network {self.name!r}; "
-                f"variables are {list(self.variables)}"
+                f"variables are {_listing(self.variables)}"
             ) from None
 
     @property
@@ -274,7 +376,7 @@ class BayesianNetwork:
         for var, state in evidence.items():
             if var not in self.states:
                 raise EvidenceError(
-                    f"evidence names unknown variable {var!r}; variables are {list(self.variables)}"
+                    f"evidence names unknown variable {var!r}; variables are {_listing(self.variables)}"
                 )
             out[self.index(var)] = self.state_index(var, state)
         return out
@@ -314,7 +416,18 @@ class BayesianNetwork:
             and all(np.array_equal(self.cpts[v], other.cpts[v]) for v in self.variables)
         )
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        # Consistent with __eq__ (the name is left out of both); computed once,
+        # since exact.py keys its compiled junction trees on the network.
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            digest = hashlib.blake2b(digest_size=16)
+            for v in self.variables:
+                digest.update((self.cpts[v] + 0.0).tobytes())  # + 0.0 turns -0.0 into 0.0, its equal
+            cached = hash((self.variables, tuple(self.states.values()), tuple(self.parents.values()),
+                           digest.digest()))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __reduce__(self):
         # read-only mapping proxies do not pickle; rebuild from plain dicts

@@ -144,3 +144,141 @@ def test_any_valid_network_is_topologically_ordered(bn):
     for v in bn.variables:
         assert all(pos[p] < pos[v] for p in bn.parents[v])
         assert np.allclose(bn.cpts[v].sum(-1), 1.0)
+
+
+# ------------------------------------------------------------ topological order
+def rounds_order(names, parents):
+    """The order before construction was linear: place, round after round, every
+    variable (in the given order) whose parents were all placed in earlier rounds."""
+    order, placed, remaining = [], set(), list(names)
+    while remaining:
+        ready = [v for v in remaining if set(parents[v]) <= placed]
+        order += ready
+        placed |= set(ready)
+        remaining = [v for v in remaining if v not in placed]
+    return tuple(order)
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_network())
+def test_order_is_the_round_by_round_order(bn):
+    rng = np.random.default_rng(len(bn.variables))
+    shuffled = [bn.variables[i] for i in rng.permutation(bn.n_variables)]
+    again = BayesianNetwork(
+        states={v: bn.states[v] for v in shuffled},
+        parents={v: bn.parents[v] for v in shuffled},
+        cpts={v: bn.cpts[v] for v in shuffled},
+    )
+    assert again.variables == rounds_order(shuffled, bn.parents)
+
+
+@pytest.mark.parametrize("name", ["alarm", "win95pts", "grid-8x8"])
+def test_order_of_real_networks_is_the_round_by_round_order(name, rng):
+    bn = load_network(name)
+    assert bn.variables == rounds_order(bn.variables, bn.parents)
+    for _ in range(3):
+        shuffled = [bn.variables[i] for i in rng.permutation(bn.n_variables)]
+        again = BayesianNetwork(
+            states={v: bn.states[v] for v in shuffled},
+            parents={v: bn.parents[v] for v in shuffled},
+            cpts={v: bn.cpts[v] for v in shuffled},
+        )
+        assert again.variables == rounds_order(shuffled, bn.parents)
+
+
+def chain(n, cycle=False):
+    names = [f"X{i}" for i in range(n)]
+    parents = {v: [names[i - 1]] if i or cycle else [] for i, v in enumerate(names)}
+    cpts = {v: [[0.5, 0.5], [0.5, 0.5]] if parents[v] else [0.5, 0.5] for v in names}
+    return BayesianNetwork(states={v: ["0", "1"] for v in names}, parents=parents, cpts=cpts)
+
+
+def test_long_cycle_message_is_cut():
+    with pytest.raises(NetworkError, match=r"cycle: (X\d+ -> ){10}\.\.\. \(5000 variables\)$"):
+        chain(5000, cycle=True)
+
+
+def test_long_name_lists_are_cut():
+    with pytest.raises(NetworkError, match=r"unknown parent 'Z'; variables are \['X0', .*'X9', \.\.\.\] \(51 in all\)$"):
+        BayesianNetwork(
+            states={**{f"X{i}": ["0"] for i in range(50)}, "Y": ["0"]},
+            parents={"Y": ["Z"]},
+            cpts={**{f"X{i}": [1.0] for i in range(50)}, "Y": [1.0]},
+        )
+
+
+# ---------------------------------------------------------------- bad names
+@pytest.mark.parametrize(
+    "over, message",
+    [
+        ({"states": {1: ["0", "1"], "B": ["0", "1"]}, "parents": {"B": [1]}, "cpts": {1: [0.5, 0.5], "B": [[1, 0], [0, 1]]}},
+         r"the network: variable name 1 has type int, not str"),
+        ({"states": {"A": [0, 1], "B": ["0", "1"]}}, r"variable 'A': state name 0 has type int, not str"),
+        ({"states": {"A": "01", "B": ["0", "1"]}}, r"variable 'A': state names must be an ordered list of strings, found '01'"),
+        ({"states": {"A": {"0", "1"}, "B": ["0", "1"]}}, r"variable 'A': state names must be an ordered list"),
+        ({"states": {"A": ["0", "1", "0"], "B": ["0", "1"]}}, r"variable 'A' has repeated state names: '0' in \['0', '1', '0'\]"),
+        ({"states": {"A": [], "B": ["0", "1"]}}, r"variable 'A' has no states"),
+        ({"parents": {"A": [], "B": "A"}}, r"variable 'B': parent names must be an ordered list of strings, found 'A'"),
+        ({"parents": {"A": [], "B": ["A", "A"]}}, r"variable 'B' has repeated parent names: 'A'"),
+        ({"parents": {"A": ["A"], "B": ["A"]}}, r"variable 'A' is its own parent"),
+        ({"parents": [("B", "A")]}, r"parents must be a mapping keyed by variable name, found list"),
+    ],
+)
+def test_bad_names_are_errors(over, message):
+    with pytest.raises(NetworkError, match=message):
+        pair(**over)
+
+
+def test_uai_round_trip_needs_no_coercion_of_names(tmp_path):
+    # numpy string scalars are strings: accepted, stored as plain str
+    from prunelab import read_uai, write_uai
+
+    bn = pair(states={"A": list(np.array(["0", "1"])), "B": ["0", "1"]})
+    assert all(type(s) is str for s in bn.states["A"])
+    assert read_uai(write_uai(bn, tmp_path / "pair.uai")) == bn
+
+
+def test_cpt_size_is_capped_before_anything_is_built():
+    from prunelab.network import MAX_CPT_ENTRIES
+
+    names = [f"P{i}" for i in range(40)]
+    with pytest.raises(NetworkError, match=rf"CPT of 'C' would have {2**41} entries \(shape \(2, 2, .*\)\), more than MAX_CPT_ENTRIES = {MAX_CPT_ENTRIES}"):
+        BayesianNetwork(
+            states={**{p: ["0", "1"] for p in names}, "C": ["0", "1"]},
+            parents={"C": names},
+            cpts={**{p: [0.5, 0.5] for p in names}, "C": [0.5, 0.5]},
+        )
+
+
+def test_normalize_refuses_rows_that_overflow():
+    with pytest.raises(NetworkError, match=r"CPT of 'A' cannot be normalized given \(no parents\): its row \[1e\+308, 1e\+308\] sums past the largest float"):
+        pair(cpts={"A": [1e308, 1e308], "B": [[1.0, 0.0], [0.0, 1.0]]}, normalize=True)
+    # large but summable rows are rescaled exactly
+    bn = pair(cpts={"A": [1e307, 3e307], "B": [[1.0, 0.0], [0.0, 1.0]]}, normalize=True)
+    assert bn.cpts["A"].tolist() == [0.25, 0.75]
+
+
+# ------------------------------------------------------------------ hashing
+def test_equal_networks_hash_equal():
+    a, b = pair(), pair(name="other")
+    assert a == b and hash(a) == hash(b)
+    assert len({a, b}) == 1
+    signed_zero = pair(cpts={"A": [0.5, 0.5], "B": [[1.0, -0.0], [0.0, 1.0]]})
+    assert signed_zero == a and hash(signed_zero) == hash(a)
+    c = pair(cpts={"A": [0.25, 0.75], "B": [[1.0, 0.0], [0.0, 1.0]]})
+    assert c != a and hash(c) != hash(a)
+    assert len({a, b, c, signed_zero}) == 2
+
+
+def test_exact_cache_is_shared_by_equal_networks_only():
+    from prunelab import exact_marginals
+    from prunelab.exact import _junction_tree
+
+    a, b = pair(), pair(name="copy")
+    c = pair(cpts={"A": [0.25, 0.75], "B": [[1.0, 0.0], [0.0, 1.0]]})
+    none = frozenset()
+    assert _junction_tree(a, none) is _junction_tree(b, none)  # b finds a's compiled tree
+    assert _junction_tree(c, none) is not _junction_tree(a, none)
+    np.testing.assert_allclose(exact_marginals(a)["B"], [0.5, 0.5])
+    np.testing.assert_allclose(exact_marginals(b)["B"], [0.5, 0.5])
+    np.testing.assert_allclose(exact_marginals(c)["B"], [0.25, 0.75])
