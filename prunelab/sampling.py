@@ -64,7 +64,7 @@ import numpy as np
 from .compiled import CompiledNetwork, compile_network
 from .diagnostics import TRAP_FALSE_ALARM, SamplerTrappedWarning, TrapReport, chain_disagreement
 from .evidence import as_evidence, as_seed_sequence
-from .network import BayesianNetwork
+from .network import BayesianNetwork, EvidenceError
 from .samplers import get_method
 from .samplers.init import (
     INIT_METHODS,
@@ -536,6 +536,23 @@ def _planned_bytes(bn, n_chains, n_samples, n_checkpoints, n_workers) -> dict[st
     }
 
 
+def _posterior_or_empty(bn, net) -> dict:
+    """Exact posterior marginals given ``net``'s evidence, or ``{}`` if the network is too wide.
+
+    A positive entry proves the state possible; a zero (exact: deterministic zeros
+    propagate exactly) proves it impossible. Without them nothing is claimed.
+    """
+    from . import exact
+
+    evidence = {bn.variables[i]: int(s) for i, s in enumerate(net.evidence_value) if s >= 0}
+    try:
+        return exact.exact_marginals(bn, evidence)
+    except EvidenceError:
+        raise
+    except ValueError:  # too wide for exact inference
+        return {}
+
+
 def _trap_report(bn, net, draws, initial_states, seed, single_site: bool) -> TrapReport:
     """Stuck and disagreeing free variables (see :class:`~prunelab.diagnostics.TrapReport`).
 
@@ -553,13 +570,20 @@ def _trap_report(bn, net, draws, initial_states, seed, single_site: bool) -> Tra
     if candidates:
         visited = _distinct_rows(np.concatenate([starts, draws.reshape(-1, net.n_variables)]))
         rng = np.random.default_rng(seed)
-        for i in candidates:
-            if not single_site_frozen(net, visited, i):
-                continue
+        posterior = None
+        for i in np.asarray(candidates)[single_site_frozen(net, visited, candidates)]:
             values = np.unique(starts[:, i])
-            if values.size > 1 or any(
-                can_take(rng, bn, net, i, s) for s in range(int(net.cardinality[i])) if s != values[0]
-            ):
+            others = [s for s in range(int(net.cardinality[i])) if s != values[0]]
+            if values.size == 1:
+                if posterior is None:  # one calibration answers for every variable
+                    posterior = _posterior_or_empty(bn, net)
+                if posterior:
+                    possible = bool(np.any(posterior[bn.variables[i]][others] > 0.0))
+                else:  # too wide for exact inference: look for a witness state
+                    possible = any(can_take(rng, net, i, s) for s in others)
+            else:
+                possible = True  # chains hold it at two values: both are possible
+            if possible:
                 stuck.append(bn.variables[i])
     p_values = {}
     n_tests = 0

@@ -278,6 +278,13 @@ def _quiet_worker() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _stop_workers() -> None:
+    """Shut the loky workers down cleanly after Ctrl-C (else their semaphores are reported leaked)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True, kill_workers=True)
+
+
 def _json_dumps(obj) -> str:
     import json
 
@@ -512,6 +519,10 @@ def reproduce(
                     if on_run_written is not None:
                         on_run_written(record["case"], record["run"])
             except KeyboardInterrupt:
+                if hasattr(results, "close"):
+                    results.close()  # joblib aborts its pending tasks
+                if scheduler is None and n_jobs != 1:
+                    _stop_workers()
                 on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
                 raise SweepInterrupted(out, n_done, on_disk) from None
     sweep_seconds = time.perf_counter() - tic

@@ -56,7 +56,7 @@ MAX_RESTARTS = 10_000
 INIT_METHODS = ("forward", "random_forward", "hybrid")
 
 WITNESS_TRIES = 1000
-"""Random-forward tries of :func:`can_take` before it asks exact inference."""
+"""Random-forward tries of :func:`can_take`."""
 
 
 class InfeasibleStateError(ValueError):
@@ -450,78 +450,24 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
 
 
 # ------------------------------------------------------------------ traps
-def can_take(rng: np.random.Generator, bn: BayesianNetwork, net: CompiledNetwork, variable: int, state: int,
-             tries: int = WITNESS_TRIES) -> bool | None:
-    """Whether some full state with ``x[variable] = state`` has ``P(x, e) > 0``.
+def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, state: int,
+             tries: int = WITNESS_TRIES) -> bool:
+    """Whether random forward sampling finds a state with ``x[variable] = state`` and ``P(x, e) > 0``.
 
-    Decided by support, never by an underflowing float: first by looking for a
-    witness with random forward sampling (the kernel of :func:`initial_state`,
-    ``variable`` clamped like evidence, ``tries`` tries), then, if none is found, by
-    exact inference on ``log P(e, x_variable = state)``.
+    The kernel of :func:`initial_state` with ``variable`` clamped like evidence,
+    ``tries`` tries. True is a proof (a witness was found); False only means none
+    turned up. :func:`prunelab.sample` asks exact inference first
+    (``exact_marginals(bn, e)[v][state] > 0``, one calibration for all variables)
+    and uses this on networks too wide for it.
 
     Parameters
     ----------
     rng : numpy.random.Generator
-    bn : BayesianNetwork
     net : CompiledNetwork
-        ``bn`` compiled with the evidence.
+        The network compiled with the evidence.
     variable, state : int
         Indices in ``bn.variables`` and in the variable's states.
     tries : int, default :data:`WITNESS_TRIES`
-
-    Returns
-    -------
-    bool or None
-        ``None`` when no witness was found and the network is too wide for exact
-        inference.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.init import can_take
-    >>> bn = load_network("deterministic_pair")
-    >>> net = compile_network(bn, {"B": "1"})
-    >>> can_take(np.random.default_rng(0), bn, net, 0, 0), can_take(np.random.default_rng(0), bn, net, 0, 1)
-    (False, True)
-    """
-    from .. import exact  # local: only needed when no witness turns up
-
-    clamped = np.array(net.evidence_value)
-    clamped[variable] = state
-    x = np.zeros(net.n_variables, dtype=np.int64)
-    found = hybrid_forward_kernel(
-        rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
-        net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
-    )
-    if found > 0:
-        return True
-    evidence = {bn.variables[i]: int(s) for i, s in enumerate(clamped) if s >= 0}
-    try:
-        return exact.log_probability_of_evidence(bn, evidence) > -np.inf
-    except EvidenceError:
-        raise
-    except ValueError:  # too wide for exact inference
-        return None
-
-
-def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variable: int) -> bool:
-    """Whether no single-site move can change ``variable`` from any of ``states``.
-
-    True when, at every given full state, every other value of ``variable`` has
-    weight zero in its Markov-blanket factors (its own CPT and its children's):
-    Gibbs then draws the current value with probability 1 and Metropolis rejects
-    every proposal, so a single-site chain that only visits ``states`` keeps
-    ``variable`` where it is.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    states : int array (k, n)
-        Full states, e.g. the distinct states a chain visited; each row is judged
-        on its own.
-    variable : int
 
     Returns
     -------
@@ -532,10 +478,52 @@ def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variable: int) 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.init import can_take
+    >>> net = compile_network(load_network("deterministic_pair"), {"B": "1"})
+    >>> can_take(np.random.default_rng(0), net, 0, 0), can_take(np.random.default_rng(0), net, 0, 1)
+    (False, True)
+    """
+    clamped = np.array(net.evidence_value)
+    clamped[variable] = state
+    x = np.zeros(net.n_variables, dtype=np.int64)
+    found = hybrid_forward_kernel(
+        rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
+        net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
+    )
+    return bool(found > 0)
+
+
+def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> np.ndarray:
+    """Which of ``variables`` no single-site move can change from any of ``states``.
+
+    A variable is frozen when, at every given full state, every other value of it
+    has a zero entry among its Markov-blanket factors (its own CPT and its
+    children's): Gibbs then draws the current value with probability 1 and
+    Metropolis rejects every proposal, so a single-site chain that only visits
+    ``states`` keeps the variable where it is. Decided by support (which entries
+    are zero), not by a product of probabilities that could underflow.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    states : int array (k, n)
+        Full states, e.g. the distinct states a chain visited; each row is judged
+        on its own.
+    variables : sequence of int
+
+    Returns
+    -------
+    bool array, one entry per variable
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
     >>> from prunelab.samplers.init import single_site_frozen
     >>> net = compile_network(load_network("deterministic_pair"))
-    >>> single_site_frozen(net, np.array([[0, 0], [1, 1]]), 0)
-    True
+    >>> single_site_frozen(net, np.array([[0, 0], [1, 1]]), [0, 1]).tolist()
+    [True, True]
     """
     states = np.asarray(states, dtype=np.int64)
     labels = net.cpt_offset[:-1] + states
@@ -543,12 +531,14 @@ def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variable: int) 
         lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
         if hi > lo:
             labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-    lo, hi = net.family_ptr[variable], net.family_ptr[variable + 1]
-    family, stride = net.family_var[lo:hi], net.family_stride[lo:hi]
-    current = states[:, variable]
-    for s in range(int(net.cardinality[variable])):
-        moved = labels[:, family] + ((s - current)[:, None] * stride[None, :])
-        possible = np.all(net.cpt[moved] > 0.0, axis=1)  # by support: no product to underflow
-        if np.any(possible & (current != s)):
-            return False
-    return True
+    out = np.ones(len(variables), dtype=bool)
+    for k, variable in enumerate(variables):
+        lo, hi = net.family_ptr[variable], net.family_ptr[variable + 1]
+        family, stride = net.family_var[lo:hi], net.family_stride[lo:hi]
+        current = states[:, variable]
+        for s in range(int(net.cardinality[variable])):
+            moved = labels[:, family] + ((s - current)[:, None] * stride[None, :])
+            if np.any(np.all(net.cpt[moved] > 0.0, axis=1) & (current != s)):
+                out[k] = False
+                break
+    return out
