@@ -1,5 +1,6 @@
 """prunelab: prune sampling for discrete and deterministic Bayesian networks."""
 
+from .diagnostics import SamplerTrappedWarning
 from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
 from .exact import exact_marginals, probability_of_evidence
@@ -32,6 +33,7 @@ __all__ = [
     "random_evidence",
     "sample",
     "SampleResult",
+    "SamplerTrappedWarning",
     "read_bif",
     "read_uai",
     "to_pgmpy",

@@ -10,16 +10,33 @@
     python -m prunelab cases                                     # the case ids
 
 A killed ``reproduce`` resumes where it stopped when started again with the same
-arguments. Everything here calls :mod:`prunelab.experiments`; the CLI adds no logic.
+arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
+are checked before anything is written. Output piped into ``head`` ends quietly.
+Everything here calls :mod:`prunelab.experiments`; the CLI adds no logic.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
 __all__ = ["main"]
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive number of workers or -1 (all cores), not 0")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,12 +49,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--profile", default="paper", choices=sorted(PROFILES), help="how much to run (default: paper)")
     rep.add_argument("--cases", nargs="+", metavar="PATTERN",
                      help="case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the profile's cases)")
-    rep.add_argument("--jobs", type=int, default=-1, help="worker processes; -1 all cores (default), 1 in-process")
+    rep.add_argument("--jobs", type=_jobs, default=-1, help="worker processes; -1 all cores (default), 1 in-process")
     rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this dask.distributed scheduler")
-    rep.add_argument("--out", metavar="DIR", help="results folder (default: data/results/<profile>)")
+    rep.add_argument("--out", metavar="DIR",
+                     help="results folder (default: data/results/<profile>; for an installed wheel "
+                          "~/.local/share/prunelab/results/<profile>)")
     rep.add_argument("--init", choices=["forward", "random_forward", "hybrid", "fixed"],
                      help="override the initial states; 'fixed': all runs of a case start from one state")
-    rep.add_argument("--seed", type=int, default=DEFAULT_ROOT_SEED, help=f"root seed (default {DEFAULT_ROOT_SEED})")
+    rep.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help=f"root seed (default {DEFAULT_ROOT_SEED})")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     tab = sub.add_parser("tables", help="print Table 1 (alpha) and Table 2 (seconds) beside the paper's")
@@ -52,12 +71,24 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Entry point of ``python -m prunelab`` and of the ``prunelab`` script."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away (``prunelab cases | head``): stop quietly, and keep the
+        # interpreter from complaining when it flushes stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _main(argv) -> int:
     args = _parser().parse_args(argv)
     from . import experiments
 
     if args.command == "cases":
         for case in experiments.CASES:
             print(case.id)
+        sys.stdout.flush()
         return 0
     if args.command == "tables":
         results = experiments.load_results(args.profile, out=args.out)
@@ -69,25 +100,40 @@ def main(argv=None) -> int:
             f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
         )
         print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
+        sys.stdout.flush()
         return 0
     # reproduce
     argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    report = experiments.reproduce(
-        profile=args.profile,
-        cases=args.cases,
-        n_jobs=args.jobs,
-        scheduler=args.scheduler,
-        out=args.out,
-        root_seed=args.seed,
-        progress=not args.no_progress,
-        init=args.init,
-        command=argv_text,
-    )
+    if args.out is None:
+        print(f"results go to {experiments.results_dir(args.profile)} (pass --out to choose)", file=sys.stderr)
+    try:
+        report = experiments.reproduce(
+            profile=args.profile,
+            cases=args.cases,
+            n_jobs=args.jobs,
+            scheduler=args.scheduler,
+            out=args.out,
+            root_seed=args.seed,
+            progress=not args.no_progress,
+            init=args.init,
+            command=argv_text,
+        )
+    except experiments.SweepInterrupted as stop:
+        print(
+            f"\ninterrupted: {stop.n_on_disk} runs kept in {stop.out} ({stop.n_written} written just now); "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    except KeyboardInterrupt:
+        print("\ninterrupted before any run was written; nothing to resume", file=sys.stderr)
+        return 130
     print(
         f"{args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
         f"results in {report['out']}"
     )
     print(f"wall time: {report['wall_seconds']:.1f} s (sampling {report['sweep_seconds']:.1f} s)")
+    sys.stdout.flush()
     return 0
 
 

@@ -1,14 +1,131 @@
-"""Seeded evidence sets: a fraction of the variables set from one forward sample."""
+"""Evidence and seeds as they enter the package, and seeded evidence sets.
+
+:func:`as_evidence` is the one place where evidence given by a user is checked for
+its *type* (names and states are checked by
+:meth:`prunelab.BayesianNetwork.evidence_indices`); :func:`as_seed_sequence` the
+one place where a seed becomes a :class:`numpy.random.SeedSequence`.
+:func:`random_evidence` draws an evidence set from one forward sample.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
 from .network import BayesianNetwork
 
-__all__ = ["random_evidence", "forward_sample"]
+__all__ = ["as_evidence", "as_seed_sequence", "random_evidence", "forward_sample"]
+
+
+def as_seed_sequence(seed) -> np.random.SeedSequence:
+    """The root :class:`~numpy.random.SeedSequence` of a seed given by a user.
+
+    Parameters
+    ----------
+    seed : int, SeedSequence, Generator, or None
+        * an int ``>= 0`` (numpy integers too; not a bool): ``SeedSequence(seed)``;
+        * a SeedSequence: a copy, so the caller's object is not advanced by spawning;
+        * a Generator: one child spawned from its seed sequence (what
+          ``Generator.spawn`` does), so the caller's generator moves on and two
+          calls with the same generator give different, reproducible streams;
+        * None: fresh entropy from the operating system.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Raises
+    ------
+    TypeError
+        Any other type (a float, a string, a bool ...), or a Generator built without
+        a seed sequence.
+    ValueError
+        A negative integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab.evidence import as_seed_sequence
+    >>> as_seed_sequence(7).entropy
+    7
+    >>> rng = np.random.default_rng(7)
+    >>> as_seed_sequence(rng).spawn_key, as_seed_sequence(rng).spawn_key
+    ((0,), (1,))
+    """
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
+    if isinstance(seed, np.random.Generator):
+        parent = seed.bit_generator.seed_seq
+        if not isinstance(parent, np.random.SeedSequence):
+            raise TypeError("seed is a Generator without a SeedSequence (built from a state); pass an int or a SeedSequence")
+        return parent.spawn(1)[0]
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed < 0:
+            raise ValueError(f"seed must be >= 0, got {seed}")
+        return np.random.SeedSequence(int(seed))
+    raise TypeError(
+        f"seed must be an int >= 0, a SeedSequence, a Generator or None; got {type(seed).__name__} {seed!r}"
+    )
+
+
+def _is_pandas(value, name: str) -> bool:
+    """``value`` is a pandas ``name`` (checked by type, so the core does not import pandas)."""
+    return any(cls.__name__ == name and cls.__module__.startswith("pandas") for cls in type(value).__mro__)
+
+
+def as_evidence(evidence) -> dict | None:
+    """Evidence as a plain ``{variable: state}`` dict, or ``None`` for none.
+
+    Parameters
+    ----------
+    evidence : mapping, pandas Series, or None
+        ``{variable: state}`` with states as names or indices; a Series is read as
+        ``{index label: value}``. An empty mapping means no evidence.
+
+    Returns
+    -------
+    dict or None
+
+    Raises
+    ------
+    TypeError
+        For anything else (a list, string, set, tuple, DataFrame ...); the message
+        names the type given. Such values used to fail later with an
+        ``AttributeError`` or "truth value is ambiguous".
+    EvidenceError
+        A Series whose index repeats a variable.
+
+    Examples
+    --------
+    >>> from prunelab.evidence import as_evidence
+    >>> as_evidence({"B": "1"})
+    {'B': '1'}
+    >>> as_evidence(["B", "1"])
+    Traceback (most recent call last):
+    ...
+    TypeError: evidence must be a mapping {variable: state} or a pandas Series, got a list: ['B', '1']
+    """
+    from .network import EvidenceError
+
+    if evidence is None:
+        return None
+    if isinstance(evidence, Mapping):
+        return dict(evidence) or None
+    if _is_pandas(evidence, "Series"):
+        labels = list(evidence.index)
+        repeated = sorted({str(v) for v in labels if labels.count(v) > 1})
+        if repeated:
+            raise EvidenceError(f"evidence Series repeats variable(s) {repeated}")
+        return dict(zip(labels, evidence.tolist())) or None
+    text = repr(evidence)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    raise TypeError(
+        f"evidence must be a mapping {{variable: state}} or a pandas Series, got a {type(evidence).__name__}: {text}"
+    )
 
 
 def forward_sample(bn: BayesianNetwork, rng: np.random.Generator) -> np.ndarray:
@@ -42,8 +159,11 @@ def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None, excl
     bn : BayesianNetwork
     fraction : float, default 0.25
         Fraction of the variables observed (the paper's "25 % evidence").
-    seed : int, SeedSequence or Generator
-        Which variables, and the forward sample; pass it explicitly.
+    seed : int, SeedSequence, Generator or None
+        Which variables, and the forward sample; pass it explicitly. As in
+        :func:`prunelab.sample`, a Generator is not used directly: one child is
+        spawned from it (``Generator.spawn``), so the caller's generator moves on
+        and two calls with it give two evidence sets, reproducibly.
     exclude : iterable of str, optional
         Variables never observed (e.g. the query variable). The ``ceil(fraction * n)``
         observed variables are drawn from the others; ``n`` counts all variables.
@@ -67,7 +187,7 @@ def random_evidence(bn: BayesianNetwork, fraction: float = 0.25, seed=None, excl
     k = math.ceil(fraction * bn.n_variables)
     if k > candidates.size:
         raise ValueError(f"cannot observe {k} variables: only {candidates.size} are not excluded")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(as_seed_sequence(seed))
     chosen = set(rng.choice(candidates, size=k, replace=False).tolist())
     x = forward_sample(bn, rng)
     return {v: bn.states[v][x[i]] for i, v in enumerate(bn.variables) if i in chosen}

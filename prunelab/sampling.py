@@ -11,6 +11,33 @@ each child spawns two: the first seeds the initial state, the second the chain.
 A chain's numbers therefore depend on ``(seed, chain index)`` only, never on
 ``n_jobs`` or on the order in which workers finish.
 
+A seed may be an int, a SeedSequence (copied, not advanced), a Generator (one child
+is spawned from it, so the generator moves on) or None; see
+:func:`prunelab.evidence.as_seed_sequence`, which :func:`prunelab.random_evidence`
+uses too.
+
+Traps
+-----
+Gibbs and Metropolis change one variable at a time; on deterministic networks they
+can be trapped (the paper's Figures 1-2). :func:`sample` looks for two signs and
+reports them in :attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
+:class:`~prunelab.diagnostics.SamplerTrappedWarning` that names the variables:
+
+* a free variable never changed in any chain although a state with another value
+  and ``P(x, e) > 0`` exists, and no single-site move could have changed it from
+  any state visited (so it is not bad luck in a short run, and not a variable the
+  evidence fixes);
+* chains disagree beyond what their ESS allows, among the chains in which the
+  variable moves at all (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
+  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound over all tested indicators so that a healthy run warns with
+  probability below :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`).
+
+Memory
+------
+Before anything is allocated, the size of the result (draws, per-draw statistics,
+Rao-Blackwell sums) and of the per-chain buffers is checked against ``max_bytes``
+(default :data:`MAX_BYTES`).
+
 Rao-Blackwell estimates
 -----------------------
 For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
@@ -25,7 +52,9 @@ you can afford it; the empirical estimator always has every draw.
 from __future__ import annotations
 
 import importlib
+import os
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,20 +62,36 @@ from typing import Any
 import numpy as np
 
 from .compiled import CompiledNetwork, compile_network
-from .network import BayesianNetwork
+from .diagnostics import TRAP_FALSE_ALARM, SamplerTrappedWarning, TrapReport, chain_disagreement
+from .evidence import as_evidence, as_seed_sequence
+from .network import BayesianNetwork, EvidenceError
 from .samplers import get_method
 from .samplers.init import (
     INIT_METHODS,
     MAX_RESTARTS,
+    can_take,
     hybrid_forward_kernel,
     initial_state,
+    single_site_frozen,
     start_state_from,
 )
 
-__all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS"]
+__all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS", "MAX_BYTES"]
 
 DEFAULT_N_CHECKPOINTS = 200
 """Number of log-spaced Rao-Blackwell checkpoints recorded by default."""
+
+MAX_BYTES = 4 * 2**30
+"""Default cap (4 GiB) on the memory :func:`sample` plans to use; pass ``max_bytes`` to change it."""
+
+_BYTES_PER_CHAIN = 4096
+"""Bookkeeping per chain (seeds, job, timings, result dict), counted against ``max_bytes``."""
+
+_STAT_BYTES_PER_DRAW = 16
+"""Per-draw sampler statistics assumed per chain and draw (Metropolis: 8, prune: 9)."""
+
+_TRAP_SPAWN = 2**32 - 1
+"""Last spawn-key entry of the seed of the trap check's witness search (no chain has it)."""
 
 _RESERVED_FIELDS = ("draws", "rb_checkpoints", "rb_sums")
 
@@ -64,6 +109,19 @@ def default_checkpoints(n_draws: int, n_points: int = DEFAULT_N_CHECKPOINTS) -> 
         return np.zeros(0, dtype=np.int64)
     grid = np.geomspace(1, n_draws, num=min(n_points, n_draws)).round().astype(np.int64)
     return np.unique(np.concatenate([grid, [n_draws]]))
+
+
+def _distinct_rows(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of a 2-d integer array (compared as raw bytes, so in any order)."""
+    rows = np.ascontiguousarray(rows)
+    if rows.shape[0] == 0:
+        return rows
+    keep = np.ones(rows.shape[0], dtype=bool)
+    keep[1:] = np.any(rows[1:] != rows[:-1], axis=1)  # runs of one state first: cheap, and common
+    rows = np.ascontiguousarray(rows[keep])
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first = np.unique(as_bytes, return_index=True)
+    return rows[np.sort(first)]
 
 
 def _draw_dtype(cardinality: np.ndarray):
@@ -110,7 +168,16 @@ class SampleResult:
         Other per-chain outputs of the sampler.
     seed_entropy : int
         Entropy of the root ``SeedSequence``; ``sample(..., seed=seed_entropy)``
-        reproduces the run.
+        reproduces the run when the seed was an int or None.
+    seed_spawn_key : tuple of int
+        Spawn key of the root ``SeedSequence`` (not empty when the seed was a
+        Generator or a spawned SeedSequence): ``seed=np.random.SeedSequence(
+        seed_entropy, spawn_key=seed_spawn_key)`` reproduces the run.
+    trap : TrapReport
+        Variables stuck or disagreeing across chains; see
+        :class:`~prunelab.diagnostics.TrapReport`. With :attr:`n_changes`,
+        :attr:`n_distinct_states`, :attr:`move_rate`, :attr:`acceptance_rate` and
+        :meth:`rhat`, what a user needs to notice a trapped sampler.
     backend : str
     options : dict
         Sampler options as passed.
@@ -123,11 +190,13 @@ class SampleResult:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.sampling import sample
-    >>> result = sample(load_network("asia"), "gibbs", 500, n_chains=2, seed=0)
+    >>> result = sample(load_network("asia"), "prune", 500, n_chains=2, seed=0)
     >>> result.draws.shape, result.draws.dtype.name
     ((2, 500, 8), 'int8')
     >>> result.running_marginals("lung", checkpoints=[100, 500]).shape
     (2, 2, 2)
+    >>> result.trap.trapped, int(result.n_distinct_states.min()) > 10
+    (False, True)
     """
 
     draws: np.ndarray
@@ -146,6 +215,8 @@ class SampleResult:
     seed_entropy: int | None = None
     backend: str = "numba"
     options: dict[str, Any] = field(default_factory=dict)
+    seed_spawn_key: tuple[int, ...] = ()
+    trap: TrapReport = TrapReport()
 
     # ------------------------------------------------------------ shape
     @property
@@ -166,6 +237,72 @@ class SampleResult:
         """Start of each variable's block in the last axis of :attr:`rb_sums`."""
         cards = [len(self.states[v]) for v in self.variables]
         return np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+
+    # ------------------------------------------------------------ mixing
+    @property
+    def n_changes(self) -> np.ndarray:
+        """int64 (chain, variable): draws at which each variable differs from the draw before.
+
+        The first draw is compared with the start state, so a variable with 0 never
+        moved in that chain; evidence variables are always 0.
+        """
+        out = np.zeros((self.n_chains, len(self.variables)), dtype=np.int64)
+        for j in range(len(self.variables)):
+            column = self.draws[:, :, j]
+            out[:, j] = np.count_nonzero(np.diff(column, axis=1), axis=1) + (column[:, 0] != self.initial_states[:, j])
+        return out
+
+    @property
+    def n_distinct_states(self) -> np.ndarray:
+        """int64 (chain,): distinct full states among each chain's draws (1 for a chain that never moved)."""
+        return np.array([_distinct_rows(chain).shape[0] for chain in self.draws], dtype=np.int64)
+
+    @property
+    def move_rate(self) -> np.ndarray:
+        """float64 (chain,): share of draws that differ from the draw before (any sampler)."""
+        moved = np.any(np.diff(self.draws, axis=1) != 0, axis=2).sum(axis=1)
+        moved = moved + np.any(self.draws[:, 0, :] != self.initial_states, axis=1)
+        return moved / self.n_draws
+
+    @property
+    def acceptance_rate(self) -> np.ndarray | None:
+        """float64 (chain,): accepted share of single-site proposals, or None if the sampler has none.
+
+        From the per-draw statistic ``n_accepted`` (Metropolis), out of one
+        proposal per free variable with more than one state per sweep.
+        """
+        accepted = self.stats.get("n_accepted")
+        if accepted is None:
+            return None
+        n_proposals = sum(len(self.states[v]) > 1 for v in self.free_variables)
+        if n_proposals == 0:
+            return np.full(self.n_chains, np.nan)
+        return accepted.sum(axis=1) / (self.n_draws * n_proposals)
+
+    def rhat(self) -> dict[str, float]:
+        """Rank-normalised split R-hat of every free variable: the largest over its states' indicators.
+
+        From :func:`prunelab.diagnostics.convergence_summary` (ArviZ): ``inf`` when
+        chains never change but sit in different states, ``nan`` when every chain
+        sits in the same state throughout. Needs at least 4 draws.
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, n_chains=2, init=[[0, 0], [1, 1]],
+        ...                 seed=0, traps="record")
+        >>> result.rhat()
+        {'A': inf, 'B': inf}
+        """
+        from .diagnostics import convergence_summary
+
+        out = {}
+        for v in self.free_variables:
+            column = self.draws[:, :, self._column(v)]
+            values = [convergence_summary(column == s)["rhat"] for s in range(len(self.states[v]))]
+            out[v] = float(np.nan if all(np.isnan(values)) else np.nanmax(values))
+        return out
 
     def _column(self, variable: str) -> int:
         try:
@@ -196,9 +333,11 @@ class SampleResult:
         --------
         >>> from prunelab import load_network
         >>> from prunelab.sampling import sample
-        >>> result = sample(load_network("deterministic_pair"), "gibbs", 4, init=[0, 0], seed=1)
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 4, init=[0, 0], seed=1, traps="record")
         >>> result.running_marginals("A", checkpoints=[1, 4]).tolist()
         [[[1.0, 0.0], [1.0, 0.0]]]
+        >>> result.trap.stuck  # Gibbs cannot leave (0, 0): see SampleResult.trap
+        ('A', 'B')
         """
         i = self._column(variable)
         card = len(self.states[variable])
@@ -251,7 +390,7 @@ class SampleResult:
         --------
         >>> from prunelab import load_network
         >>> from prunelab.sampling import sample
-        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, init=[1, 1], seed=1)
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, init=[1, 1], seed=1, traps="record")
         >>> result.marginals()["A"].tolist()
         [0.0, 1.0]
         """
@@ -374,6 +513,95 @@ def _explicit_starts(bn, net, init, n_chains) -> list[np.ndarray] | None:
     return [start_state_from(bn, net, s) for s in per_chain]
 
 
+def _integer(value, name: str, minimum: int | None = 1) -> int:
+    """``value`` as an int if it is one (numpy integers too, bools not); no silent rounding or parsing."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"need {name} >= {minimum}, got {value}")
+    return int(value)
+
+
+def _planned_bytes(bn, n_chains, n_samples, n_checkpoints, n_workers) -> dict[str, int]:
+    """Bytes :func:`sample` will hold at its peak, by what holds them."""
+    n = bn.n_variables
+    itemsize = np.dtype(_draw_dtype(bn.cardinalities)).itemsize
+    return {
+        # per-chain draws, then np.stack copies them into the result
+        "draws": 2 * n_chains * n_samples * n * itemsize,
+        "chain buffers": n_workers * n_samples * n * 8,  # int64 draws of a running chain
+        "statistics": 2 * n_chains * n_samples * _STAT_BYTES_PER_DRAW,
+        "Rao-Blackwell sums": 2 * n_chains * n_checkpoints * int(bn.cardinalities.sum()) * 8,
+        "bookkeeping": n_chains * _BYTES_PER_CHAIN,
+    }
+
+
+def _posterior_or_empty(bn, net) -> dict:
+    """Exact posterior marginals given ``net``'s evidence, or ``{}`` if the network is too wide.
+
+    A positive entry proves the state possible; a zero (exact: deterministic zeros
+    propagate exactly) proves it impossible. Without them nothing is claimed.
+    """
+    from . import exact
+
+    evidence = {bn.variables[i]: int(s) for i, s in enumerate(net.evidence_value) if s >= 0}
+    try:
+        return exact.exact_marginals(bn, evidence)
+    except EvidenceError:
+        raise
+    except ValueError:  # too wide for exact inference
+        return {}
+
+
+def _trap_report(bn, net, draws, initial_states, seed, single_site: bool) -> TrapReport:
+    """Stuck and disagreeing free variables (see :class:`~prunelab.diagnostics.TrapReport`).
+
+    Stuck variables are looked for only for ``single_site`` samplers: a sampler with
+    larger moves (prune) that leaves a variable alone in a short run has met an
+    improbable state, not a wall.
+    """
+    n_chains, n_draws = draws.shape[:2]
+    starts = initial_states.astype(draws.dtype)
+    candidates = [
+        int(i) for i in net.free
+        if single_site and np.all(draws[:, :, i] == starts[:, i, None])
+    ]
+    stuck = []
+    if candidates:
+        visited = _distinct_rows(np.concatenate([starts, draws.reshape(-1, net.n_variables)]))
+        rng = np.random.default_rng(seed)
+        posterior = None
+        for i in np.asarray(candidates)[single_site_frozen(net, visited, candidates)]:
+            values = np.unique(starts[:, i])
+            others = [s for s in range(int(net.cardinality[i])) if s != values[0]]
+            if values.size == 1:
+                if posterior is None:  # one calibration answers for every variable
+                    posterior = _posterior_or_empty(bn, net)
+                if posterior:
+                    possible = bool(np.any(posterior[bn.variables[i]][others] > 0.0))
+                else:  # too wide for exact inference: look for a witness state
+                    possible = any(can_take(rng, net, i, s) for s in others)
+            else:
+                possible = True  # chains hold it at two values: both are possible
+            if possible:
+                stuck.append(bn.variables[i])
+    p_values = {}
+    n_tests = 0
+    for i in net.free:
+        column = draws[:, :, i]
+        # a chain in which the variable never moved tells nothing of how fast it mixes
+        column = column[np.any(column != column[:, :1], axis=1)]
+        if column.shape[0] < 2:
+            continue
+        present = np.flatnonzero(np.bincount(column.ravel(), minlength=int(net.cardinality[i])))
+        tested = present[:-1] if present.size == 2 else present  # two states: one indicator says it all
+        p_values[bn.variables[i]] = min(chain_disagreement(column == s) for s in tested)
+        n_tests += tested.size
+    threshold = TRAP_FALSE_ALARM / max(n_tests, 1)
+    disagreeing = tuple(v for v, p in p_values.items() if p < threshold)
+    return TrapReport(tuple(stuck), disagreeing, p_values, threshold)
+
+
 def sample(
     bn: BayesianNetwork,
     method: str,
@@ -389,6 +617,8 @@ def sample(
     init_p: float = 0.5,
     max_restarts: int = MAX_RESTARTS,
     rb_checkpoints=None,
+    traps: str = "warn",
+    max_bytes: int = MAX_BYTES,
     **options,
 ) -> SampleResult:
     """Run ``n_chains`` independent chains of a sampler on ``bn`` given ``evidence``.
@@ -402,18 +632,23 @@ def sample(
     n_samples : int
         Draws per chain; one draw is one sweep (Gibbs, Metropolis) or one step.
         No burn-in and no thinning, as in the paper: slice ``draws`` for those.
+        An integer (numpy integers too): ``2.7``, ``"5"`` or ``True`` are refused.
     n_chains : int, default 1
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, or pandas Series, optional
+        See :func:`prunelab.evidence.as_evidence`; a list, string or set is refused.
     init : str, mapping, or array_like, default "forward"
         ``"forward"``, ``"random_forward"`` or ``"hybrid"`` (with ``init_p``):
         the paper's initialisers, see :func:`prunelab.samplers.init.initial_state`.
         Or an explicit start: a dict of state names (evidence may be left out), an
         int array in ``bn.variables`` order, or one of those per chain (a list or
         a ``(n_chains, n)`` array). A start with ``P(x, e) = 0`` is an error
-        that names the state.
-    seed : int, SeedSequence, or None
+        that names the state; so is one with non-integer indices.
+    seed : int, SeedSequence, Generator, or None
         Root of ``SeedSequence(seed).spawn(n_chains)``; results do not depend on
-        ``n_jobs``.
+        ``n_jobs``. A Generator is accepted: one child is spawned from it
+        (:func:`prunelab.evidence.as_seed_sequence`), so the generator moves on
+        and two calls with it give different draws; a SeedSequence is copied, not
+        advanced.
     n_jobs : int, default 1
         Worker processes (joblib, loky backend) over chains; -1 for all cores.
         Workers load the numba kernels from the on-disk cache (``cache=True``).
@@ -428,6 +663,16 @@ def sample(
     rb_checkpoints : array_like of int, optional
         For Rao-Blackwell samplers (Gibbs): draw counts at which running sums of
         the conditionals are kept; default :func:`default_checkpoints`.
+    traps : {"warn", "record", "off"}, default "warn"
+        ``"warn"``: look for signs of a trapped sampler (see Traps in
+        :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
+        (:class:`~prunelab.diagnostics.SamplerTrappedWarning`) if there are any;
+        ``"record"``: the same without the warning (the experiment runner);
+        ``"off"``: no check (pieces of one longer chain, where a check of each
+        piece means nothing); ``result.trap`` is then empty.
+    max_bytes : int, default :data:`MAX_BYTES` (4 GiB)
+        Refuse at once, before allocating anything, a run whose draws, per-draw
+        statistics, Rao-Blackwell sums and chain buffers would need more.
     **options
         Passed to the sampler's ``run_chain`` and ``step``.
 
@@ -437,10 +682,21 @@ def sample(
 
     Raises
     ------
+    TypeError
+        A count that is not an integer, evidence that is not a mapping or Series,
+        a seed of another type.
     EvidenceError
         Unknown or impossible evidence, or an explicit start that disagrees with it.
     InfeasibleStateError
         An explicit start state with probability zero.
+    MemoryError
+        The run would need more than ``max_bytes``; the message gives the sizes.
+
+    Warns
+    -----
+    SamplerTrappedWarning
+        Some free variable is stuck, or the chains disagree beyond their ESS
+        (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
 
     See Also
     --------
@@ -465,29 +721,49 @@ def sample(
     if not isinstance(bn, BayesianNetwork):
         raise TypeError(f"bn must be a BayesianNetwork, got {type(bn).__name__}")
     module = get_method(method)
-    n_samples, n_chains = int(n_samples), int(n_chains)
-    if n_samples < 1 or n_chains < 1:
-        raise ValueError(f"need n_samples >= 1 and n_chains >= 1, got {n_samples} and {n_chains}")
+    n_samples = _integer(n_samples, "n_samples")
+    n_chains = _integer(n_chains, "n_chains")
+    n_jobs = _integer(n_jobs, "n_jobs", minimum=None)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a positive number of workers or negative (-1: all cores), not 0")
+    max_restarts = _integer(max_restarts, "max_restarts")
+    if isinstance(init_p, (bool, np.bool_)) or not isinstance(init_p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"init_p must be a number in [0, 1], got {type(init_p).__name__} {init_p!r}")
     if backend not in ("numba", "numpy"):
         raise ValueError(f"unknown backend {backend!r}; choose 'numba' or 'numpy'")
     if isinstance(init, str) and init not in INIT_METHODS:
         raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_METHODS)} or give a start state")
-    net = compile_network(bn, evidence)  # checks the evidence names early
-    evidence_names = bn.evidence_names(evidence)
-    starts = _explicit_starts(bn, net, init, n_chains)
+    if traps not in ("warn", "record", "off"):
+        raise ValueError(f"traps must be 'warn', 'record' or 'off', got {traps!r}")
+    evidence = as_evidence(evidence)
+    root = as_seed_sequence(seed)
     if getattr(module, "RAO_BLACKWELL", False):
-        cps = default_checkpoints(n_samples) if rb_checkpoints is None else np.asarray(rb_checkpoints, dtype=np.int64)
+        if rb_checkpoints is None:
+            cps = default_checkpoints(n_samples)
+        else:
+            cps = np.asarray(rb_checkpoints)
+            if cps.size and not np.issubdtype(cps.dtype, np.integer):
+                raise TypeError(f"rb_checkpoints must be integers, got dtype {cps.dtype}")
+            cps = cps.astype(np.int64)
         if cps.size and (cps[0] < 1 or cps[-1] > n_samples or np.any(np.diff(cps) <= 0)):
             raise ValueError(f"rb_checkpoints must increase strictly within 1..{n_samples}")
     elif rb_checkpoints is not None:
         raise ValueError(f"method {method!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
     else:
         cps = None
+    n_workers = 1 if n_jobs == 1 else min(n_chains, os.cpu_count() or 1) if n_jobs < 0 else min(n_chains, n_jobs)
+    planned = _planned_bytes(bn, n_chains, n_samples, 0 if cps is None else cps.size, n_workers)
+    if sum(planned.values()) > max_bytes:
+        detail = ", ".join(f"{name} {size / 2**20:,.0f} MiB" for name, size in planned.items() if size)
+        raise MemoryError(
+            f"sample() would need about {sum(planned.values()) / 2**20:,.0f} MiB for n_chains={n_chains} x "
+            f"n_samples={n_samples} x {bn.n_variables} variables ({detail}), more than "
+            f"max_bytes={max_bytes:,}; use fewer chains or draws, or pass a larger max_bytes"
+        )
+    net = compile_network(bn, evidence)  # checks the evidence names early
+    evidence_names = bn.evidence_names(evidence)
+    starts = _explicit_starts(bn, net, init, n_chains)
 
-    if isinstance(seed, np.random.SeedSequence):  # a copy, so the caller's object is not advanced
-        root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
-    else:
-        root = np.random.SeedSequence(seed)
     seeds = [tuple(child.spawn(2)) for child in root.spawn(n_chains)]
     parallel = n_jobs != 1 and n_chains > 1
     jobs = [
@@ -525,15 +801,27 @@ def sample(
     rb_sums = None
     if outputs[0].get("rb_sums") is not None:
         rb_sums = np.stack([o["rb_sums"] for o in outputs])
+    draws = np.stack([o["draws"] for o in outputs])
+    del outputs
+    initial_states = np.stack([r["x0"] for r in results]).astype(np.int64)
+    trap = TrapReport()
+    if traps != "off":
+        trap = _trap_report(
+            bn, net, draws, initial_states,
+            np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, _TRAP_SPAWN)),
+            single_site=bool(getattr(module, "SINGLE_SITE", False)),
+        )
+    if trap.trapped and traps == "warn":
+        warnings.warn(trap.message(method, n_chains), SamplerTrappedWarning, stacklevel=2)
     return SampleResult(
-        draws=np.stack([o["draws"] for o in outputs]),
+        draws=draws,
         variables=bn.variables,
         states=dict(bn.states),
         evidence=evidence_names,
         method=method,
         init_seconds=np.array([r["init_seconds"] for r in results]),
         sample_seconds=np.array([r["sample_seconds"] for r in results]),
-        initial_states=np.stack([r["x0"] for r in results]).astype(np.int64),
+        initial_states=initial_states,
         init_methods=tuple(r["init_method"] for r in results),
         rb_checkpoints=cps if rb_sums is not None else None,
         rb_sums=rb_sums,
@@ -542,4 +830,6 @@ def sample(
         seed_entropy=root.entropy,
         backend=backend,
         options=dict(options),
+        seed_spawn_key=tuple(root.spawn_key),
+        trap=trap,
     )

@@ -168,3 +168,39 @@ def test_to_inference_data(rng):
     assert idata.posterior.attrs["sampling_time_per_chain"] == [1.0, 2.0, 3.5]
     assert "sampling_time" not in to_inference_data(x).posterior.attrs
 
+
+
+# ------------------------------------------------------------------ chain_disagreement
+def _ar_indicator(rng, n_chains, n_draws, p, stay):
+    """0/1 chains that keep their value with probability ``stay`` and else redraw it ~ Bernoulli(p)."""
+    x = np.empty((n_chains, n_draws))
+    x[:, 0] = rng.random(n_chains) < p
+    for t in range(1, n_draws):
+        redraw = rng.random(n_chains) >= stay
+        x[:, t] = np.where(redraw, rng.random(n_chains) < p, x[:, t - 1])
+    return x
+
+
+def test_chain_disagreement_is_calibrated_on_agreeing_autocorrelated_chains(rng):
+    """Under the hypothesis (one stationary law, tau = (1 + stay) / (1 - stay) = 9) p-values are not too small."""
+    from prunelab.diagnostics import chain_disagreement
+
+    p_values = np.array([chain_disagreement(_ar_indicator(rng, 4, 500, 0.3, 0.8)) for _ in range(200)])
+    # with the ESS margin the test is conservative: far fewer than 1 % below 0.01
+    assert np.mean(p_values < 0.01) <= 0.02
+    assert np.all(p_values > 1e-4)
+
+
+def test_chain_disagreement_sees_chains_that_move_apart(rng):
+    from prunelab.diagnostics import chain_disagreement
+
+    low = _ar_indicator(rng, 2, 500, 0.2, 0.5)
+    high = _ar_indicator(rng, 2, 500, 0.8, 0.5)
+    assert chain_disagreement(np.vstack([low, high])) < 1e-12
+    # chains that never move are no evidence either way; nor are short or rare ones
+    assert chain_disagreement(np.repeat([[0.0], [1.0]], 500, axis=1)) == 1.0
+    assert chain_disagreement(np.vstack([low[:, :50], high[:, :50]])) == 1.0  # fewer than MIN_DRAWS
+    with pytest.raises(ValueError, match="0 or 1"):
+        chain_disagreement(np.full((2, 200), 0.5))
+    with pytest.raises(ValueError, match="at least 2 chains"):
+        chain_disagreement(np.zeros((1, 200)))

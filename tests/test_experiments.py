@@ -258,3 +258,117 @@ def test_paper_numbers_match_the_latex_source():
             line = next(line for line in block.splitlines() if line.strip().startswith(name))
             cells = [c.replace("\\textbf{", "").replace("}", "").replace("\\\\", "").strip() for c in line.split("&")[1:]]
             assert [float(c) for c in cells] == [table[bench][m] for m in ("gibbs", "metropolis", "prune")]
+
+
+# ----------------------------------------------------------------------------- bad arguments, traps, signals
+
+
+def test_a_bad_seed_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune", "--seed", "-1",
+              "--jobs", "1", "--out", str(out), "--no-progress"])
+    assert "must be >= 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--profile", "smoke", "--jobs", "0", "--out", str(out)])
+    for bad, error in ((-1, ValueError), (np.random.default_rng(1), TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="root_seed"):
+            reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=out, progress=False, root_seed=bad)
+    assert not out.exists()
+
+
+def test_a_folder_without_finished_runs_is_never_locked(tmp_path):
+    # settings recorded by a sweep that died before its first run (e.g. an old crash)
+    store.write_json_atomic({"root_seed": "999", "n_samples": 1, "checkpoints": [1], "cases": {}}, tmp_path / "sweep.json")
+    report = reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+    assert report["n_done"] == TINY.n_runs
+    assert json.loads((tmp_path / "sweep.json").read_text())["root_seed"] == str(report["root_seed"])
+    # once runs exist the folder is locked as before
+    with pytest.raises(SweepMismatchError, match="root_seed"):
+        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
+
+
+def test_trapped_runs_are_recorded_and_marked_in_the_tables(reference, capsys):
+    out, _ = reference
+    raw = store.read_runs(out).to_pandas().set_index("case")
+    assert {tuple(s) for s in raw.loc["deterministic_pair.gibbs", "stuck"]} == {("A", "B")}
+    assert all(len(s) == 0 for s in raw.loc["deterministic_pair.prune", "stuck"])
+    summary = pd.read_parquet(out / "summary.parquet").set_index("case")
+    assert summary.loc["deterministic_pair.gibbs", "query_stuck_runs"] == TINY.n_runs
+    assert summary.loc["deterministic_pair.gibbs", "trapped"]
+    assert not summary.loc["deterministic_pair.prune", "trapped"]
+    assert not summary.loc["grid-3x3.prune", "trapped"]
+    # Tables 1-2: our alpha and time of a trapped case carry the mark, the others do not
+    assert main(["tables", "--profile", "smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    alpha = summary.loc["deterministic_pair.gibbs", "alpha"]
+    rows = [line for line in text.splitlines() if line.startswith("Deterministic") or line.startswith("Toy")]
+    assert any(f"{alpha:.2f} !" in line for line in rows) or "! trapped" in text
+    assert "! trapped: R-hat infinite" in text
+    prune_alpha = summary.loc["grid-3x3.prune", "alpha"]
+    grid_row = next(line for line in text.splitlines() if line.startswith("Grid 3x3"))
+    assert f"{prune_alpha:.2f}" in grid_row and f"{prune_alpha:.2f} !" not in grid_row
+
+
+def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    import prunelab
+    from prunelab.experiments import runner
+
+    shipped = Path(prunelab.__file__).resolve().parent / "_data"
+    monkeypatch.setattr(runner, "data_dir", lambda: shipped)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert runner.results_dir("smoke") == tmp_path / "prunelab" / "results" / "smoke"
+    monkeypatch.setattr(runner, "data_dir", lambda: tmp_path / "checkout-data")
+    assert runner.results_dir("smoke") == tmp_path / "checkout-data" / "results" / "smoke"
+
+
+def _cli(*args):
+    import os
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    return [sys.executable, "-m", "prunelab", *args], env
+
+
+def test_cases_into_a_closed_pipe_ends_quietly():
+    import os
+    import subprocess
+
+    read, write = os.pipe()
+    os.close(read)  # like `| head -1` that has already gone
+    cmd, env = _cli("cases")
+    try:
+        done = subprocess.run(cmd, stdout=write, stderr=subprocess.PIPE, env=env, timeout=120)
+    finally:
+        os.close(write)
+    assert done.stderr == b""
+    assert done.returncode == 1
+
+
+def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    cmd, env = _cli("reproduce", "--profile", "quick", "--cases", "grid-5x5.prune", "--jobs", "2",
+                    "--out", str(tmp_path), "--no-progress")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not list((tmp_path / "runs").glob("*/run-*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+    out, err = proc.communicate(timeout=120)
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text
+    lines = [line for line in text.splitlines() if line.strip()]
+    ours = [line for line in lines if line.startswith("interrupted: ")]
+    assert len(ours) == 1 and "run the same command again to resume" in ours[0]
+    # at most multiprocessing's resource tracker adds its two-line note on semaphores (was ~120 lines)
+    assert len(lines) <= 3, text
+    kept = int(ours[0].split()[1])
+    assert kept == len(list((tmp_path / "runs").glob("*/run-*.parquet"))) >= 1
+    assert not list((tmp_path / "runs").glob("*/.*.tmp"))

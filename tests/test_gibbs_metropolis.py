@@ -27,6 +27,7 @@ from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import gibbs, metropolis
 from prunelab.samplers.init import InfeasibleStateError, initial_state
+from prunelab.diagnostics import SamplerTrappedWarning
 from prunelab.sampling import sample
 
 SAMPLERS = {"gibbs": gibbs, "metropolis": metropolis}
@@ -393,7 +394,8 @@ def test_marginals_agree_with_exact(method, case):
 @pytest.mark.parametrize("method", sorted(SAMPLERS))
 def test_deterministic_pair_traps_the_chain(method):
     """The paper's Example (Figure 1): from (0,0) Gibbs stays at (0,0), from (1,1) at (1,1)."""
-    result = sample(load_network("deterministic_pair"), method, 2_000, n_chains=2, init=[[0, 0], [1, 1]], seed=3)
+    with pytest.warns(SamplerTrappedWarning, match=r"\['A', 'B'\] never changed"):
+        result = sample(load_network("deterministic_pair"), method, 2_000, n_chains=2, init=[[0, 0], [1, 1]], seed=3)
     assert np.all(result.draws[0] == 0)
     assert np.all(result.draws[1] == 1)
     np.testing.assert_array_equal(result.marginals()["A"], [0.5, 0.5])  # pooled over the two traps only
@@ -404,7 +406,8 @@ def test_block_chain_stays_in_its_block(method):
     """Paper, "Block shaped BN": a chain started in {0,1}^n never leaves it, nor one in {2,3}^n."""
     n = 10
     bn = load_network("block_chain", n=n)
-    result = sample(bn, method, 3_000, n_chains=2, init=[[0] * n, [3] * n], seed=4)
+    with pytest.warns(SamplerTrappedWarning, match=r"disagree on \['X1', 'X2'"):
+        result = sample(bn, method, 3_000, n_chains=2, init=[[0] * n, [3] * n], seed=4)
     low, high = result.draws[0], result.draws[1]
     assert np.isin(low, [0, 1]).all()
     assert np.isin(high, [2, 3]).all()
@@ -427,7 +430,8 @@ def test_asia_either_never_changes(method):
     no = {v: "no" for v in bn.variables}
     yes = dict(no, tub="yes", either="yes")
     assert exact_marginals(bn)["either"][bn.state_index("either", "yes")] > 0.06
-    result = sample(bn, method, 5_000, n_chains=2, init=[no, yes], seed=5)
+    with pytest.warns(SamplerTrappedWarning, match="either"):
+        result = sample(bn, method, 5_000, n_chains=2, init=[no, yes], seed=5)
     either = bn.index("either")
     assert set(np.unique(result.draws[0, :, either])) == {bn.state_index("either", "no")}
     assert set(np.unique(result.draws[1, :, either])) == {bn.state_index("either", "yes")}
@@ -458,7 +462,7 @@ def test_never_a_zero_probability_state(method, name, evidence_key):
     else:
         evidence = random_evidence(bn, 0.25, seed=evidence_key)
     net = compile_network(bn, evidence)
-    result = sample(bn, method, 3_000, n_chains=2, evidence=evidence, init="random_forward", seed=6)
+    result = sample(bn, method, 3_000, n_chains=2, evidence=evidence, init="random_forward", seed=6, traps="record")
     assert draws_probability_positive(net, result.draws).all()
     assert draws_probability_positive(net, result.initial_states).all()
     if name != "deterministic_pair":  # (there the chain is trapped by design)

@@ -72,7 +72,8 @@ def test_seeds_reproduce_and_differ():
 def test_result_layout():
     bn = load_network("asia")
     evidence = {"either": "yes", "xray": "yes"}
-    result = sample(bn, "metropolis", 100, n_chains=2, evidence=evidence, seed=3)
+    # either=yes: tub and lung trap Metropolis (see test_gibbs_metropolis); recorded, not warned
+    result = sample(bn, "metropolis", 100, n_chains=2, evidence=evidence, seed=3, traps="record")
     assert result.draws.shape == (2, 100, 8) and result.draws.dtype == np.int8
     assert result.variables == bn.variables
     assert result.evidence == evidence
@@ -93,7 +94,8 @@ def test_result_layout():
 def test_running_marginals_by_hand():
     bn = load_network("deterministic_pair")
     # chain 0 is trapped at (0, 0), chain 1 at (1, 1)
-    result = sample(bn, "gibbs", 10, n_chains=2, init=[{"A": "0", "B": "0"}, {"A": "1", "B": "1"}], seed=0)
+    result = sample(bn, "gibbs", 10, n_chains=2, init=[{"A": "0", "B": "0"}, {"A": "1", "B": "1"}], seed=0,
+                    traps="record")
     emp = result.running_marginals("B", checkpoints=[1, 10])
     np.testing.assert_array_equal(emp, [[[1, 0], [1, 0]], [[0, 1], [0, 1]]])
     rb = result.running_marginals("A", estimator="rao_blackwell")
@@ -142,7 +144,7 @@ def test_rao_blackwell_checkpoints():
 
 def test_explicit_init_and_its_errors():
     bn = load_network("deterministic_pair")
-    one = sample(bn, "gibbs", 5, n_chains=2, init={"A": "1", "B": "1"}, seed=0)
+    one = sample(bn, "gibbs", 5, n_chains=2, init={"A": "1", "B": "1"}, seed=0, traps="off")
     assert one.init_methods == ("given", "given")
     np.testing.assert_array_equal(one.initial_states, [[1, 1], [1, 1]])
     with pytest.raises(InfeasibleStateError, match=r"\{A=0, B=1\}"):
@@ -181,9 +183,9 @@ def test_argument_errors():
 
 
 def test_progress_bar_runs(capsys):
-    result = sample(load_network("asia"), "gibbs", 10, n_chains=2, progress=True, seed=0)
+    result = sample(load_network("asia"), "prune", 10, n_chains=2, progress=True, seed=0)
     assert result.n_chains == 2
-    assert "gibbs chains" in capsys.readouterr().err
+    assert "prune chains" in capsys.readouterr().err
 
 
 def test_registry(monkeypatch):
@@ -213,3 +215,175 @@ def test_prune_dispatches_through_the_same_door():
     assert result.draws.shape == (2, 400, 2)
     # prune sampling leaves the trap that holds Gibbs (paper, Figure 3)
     assert (result.draws[0] == 1).any() and (result.draws[1] == 0).any()
+
+
+# ------------------------------------------------------------------ bad input is refused at once
+def test_possible_evidence_whose_probability_underflows_is_sampled():
+    """1 100 copies of the deterministic pair, every B observed: P(e) = 2**-1100 underflows to 0."""
+    from prunelab import BayesianNetwork, probability_of_evidence
+    from prunelab.exact import log_probability_of_evidence
+
+    n = 1100
+    bn = BayesianNetwork(
+        states={v: ["0", "1"] for k in range(n) for v in (f"A{k}", f"B{k}")},
+        parents={f"B{k}": [f"A{k}"] for k in range(n)},
+        cpts={**{f"A{k}": [0.5, 0.5] for k in range(n)}, **{f"B{k}": [[1, 0], [0, 1]] for k in range(n)}},
+        name="pairs",
+    )
+    evidence = {f"B{k}": "1" for k in range(n)}
+    assert probability_of_evidence(bn, evidence) == 0.0  # the float underflows ...
+    assert log_probability_of_evidence(bn, evidence) == pytest.approx(n * np.log(0.5))  # ... its log does not
+    result = sample(bn, "gibbs", 3, evidence=evidence, seed=0)
+    assert result.init_methods == ("exact",)  # forward sampling cannot find it; exact inference can
+    assert np.all(result.draws == 1)
+    assert not result.trap.trapped  # every A is fixed by the evidence: not stuck
+
+
+def test_impossible_evidence_on_a_network_too_wide_names_the_evidence(monkeypatch):
+    import prunelab.exact as exact
+
+    monkeypatch.setattr(exact, "MAX_CLIQUE_ENTRIES", 2)  # asia becomes "too wide"
+    with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no\}.*cannot tell"):
+        sample(load_network("asia"), "gibbs", 5, evidence={"tub": "yes", "either": "no"}, seed=0, max_restarts=50)
+
+
+def test_oversized_runs_are_refused_before_anything_is_allocated():
+    import time
+
+    bn = load_network("asia")
+    tic = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"n_chains=1000000000000 x n_samples=10 x 8 variables.*max_bytes"):
+        sample(bn, "gibbs", 10, n_chains=10**12)
+    with pytest.raises(MemoryError, match=r"n_samples=1000000000000"):
+        sample(bn, "prune", 10**12)
+    assert time.perf_counter() - tic < 5  # refused, not attempted (a generous bound, not a speed target)
+    # the cap is stated and can be moved: 2 chains x 100 draws x 8 int8 fit in 64 kB, 10 000 draws do not
+    assert sample(bn, "prune", 100, n_chains=2, seed=0, max_bytes=2**16).n_draws == 100
+    with pytest.raises(MemoryError, match="max_bytes=65,536"):
+        sample(bn, "prune", 10_000, n_chains=2, seed=0, max_bytes=2**16)
+
+
+def test_counts_and_states_must_be_integers():
+    bn = load_network("deterministic_pair")
+    for bad in (2.7, "5", True, None):
+        with pytest.raises(TypeError, match="n_samples must be an integer"):
+            sample(bn, "prune", bad)
+    with pytest.raises(TypeError, match="n_chains must be an integer"):
+        sample(bn, "prune", 5, n_chains=2.0)
+    with pytest.raises(TypeError, match=r"integer state indices, got \[0.7, 0.2\]"):
+        sample(bn, "prune", 5, init=[0.7, 0.2])
+    with pytest.raises(TypeError, match="rb_checkpoints must be integers"):
+        sample(bn, "gibbs", 5, init=[1, 1], rb_checkpoints=[2.5], traps="off")
+    with pytest.raises(TypeError, match="init_p"):
+        sample(bn, "prune", 5, init="hybrid", init_p="0.5")
+    with pytest.raises(ValueError, match="n_jobs"):
+        sample(bn, "prune", 5, n_jobs=0)
+    with pytest.raises(ValueError, match="traps"):
+        sample(bn, "prune", 5, traps="ignore")
+    # numpy integers are integers
+    result = sample(bn, "prune", np.int64(5), n_chains=np.int32(2), init=np.array([1, 1], dtype=np.int8), seed=0)
+    assert result.draws.shape == (2, 5, 2)
+
+
+def test_evidence_is_a_mapping_or_a_series():
+    import pandas as pd
+
+    bn = load_network("asia")
+    for bad, name in ((["either", "yes"], "list"), ("either=yes", "str"), ({"either"}, "set")):
+        with pytest.raises(TypeError, match=f"mapping .* or a pandas Series, got a {name}"):
+            sample(bn, "prune", 5, evidence=bad)
+    as_series = sample(bn, "prune", 50, evidence=pd.Series({"either": "yes", "xray": "yes"}), seed=4)
+    as_dict = sample(bn, "prune", 50, evidence={"either": "yes", "xray": "yes"}, seed=4)
+    assert_same_result(as_series, as_dict)
+    assert as_series.evidence == {"either": "yes", "xray": "yes"}
+    with pytest.raises(EvidenceError, match="repeats"):
+        sample(bn, "prune", 5, evidence=pd.Series(["yes", "no"], index=["either", "either"]))
+
+
+def test_a_generator_seed_is_accepted_everywhere_and_spawns_a_child():
+    from prunelab import random_evidence
+
+    bn = load_network("asia")
+    a = sample(bn, "prune", 30, n_chains=2, seed=np.random.default_rng(5))
+    b = sample(bn, "prune", 30, n_chains=2, seed=np.random.default_rng(5))
+    assert_same_result(a, b)  # same generator state: same draws
+    rng = np.random.default_rng(5)
+    first, second = sample(bn, "prune", 30, seed=rng), sample(bn, "prune", 30, seed=rng)
+    assert not np.array_equal(first.draws, second.draws)  # the generator moves on
+    again = sample(bn, "prune", 30, seed=np.random.SeedSequence(first.seed_entropy, spawn_key=first.seed_spawn_key))
+    assert_same_result(first, again)
+    rng = np.random.default_rng(5)
+    assert random_evidence(bn, 0.5, seed=rng) == random_evidence(bn, 0.5, seed=np.random.SeedSequence(5).spawn(1)[0])
+    assert random_evidence(bn, 0.5, seed=rng) != random_evidence(bn, 0.5, seed=np.random.SeedSequence(5).spawn(1)[0])
+    for bad in (-1, 2.5, "7", True):
+        with pytest.raises((TypeError, ValueError), match="seed must be"):
+            sample(bn, "prune", 5, seed=bad)
+
+
+# ------------------------------------------------------------------ trapped samplers say so
+TRAPS = [
+    # (network, evidence, start states, variables the warning must name)
+    ("deterministic_pair", None, [[0, 0], [1, 1]], ["A", "B"]),
+    ("block_chain", None, [[0] * 10, [3] * 10], ["X1", "X10"]),
+    ("asia", {"xray": "yes", "dysp": "no"}, "forward", ["tub", "lung", "either"]),
+]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name,evidence,init,names", TRAPS, ids=[t[0] for t in TRAPS])
+def test_trapped_single_site_samplers_warn_and_name_the_variables(method, name, evidence, init, names):
+    from prunelab import SamplerTrappedWarning
+
+    bn = load_network(name)
+    with pytest.warns(SamplerTrappedWarning, match=f"{method} chains look trapped") as caught:
+        result = sample(bn, method, 1000, n_chains=4 if init == "forward" else 2, evidence=evidence,
+                        init=init, seed=11)
+    assert len(caught) == 1  # one warning, naming them all
+    assert issubclass(SamplerTrappedWarning, UserWarning)
+    flagged = set(result.trap.stuck) | set(result.trap.disagreeing)
+    assert set(names) <= flagged
+    for v in names:
+        assert repr(v) in str(caught[0].message)
+    # what a user needs to notice it is on the result
+    assert result.n_changes.shape == (result.n_chains, bn.n_variables)
+    if result.trap.stuck:
+        columns = [bn.index(v) for v in result.trap.stuck]
+        assert np.all(result.n_changes[:, columns] == 0)
+    assert np.all(result.n_distinct_states >= 1)
+    if method == "metropolis":
+        assert result.acceptance_rate.shape == (result.n_chains,)
+        assert np.all(result.acceptance_rate < 1)
+    else:
+        assert result.acceptance_rate is None
+    if name == "deterministic_pair":
+        assert result.rhat() == {"A": np.inf, "B": np.inf}
+        np.testing.assert_array_equal(result.n_distinct_states, [1, 1])
+        np.testing.assert_array_equal(result.move_rate, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("name,evidence,init,names", TRAPS, ids=[t[0] for t in TRAPS])
+def test_prune_on_the_same_networks_does_not_warn(name, evidence, init, names):
+    # filterwarnings = error: any SamplerTrappedWarning fails this test
+    bn = load_network(name)
+    result = sample(bn, "prune", 1000, n_chains=2, evidence=evidence, init=init, seed=11)
+    assert not result.trap.trapped and result.trap.stuck == () and result.trap.disagreeing == ()
+    assert all(p > result.trap.threshold for p in result.trap.p_values.values())
+    assert np.all(result.move_rate > 0.1)
+
+
+@pytest.mark.parametrize("name,n_draws", [("asia", 100), ("alarm", 200), ("grid-3x3", 100), ("block_chain", 200)])
+def test_healthy_short_runs_do_not_warn(name, n_draws):
+    """Short prune runs (a correct sampler) on 20 seeds each: no warning (measured rate 1 in 2 100 runs)."""
+    bn = load_network(name)
+    evidence = load_evidence(name) if name in ("asia", "alarm") else None
+    for seed in range(20):
+        assert not sample(bn, "prune", n_draws, n_chains=4, evidence=evidence, seed=seed).trap.trapped
+
+
+def test_variables_fixed_by_the_evidence_or_rare_are_not_stuck():
+    # A is fixed by B = 1: it never changes, rightly
+    fixed = sample(load_network("deterministic_pair"), "gibbs", 200, n_chains=2, evidence={"B": "1"}, seed=0)
+    assert fixed.trap.stuck == () and np.all(fixed.n_changes == 0)
+    # blood_pressure has no zeros that trap Gibbs: a 20-draw run may leave a rare state unvisited, no warning
+    for seed in range(10):
+        sample(load_network("blood_pressure"), "gibbs", 20, n_chains=2, seed=seed)

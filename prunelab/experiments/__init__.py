@@ -18,7 +18,7 @@ module             job
 =================  ==========================================================
 """
 
-from .runner import ReproduceReport, prepare_case, reproduce, results_dir, simulate_run
+from .runner import ReproduceReport, SweepInterrupted, check_root_seed, prepare_case, reproduce, results_dir, simulate_run
 from .specs import (
     BENCHMARKS,
     CASES,
@@ -33,7 +33,7 @@ from .specs import (
     select_cases,
 )
 from .store import SweepMismatchError
-from .tables import consolidate, format_paper_tables, load_results, paper_table, summarise_case
+from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
 
 __all__ = [
     "BENCHMARKS",
@@ -44,10 +44,13 @@ __all__ = [
     "PROFILES",
     "Profile",
     "ReproduceReport",
+    "SweepInterrupted",
     "SweepMismatchError",
+    "check_root_seed",
     "case_key",
     "consolidate",
     "format_paper_tables",
+    "is_trapped",
     "get_profile",
     "load_results",
     "paper_table",

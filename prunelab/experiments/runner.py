@@ -45,7 +45,10 @@ from .specs import (
     select_cases,
 )
 
-__all__ = ["reproduce", "simulate_run", "prepare_case", "case_fingerprint", "results_dir", "ReproduceReport"]
+__all__ = [
+    "reproduce", "simulate_run", "prepare_case", "case_fingerprint", "results_dir", "ReproduceReport",
+    "SweepInterrupted", "check_root_seed",
+]
 
 LIBRARIES = (
     "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
@@ -55,8 +58,43 @@ LIBRARIES = (
 
 
 def results_dir(profile: str) -> Path:
-    """``data/results/<profile>`` (under ``$PRUNELAB_DATA`` when set)."""
-    return data_dir() / "results" / profile
+    """Where :func:`reproduce` writes by default: ``<data>/results/<profile>``.
+
+    ``<data>`` is :func:`prunelab.catalogue.data_dir` (``$PRUNELAB_DATA`` when set,
+    a checkout's ``data/``), except for an installed wheel, whose data folder lies
+    inside ``site-packages``: results then go to the user's data folder,
+    ``$XDG_DATA_HOME/prunelab`` (default ``~/.local/share/prunelab``), never into the
+    installed package. :func:`~prunelab.experiments.load_results` reads from here
+    and, for a wheel, falls back on the results shipped with it.
+    """
+    base = data_dir()
+    if _inside_package(base):
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "prunelab"
+    return base / "results" / profile
+
+
+def _inside_package(path: Path) -> bool:
+    """Whether ``path`` is the data folder shipped inside the installed package (``prunelab/_data``)."""
+    package = Path(__file__).resolve().parents[1]
+    return Path(path).resolve() == package / "_data"
+
+
+def check_root_seed(root_seed) -> int:
+    """A sweep's root seed: an int ``>= 0`` (numpy integers too, not a bool).
+
+    It is written to ``sweep.json`` and every run's seed derives from it
+    (:func:`~prunelab.experiments.run_seed`), so that a killed sweep resumes with the
+    same numbers: a Generator or a SeedSequence, which :func:`prunelab.sample`
+    accepts, cannot be recorded that way and is refused here.
+    """
+    if isinstance(root_seed, (bool, np.bool_)) or not isinstance(root_seed, (int, np.integer)):
+        raise TypeError(
+            f"root_seed must be an int >= 0 (it is recorded in sweep.json to resume the sweep), "
+            f"got {type(root_seed).__name__} {root_seed!r}"
+        )
+    if root_seed < 0:
+        raise ValueError(f"root_seed must be >= 0, got {root_seed}")
+    return int(root_seed)
 
 
 # ----------------------------------------------------------------------------- one case
@@ -141,13 +179,16 @@ def simulate_run(
     query marginal (all states), its Hellinger distance to the exact marginal, the
     mean over free variables of the Hellinger distance of each one's running
     estimate ("all variables"), the Rao-Blackwellised versions for samplers that
-    have them, final estimates of every marginal, the seconds, and the query draws.
+    have them, final estimates of every marginal, the seconds, the query draws, and
+    the variables the chain was stuck on (``SampleResult.trap.stuck``; sampled with
+    ``traps="record"``, so a trapped run is recorded, not warned about).
 
     Returns
     -------
     dict
         A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
     """
+    _quiet_worker()
     bn, evidence = _load_case_network(case)
     exact = _exact(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
@@ -159,7 +200,7 @@ def simulate_run(
     seed = run_seed(root_seed, case, run)
     result = sample(
         bn, case.method, n_samples, n_chains=1, evidence=evidence, init=init, seed=seed,
-        n_jobs=1, progress=False, **options,
+        n_jobs=1, progress=False, traps="record", **options,
     )
     draws = result.draws[0]  # (T, variable)
     query = case.query_variable
@@ -210,6 +251,7 @@ def simulate_run(
         "hellinger_all": h_all.tolist(),
         "final_marginals": final.tolist(),
         "query_draws": draws[:, qi].astype(np.int8).tobytes(),
+        "stuck": list(result.trap.stuck),
     }
     if rao_blackwell:
         estimate_rb, h_query_rb, h_all_rb = curves("rao_blackwell")
@@ -220,6 +262,27 @@ def simulate_run(
             final_marginals_rb=(result.rb_sums[0, -1] / cps[-1]).tolist(),
         )
     return record
+
+
+def _quiet_worker() -> None:
+    """In a worker process, leave Ctrl-C to the parent (which stops the sweep and says so once).
+
+    A terminal's Ctrl-C reaches every process of the group; without this each loky
+    worker would print its own traceback. Threads (dask) and the parent are left alone.
+    """
+    import multiprocessing
+    import signal
+    import threading
+
+    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers() -> None:
+    """Shut the loky workers down cleanly after Ctrl-C (else their semaphores are reported leaked)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True, kill_workers=True)
 
 
 def _json_dumps(obj) -> str:
@@ -290,6 +353,23 @@ def _now() -> str:
 
 
 # ----------------------------------------------------------------------------- the sweep
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a stop from ``on_run_written``) during a sweep; what is on disk is kept.
+
+    Attributes
+    ----------
+    out : Path
+    n_written : int
+        Runs written in this session before the stop.
+    n_on_disk : int
+        Finished runs of the selected cases now in ``out`` (from any session).
+    """
+
+    def __init__(self, out: Path, n_written: int, n_on_disk: int):
+        super().__init__(f"sweep stopped: {n_written} runs written now, {n_on_disk} on disk in {out}")
+        self.out, self.n_written, self.n_on_disk = out, n_written, n_on_disk
+
+
 class ReproduceReport(dict):
     """What :func:`reproduce` did: the provenance dict (``out``, ``wall_seconds``, ``n_done`` ...)."""
 
@@ -361,6 +441,14 @@ def reproduce(
     on_run_written : callable, optional
         ``on_run_written(case_id, run)`` after each run file is written (a hook for
         tests and monitoring; an exception from it stops the sweep).
+
+    Raises
+    ------
+    SweepInterrupted
+        On Ctrl-C (a ``KeyboardInterrupt``) while runs are computed; every run
+        written so far is kept, and the same call resumes.
+    TypeError, ValueError
+        A bad ``root_seed`` or ``n_jobs``, before anything is written.
     command : str, optional
         Recorded as the command line in the provenance (default: ``sys.argv``).
 
@@ -383,6 +471,9 @@ def reproduce(
     tic = time.perf_counter()
     started = _now()
     load_start = _machine()["load_average"]
+    root_seed = check_root_seed(root_seed)  # before anything is written
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1: all cores), got {n_jobs!r}")
     prof = get_profile(profile)
     specs = select_cases(cases if cases is not None else prof.cases, init=init)
     out = Path(out) if out is not None else results_dir(prof.name)
@@ -420,12 +511,20 @@ def reproduce(
                 results = (task[0](*task[1], **task[2]) for task in tasks)
             else:
                 results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
-            for record in results:
-                store.write_run(out, record)
-                n_done += 1
-                bar.update()
-                if on_run_written is not None:
-                    on_run_written(record["case"], record["run"])
+            try:
+                for record in results:
+                    store.write_run(out, record)
+                    n_done += 1
+                    bar.update()
+                    if on_run_written is not None:
+                        on_run_written(record["case"], record["run"])
+            except KeyboardInterrupt:
+                if hasattr(results, "close"):
+                    results.close()  # joblib aborts its pending tasks
+                if scheduler is None and n_jobs != 1:
+                    _stop_workers()
+                on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
+                raise SweepInterrupted(out, n_done, on_disk) from None
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
     wall = time.perf_counter() - tic

@@ -76,6 +76,7 @@ RUN_SCHEMA = pa.schema(
         ("final_marginals", _list_f64),  # all variables' states, bn.variables order
         ("final_marginals_rb", _list_f64),
         ("query_draws", pa.binary()),  # int8 bytes, one per draw
+        ("stuck", pa.list_(pa.string())),  # free variables the chain could not move (SampleResult.trap.stuck)
     ]
 )
 """Schema of a run file (one row)."""
@@ -191,8 +192,10 @@ def check_sweep(out: Path, settings: dict) -> None:
     """Record the sweep's settings in ``sweep.json``, or check that earlier runs used the same.
 
     ``settings`` holds ``root_seed``, ``n_samples``, ``checkpoints`` and ``cases``
-    (id -> spec dict). A run on disk is reused only when all but ``cases`` agree and
-    every case present in both has the same spec; more runs or more cases are fine.
+    (id -> spec dict). Only finished runs lock a folder: the global settings must
+    agree if any run file exists, and a case's spec if that case has run files;
+    more runs or more cases are fine. Settings recorded by a sweep that finished no
+    run (it crashed or was stopped at once) are simply replaced.
 
     Raises
     ------
@@ -202,10 +205,13 @@ def check_sweep(out: Path, settings: dict) -> None:
     path = Path(out) / "sweep.json"
     if path.exists():
         old = json.loads(path.read_text())
-        diffs = [k for k in ("root_seed", "n_samples", "checkpoints") if old.get(k) != settings[k]]
+        with_runs = {cid for cid in old.get("cases", {}) if finished_runs(out, cid)}
+        diffs = []
+        if with_runs:
+            diffs = [k for k in ("root_seed", "n_samples", "checkpoints") if old.get(k) != settings[k]]
         for cid, spec in settings["cases"].items():
             before = old.get("cases", {}).get(cid)
-            if before is not None and before != spec:
+            if cid in with_runs and before != spec:
                 keys = sorted(k for k in set(spec) | set(before) if spec.get(k) != before.get(k))
                 diffs.append(f"case {cid}: {', '.join(keys)}")
         if diffs:
@@ -213,7 +219,7 @@ def check_sweep(out: Path, settings: dict) -> None:
                 f"{out} holds runs made with other settings ({', '.join(diffs)}); "
                 "choose another output folder or delete this one"
             )
-        merged = dict(old)
-        merged["cases"] = {**old.get("cases", {}), **settings["cases"]}
+        merged = dict(settings)
+        merged["cases"] = {**{cid: old["cases"][cid] for cid in with_runs}, **settings["cases"]}
         settings = merged
     write_json_atomic(json.loads(json.dumps(settings, default=_json_default)), path)

@@ -39,6 +39,12 @@ Columns of ``summary.parquet``
 ``rhat``, ``ess_bulk``, ``ess_tail``, ``ess_per_second``, ``constant_chains``
     :func:`~prunelab.diagnostics.convergence_summary` of the query-state indicator,
     the runs taken as chains; ``ess_from_alpha`` what alpha implies per run.
+``trapped_runs``, ``query_stuck_runs``
+    Runs stuck on some free variable, and on the query variable
+    (``SampleResult.trap.stuck``: never changed although the evidence allows it,
+    and no single-site move could change it). ``trapped`` (bool): R-hat infinite,
+    the query never changed in any run, or stuck in some run; Tables 1-2 mark such
+    cases, whose alpha and time describe a trap, not a convergence rate.
 """
 
 from __future__ import annotations
@@ -56,7 +62,10 @@ from . import store
 from .runner import prepare_case
 from .specs import CaseSpec, Profile, case_key, get_profile
 
-__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "format_paper_tables"]
+__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "format_paper_tables", "is_trapped"]
+
+TRAPPED_MARK = " !"
+"""Appended by :func:`format_paper_tables` to our alpha and time of a trapped case."""
 
 TABLES = ("curves", "runs", "final_marginals", "summary")
 """The consolidated tables, each ``<name>.parquet``."""
@@ -177,7 +186,23 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     row["ess_from_alpha"] = (
         float(ess_from_alpha(n_samples, p, fixed.alpha)) if fixed is not None and 0 < p < 1 else np.nan
     )
+    stuck = [list(s) if s is not None else [] for s in runs["stuck"]]
+    row["trapped_runs"] = sum(bool(s) for s in stuck)
+    row["query_stuck_runs"] = sum(first["query"] in s for s in stuck)
+    row["trapped"] = bool(is_trapped(row))
     return row
+
+
+def is_trapped(row) -> bool:
+    """Whether a summary row describes a trapped sampler (see ``trapped`` in the module notes).
+
+    Works on rows written before ``query_stuck_runs`` existed (that column missing or null).
+    """
+    rhat = row.get("rhat", np.nan)
+    never = row.get("constant_chains", 0) == row.get("n_runs", -1)
+    stuck = row.get("query_stuck_runs", 0)
+    stuck = 0 if stuck is None or pd.isna(stuck) else stuck
+    return bool(rhat == np.inf or never or stuck > 0)
 
 
 def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
@@ -309,12 +334,19 @@ def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
         ``curves``, ``runs``, ``final_marginals``, ``summary`` (DataFrames, those
         that exist) and ``provenance`` (dict, if written).
     """
+    from ..catalogue import data_dir
     from .runner import results_dir
 
-    out = Path(out) if out is not None else results_dir(get_profile(profile).name)
+    name = get_profile(profile).name
+    if out is None:
+        out = results_dir(name)
+        shipped = data_dir() / "results" / name  # a wheel's frozen results, if results_dir is elsewhere
+        if not (out / "summary.parquet").exists() and (shipped / "summary.parquet").exists():
+            out = shipped
+    out = Path(out)
     if not (out / "summary.parquet").exists():
         raise FileNotFoundError(
-            f"no results in {out}; run `python -m prunelab reproduce --profile {get_profile(profile).name}`"
+            f"no results in {out}; run `python -m prunelab reproduce --profile {name}`"
         )
     results = {name: pd.read_parquet(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
     if (out / "provenance.json").exists():
@@ -367,11 +399,30 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
         raise ValueError(f"alpha_column must be 'alpha' or 'alpha_free', got {alpha_column!r}")
     alpha = paper_table(summary, "alpha", alpha_column)
     seconds = paper_table(summary, "seconds", seconds_column)
+    forward = summary[summary["init"] == "forward"]
+    trapped = {(r["benchmark"], r["method"]) for _, r in forward.iterrows() if is_trapped(r)}
     lines = [
         f"Table 1: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
-        alpha.to_string(float_format=lambda x: f"{x:.2f}", na_rep="-"),
+        _marked(alpha, trapped, "{:.2f}"),
         "",
         f"Table 2: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
-        seconds.to_string(float_format=lambda x: f"{x:.3g}", na_rep="-"),
+        _marked(seconds, trapped, "{:.3g}"),
     ]
+    if trapped:
+        lines += ["", f"{TRAPPED_MARK.strip()} trapped: R-hat infinite, or the query never changed in any run or was "
+                  "stuck in some run; alpha and time describe the trap, not a rate of convergence"]
     return "\n".join(lines)
+
+
+def _marked(table: pd.DataFrame, trapped: set, fmt: str) -> str:
+    """``table`` as text, our cells of trapped (benchmark, method) pairs marked with :data:`TRAPPED_MARK`."""
+    labels = {PAPER_LABELS[b]: b for b in BENCHMARKS}
+    text = table.copy().astype(object)
+    for label in table.index:
+        for method, source in table.columns:
+            x = table.loc[label, (method, source)]
+            cell = "-" if pd.isna(x) else fmt.format(x)
+            if source == "ours" and (labels[label], method) in trapped:
+                cell += TRAPPED_MARK
+            text.loc[label, (method, source)] = cell
+    return text.to_string()

@@ -19,6 +19,10 @@ run any of them the same way:
     named like the ``Info`` fields), and ``rb_checkpoints``/``rb_sums`` for
     samplers with ``RAO_BLACKWELL = True``.
 
+``SINGLE_SITE = True`` (optional) declares that a draw only moves one variable at a
+time (Gibbs, Metropolis); :func:`prunelab.sample` then also reports variables that
+no such move could change (see ``SampleResult.trap``).
+
 Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
 ``"metropolis"`` and ``"prune"`` are known, and :func:`register_method` adds more.
 Modules are imported on first use.

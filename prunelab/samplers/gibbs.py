@@ -47,6 +47,9 @@ __all__ = ["GibbsState", "GibbsInfo", "GibbsChain", "init", "step", "run_chain",
 RAO_BLACKWELL = True
 """This sampler produces Rao-Blackwell terms (``run_chain(..., rb_checkpoints=...)``)."""
 
+SINGLE_SITE = True
+"""A draw changes one variable at a time, so determinism can trap it (see :func:`prunelab.sample`, Traps)."""
+
 
 class GibbsState(NamedTuple):
     """State of the Gibbs chain.

@@ -33,6 +33,7 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, state_labels
+from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
 
 __all__ = [
@@ -44,12 +45,18 @@ __all__ = [
     "hybrid_forward_kernel",
     "check_state",
     "start_state_from",
+    "can_take",
+    "single_site_frozen",
+    "WITNESS_TRIES",
 ]
 
 MAX_RESTARTS = 10_000
 """Forward-sampling tries before :func:`initial_state` turns to exact inference."""
 
 INIT_METHODS = ("forward", "random_forward", "hybrid")
+
+WITNESS_TRIES = 1000
+"""Random-forward tries of :func:`can_take`."""
 
 
 class InfeasibleStateError(ValueError):
@@ -153,27 +160,48 @@ def _resolve_method(method: str, p: float) -> float:
     raise ValueError(f"unknown initialisation method {method!r}; choose one of {list(INIT_METHODS)}")
 
 
-def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None) -> np.ndarray:
-    """Draw ``x ~ P(x | e)`` by sequential exact conditioning (one calibration per free variable)."""
+def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
+                           max_restarts: int) -> np.ndarray:
+    """Draw ``x ~ P(x | e)`` by sequential exact conditioning.
+
+    Feasibility is decided on ``log P(e)`` (``-inf`` only when impossible), never on
+    ``P(e)``, which underflows to 0 for possible evidence on large networks. One
+    ``rng.random()`` is used per free variable, in topological order; a variable
+    whose posterior is a point mass takes its one state without a new calibration.
+    """
     from .. import exact  # local: exact inference is only needed on this fallback
 
-    if exact.probability_of_evidence(bn, evidence) <= 0.0:
-        named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
+    named_evidence = bn.evidence_names(evidence)
+    named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
+    try:
+        log_p = exact.log_probability_of_evidence(bn, named_evidence)
+    except EvidenceError:
+        raise
+    except ValueError as exc:
+        raise EvidenceError(
+            f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} forward-sampling "
+            f"tries: it may be impossible, and exact inference cannot tell ({exc})"
+        ) from None
+    if log_p == -np.inf:
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
-    clamped = dict(bn.evidence_indices(evidence))
+    clamped = dict(bn.evidence_indices(named_evidence))
     x = np.empty(bn.n_variables, dtype=np.int64)
     for i, s in clamped.items():
         x[i] = s
+    marginals = None
     for i, v in enumerate(bn.variables):
         if i in clamped:
             continue
-        named_evidence = {bn.variables[j]: s for j, s in clamped.items()}
-        marginal = exact.exact_marginals(bn, named_evidence)[v]
+        if marginals is None:
+            marginals = exact.exact_marginals(bn, {bn.variables[j]: s for j, s in clamped.items()})
+        marginal = marginals[v]
         cumulative = np.cumsum(marginal)
         s = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
         s = min(s, marginal.size - 1)
         while marginal[s] <= 0.0:
             s -= 1
+        if np.count_nonzero(marginal) > 1:
+            marginals = None  # conditioning on x_i changes the other posteriors
         clamped[i] = s
         x[i] = s
     return x
@@ -224,9 +252,11 @@ def initial_state(
     ------
     EvidenceError
         If the evidence is impossible, ``P(e) = 0`` (found by exact inference after
-        the restart budget; the message names the evidence), or if the budget is
-        spent on a bare :class:`CompiledNetwork`, which has no network to run exact
-        inference on.
+        the restart budget, on ``log P(e)`` so that tiny probabilities do not
+        underflow to "impossible"; the message names the evidence), if exact
+        inference cannot decide on a network too wide for it (the message names the
+        evidence and the clique), or if the budget is spent on a bare
+        :class:`CompiledNetwork`, which has no network to run exact inference on.
 
     See Also
     --------
@@ -259,6 +289,7 @@ def initial_state(
     [1, 1]
     """
     p = _resolve_method(method, p)
+    evidence = as_evidence(evidence)
     if isinstance(net_or_bn, BayesianNetwork):
         bn = net_or_bn
         net = compile_network(bn, evidence)
@@ -290,7 +321,7 @@ def initial_state(
                 f"no state consistent with the evidence in {max_restarts} forward-sampling tries; "
                 "pass the BayesianNetwork (not a CompiledNetwork) to fall back on exact inference"
             )
-        x = _exact_posterior_state(rng, bn, evidence)
+        x = _exact_posterior_state(rng, bn, evidence, max_restarts)
         info = InitInfo("exact", max_restarts)
     if not _feasible(net, x):  # cannot happen; a cheap guard for the kernel itself
         raise AssertionError(f"initialiser produced an infeasible state {x.tolist()}")
@@ -326,6 +357,8 @@ def check_state(net: CompiledNetwork, x, bn: BayesianNetwork | None = None) -> n
 
     Raises
     ------
+    TypeError
+        Indices that are not integers (``[0.7, 0.2]`` is not rounded to ``[0, 0]``).
     ValueError
         Wrong shape or a state index out of range.
     EvidenceError
@@ -343,7 +376,10 @@ def check_state(net: CompiledNetwork, x, bn: BayesianNetwork | None = None) -> n
     >>> check_state(compile_network(bn), [1, 1]).tolist()
     [1, 1]
     """
-    x = np.array(x, dtype=np.int64)
+    given = np.asarray(x)
+    if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
+        raise TypeError(f"a state holds integer state indices, got {given.tolist()} (dtype {given.dtype})")
+    x = np.array(given, dtype=np.int64)
     n = net.n_variables
     if x.shape != (n,):
         raise ValueError(f"a full state has shape ({n},), got {x.shape}")
@@ -411,3 +447,98 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     else:
         x = state
     return check_state(net, x, bn)
+
+
+# ------------------------------------------------------------------ traps
+def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, state: int,
+             tries: int = WITNESS_TRIES) -> bool:
+    """Whether random forward sampling finds a state with ``x[variable] = state`` and ``P(x, e) > 0``.
+
+    The kernel of :func:`initial_state` with ``variable`` clamped like evidence,
+    ``tries`` tries. True is a proof (a witness was found); False only means none
+    turned up. :func:`prunelab.sample` asks exact inference first
+    (``exact_marginals(bn, e)[v][state] > 0``, one calibration for all variables)
+    and uses this on networks too wide for it.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    net : CompiledNetwork
+        The network compiled with the evidence.
+    variable, state : int
+        Indices in ``bn.variables`` and in the variable's states.
+    tries : int, default :data:`WITNESS_TRIES`
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.init import can_take
+    >>> net = compile_network(load_network("deterministic_pair"), {"B": "1"})
+    >>> can_take(np.random.default_rng(0), net, 0, 0), can_take(np.random.default_rng(0), net, 0, 1)
+    (False, True)
+    """
+    clamped = np.array(net.evidence_value)
+    clamped[variable] = state
+    x = np.zeros(net.n_variables, dtype=np.int64)
+    found = hybrid_forward_kernel(
+        rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
+        net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
+    )
+    return bool(found > 0)
+
+
+def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> np.ndarray:
+    """Which of ``variables`` no single-site move can change from any of ``states``.
+
+    A variable is frozen when, at every given full state, every other value of it
+    has a zero entry among its Markov-blanket factors (its own CPT and its
+    children's): Gibbs then draws the current value with probability 1 and
+    Metropolis rejects every proposal, so a single-site chain that only visits
+    ``states`` keeps the variable where it is. Decided by support (which entries
+    are zero), not by a product of probabilities that could underflow.
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    states : int array (k, n)
+        Full states, e.g. the distinct states a chain visited; each row is judged
+        on its own.
+    variables : sequence of int
+
+    Returns
+    -------
+    bool array, one entry per variable
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.init import single_site_frozen
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> single_site_frozen(net, np.array([[0, 0], [1, 1]]), [0, 1]).tolist()
+    [True, True]
+    """
+    states = np.asarray(states, dtype=np.int64)
+    labels = net.cpt_offset[:-1] + states
+    for i in range(net.n_variables):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        if hi > lo:
+            labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
+    out = np.ones(len(variables), dtype=bool)
+    for k, variable in enumerate(variables):
+        lo, hi = net.family_ptr[variable], net.family_ptr[variable + 1]
+        family, stride = net.family_var[lo:hi], net.family_stride[lo:hi]
+        current = states[:, variable]
+        for s in range(int(net.cardinality[variable])):
+            moved = labels[:, family] + ((s - current)[:, None] * stride[None, :])
+            if np.any(np.all(net.cpt[moved] > 0.0, axis=1) & (current != s)):
+                out[k] = False
+                break
+    return out

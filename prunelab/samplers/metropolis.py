@@ -34,6 +34,9 @@ __all__ = ["MetropolisState", "MetropolisInfo", "MetropolisChain", "init", "step
 
 RAO_BLACKWELL = False
 
+SINGLE_SITE = True
+"""A draw changes one variable at a time, so determinism can trap it (see :func:`prunelab.sample`, Traps)."""
+
 
 class MetropolisState(NamedTuple):
     """State of the Metropolis chain.
