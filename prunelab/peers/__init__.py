@@ -34,8 +34,32 @@ prunelab are run for ``rate * seconds`` draws, the rate measured by a short pilo
 so their actual ``seconds`` differ from the budget by the pilot's error.
 
 pyAgrum is an optional extra (``pip install prunelab[peers]``); pgmpy and PyMC are
-core dependencies. This module is the package's edge: it imports the peers lazily
+core dependencies. This package is prunelab's edge: it imports the peers lazily
 and returns plain numpy values.
+
+Where things are
+----------------
+=====================  =====================================================================
+module                 what it holds
+=====================  =====================================================================
+``peers.run``          :data:`PEER_SAMPLERS`, :class:`PeerRun`, :class:`PeerNotBuilt`, the
+                       shared start (:func:`start_state`) and figures (:func:`mean_hellinger`,
+                       :func:`joint_state_count`)
+``peers.convert``      a network as each peer's model (:func:`to_pyagrum`,
+                       :func:`to_pgmpy_gibbs`, :func:`to_pymc`) and the lazy imports
+                       (:func:`import_pymc` is the one way the package imports PyMC)
+``peers.budget``       the budget loop (pilots, then chunks that continue the chain) and the
+                       per-chunk seeds
+``peers.capture``      a peer's warnings, log records and crashes captured; numpy's global
+                       generator seeded for a run and restored after it
+``peers.pgmpy``        :func:`run_pgmpy_gibbs`, :func:`pgmpy_random_start`, :func:`pgmpy_nan_rows`
+``peers.pyagrum``      :func:`run_pyagrum_gibbs`, :func:`pyagrum_default_gibbs`,
+                       :func:`pyagrum_exact_marginals`
+``peers.pymc``         :func:`run_pymc` and the ``proportional`` proposal's bug
+                       (:func:`pymc_categorical_frequencies`, :func:`metropolized_gibbs_as_coded`)
+``peers.prunelab``     :func:`run_prunelab`, prunelab's samplers behind the same interface
+this module            :func:`run_sampler`, any of them by name
+=====================  =====================================================================
 
 References
 ----------
@@ -47,10 +71,12 @@ References
    ``proposal="proportional"``).
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 
 from ..network import BayesianNetwork
-from .convert import PGMPY_MAX_STATES, _pymc, to_pgmpy_gibbs, to_pyagrum, to_pymc
+from .convert import PGMPY_MAX_STATES, import_pyagrum, import_pymc, to_pgmpy_gibbs, to_pyagrum, to_pymc
 from .pgmpy import pgmpy_nan_rows, pgmpy_random_start, run_pgmpy_gibbs
 from .prunelab import run_prunelab
 from .pyagrum import pyagrum_available, pyagrum_default_gibbs, pyagrum_exact_marginals, run_pyagrum_gibbs
@@ -66,11 +92,11 @@ from .run import (
     PeerNotBuilt,
     PeerRun,
     SamplerInfo,
-    _info,
     counterpart,
     describe_state_count,
     joint_state_count,
     mean_hellinger,
+    sampler_info,
     start_state,
 )
 
@@ -81,10 +107,13 @@ __all__ = [
     "PeerRun",
     "SamplerInfo",
     "counterpart",
+    "sampler_info",
     "joint_state_count",
     "describe_state_count",
     "mean_hellinger",
     "start_state",
+    "import_pyagrum",
+    "import_pymc",
     "to_pyagrum",
     "pyagrum_available",
     "pyagrum_exact_marginals",
@@ -122,7 +151,7 @@ def run_sampler(sampler: str, bn: BayesianNetwork, evidence: Mapping | None = No
     >>> run.mean_hellinger(exact_marginals(bn)) < 0.05
     True
     """
-    library = _info(sampler).library
+    library = sampler_info(sampler).library
     if library == "prunelab":
         return run_prunelab(bn, evidence, sampler, n_steps=n_steps, seconds=seconds, seed=seed, start=start)
     if library == "pymc":

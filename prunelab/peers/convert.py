@@ -1,4 +1,12 @@
-"""A prunelab network as each peer's model: pyAgrum's ``BayesNet``, pgmpy's Gibbs sampler, a PyMC model."""
+"""A prunelab network as each peer's model: pyAgrum's ``BayesNet``, pgmpy's Gibbs sampler, a PyMC model.
+
+Every converter keeps the names, the states (in ``bn.states`` order) and the CPT
+entries, and translates only the layout each peer expects; the tests check each
+against prunelab (pyAgrum's exact inference, PyMC's log-density). The peers are
+imported lazily, and only here: :func:`import_pymc` is the one way the package
+imports PyMC, :func:`import_pyagrum` the one way it imports pyAgrum (an optional
+extra). The pgmpy network without evidence is :func:`prunelab.io.to_pgmpy`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +19,16 @@ from ..diagnostics import arviz_notice_ignored
 from ..network import BayesianNetwork
 from .run import PeerNotBuilt, describe_state_count, joint_state_count
 
+__all__ = [
+    "PGMPY_MAX_STATES",
+    "check_pgmpy_size",
+    "import_pyagrum",
+    "import_pymc",
+    "to_pgmpy_gibbs",
+    "to_pyagrum",
+    "to_pymc",
+]
+
 PGMPY_MAX_STATES = 2**16
 """Largest joint state space (free variables) for which pgmpy's Gibbs sampler is built.
 
@@ -21,7 +39,14 @@ minute.
 """
 
 
-def _import_pyagrum():
+def import_pyagrum():
+    """pyAgrum, imported with its SWIG types' import-time warnings ignored.
+
+    Raises
+    ------
+    ImportError
+        Saying how to install the optional extra, when pyAgrum is missing.
+    """
     try:
         with warnings.catch_warnings():
             # pyAgrum's SWIG types warn at import; raised as errors (-W error) they
@@ -48,7 +73,7 @@ def to_pyagrum(bn: BayesianNetwork):
     >>> g.cpt("BloodPressure").names                   # doctest: +SKIP
     ('BloodPressure', 'Kidney', 'Lifestyle')
     """
-    gum = _import_pyagrum()
+    gum = import_pyagrum()
     net = gum.BayesNet(bn.name)
     for v in bn.variables:
         net.add(gum.LabelizedVariable(v, v, list(bn.states[v])))
@@ -65,7 +90,17 @@ def to_pyagrum(bn: BayesianNetwork):
     return net
 
 
-def _check_pgmpy_size(bn: BayesianNetwork, evidence: Mapping | None, max_states: int) -> None:
+def check_pgmpy_size(bn: BayesianNetwork, evidence: Mapping | None, max_states: int) -> None:
+    """Raise :class:`PeerNotBuilt` when the free variables have more than ``max_states`` joint states.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> check_pgmpy_size(load_network("alarm"), None, 2**16)
+    Traceback (most recent call last):
+    ...
+    prunelab.peers.run.PeerNotBuilt: not built: 2^53.9 states (limit 2^16)
+    """
     count = joint_state_count(bn, evidence)
     if count > max_states:
         raise PeerNotBuilt(f"not built: {describe_state_count(count)} states (limit {describe_state_count(max_states)})")
@@ -89,7 +124,7 @@ def to_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, max_sta
         ``"not built: 2^k states"`` when the free variables have more than
         ``max_states`` joint states.
     """
-    _check_pgmpy_size(bn, evidence, max_states)
+    check_pgmpy_size(bn, evidence, max_states)
     from pgmpy.factors.discrete import DiscreteFactor
     from pgmpy.models import DiscreteMarkovNetwork
     from pgmpy.sampling import GibbsSampling
@@ -117,8 +152,12 @@ def to_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, max_sta
     return GibbsSampling(markov)
 
 
-def _pymc():
-    """PyMC, imported without ArviZ's once-a-day notice (PyMC imports ArviZ)."""
+def import_pymc():
+    """PyMC, imported without ArviZ's once-a-day notice (PyMC imports ArviZ).
+
+    The package imports PyMC only through this function, so that no page or log
+    shows the notice on a reader's first run of the day.
+    """
     with arviz_notice_ignored():
         import pymc
 
@@ -141,7 +180,7 @@ def to_pymc(bn: BayesianNetwork, evidence: Mapping | None = None):
     pymc.Model
         Its ``logp`` at a full state is ``log P(x)`` (with evidence, ``log P(x, e)``).
     """
-    pm = _pymc()
+    pm = import_pymc()
     import pytensor.tensor as pt
 
     ev = bn.evidence_names(evidence)

@@ -1,4 +1,9 @@
-"""prunelab's own samplers behind the same interface as the peers'."""
+"""prunelab's own samplers behind the same interface as the peers': one chain, sweeps or seconds.
+
+The runner calls :func:`prunelab.sample` chunk by chunk through the budget loop
+(:func:`~prunelab.peers.budget.fill_budget`), so a budget is filled the same way
+as PyMC's, and reports a :class:`~prunelab.peers.run.PeerRun` like every peer.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,18 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..network import BayesianNetwork
-from .budget import _check_budget, _fill_budget, _seed_int, _Tally
-from .run import PEER_SAMPLERS, PeerRun, start_state
+from .budget import ChainTally, check_budget, fill_budget, peer_seed
+from .run import PEER_SAMPLERS, PeerRun, chain_start
+
+__all__ = ["run_prunelab"]
+
 
 def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str = "prunelab-gibbs", *,
                  n_steps: int | None = None, seconds: float | None = None, seed=None, start=None) -> PeerRun:
     """prunelab's own sampler through :func:`prunelab.sample`, one chain, same interface.
 
     Under a budget, pilot-measured chunks continue the chain from its last draw
-    (see :func:`_fill_budget`); ``seconds`` adds up the chunks' ``sample_seconds``
+    (see :func:`~prunelab.peers.budget.fill_budget`); ``seconds`` adds up the chunks' ``sample_seconds``
     (the chain only: compiling the network and the sampler's plan for each call
     is in ``setup_seconds``).
     """
@@ -26,22 +34,20 @@ def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: 
     method = sampler.removeprefix("prunelab-")
     if f"prunelab-{method}" not in PEER_SAMPLERS:
         raise ValueError(f"unknown prunelab sampler {sampler!r}")
-    _check_budget(n_steps, seconds)
-    ev = bn.evidence_names(evidence)
-    free = [v for v in bn.variables if v not in ev]
-    x0 = start_state(bn, evidence, seed) if start is None else np.asarray(start, dtype=np.int64)
+    check_budget(n_steps, seconds)
+    x0 = chain_start(bn, evidence, start, seed)
     options = {}
     if getattr(get_method(method), "RAO_BLACKWELL", False):
         options["rb_checkpoints"] = np.zeros(0, dtype=np.int64)  # plain frequencies: no running sums
 
     def draw(n, start_from, salt):
-        result = sample(bn, method, int(n), evidence=evidence, init=start_from, seed=_seed_int(seed, 200 + salt),
+        result = sample(bn, method, int(n), evidence=evidence, init=start_from, seed=peer_seed(seed, 200 + salt),
                         **options)
         return result.draws[0], float(result.sample_seconds.sum())
 
     t0 = time.perf_counter()
     draw(1, x0, 99)  # numba compile and warm-up, outside the timing
     warm = time.perf_counter() - t0
-    tally = _Tally(bn, free, x0)
-    setup = warm + _fill_budget(draw, tally, n_steps, seconds, pilot_start=100)
+    tally = ChainTally(bn, evidence, x0)
+    setup = warm + fill_budget(draw, tally, n_steps, seconds, pilot_start=100)
     return PeerRun(sampler, "ok", tally.n_steps, tally.seconds, setup, tally.marginals(), tally.move_rate)

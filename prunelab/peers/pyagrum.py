@@ -1,4 +1,10 @@
-"""pyAgrum's Gibbs sampler (C++), run for sweeps or seconds, and with its own stopping rules."""
+"""pyAgrum's Gibbs sampler (C++), run for sweeps or seconds, and with its own stopping rules.
+
+pyAgrum is an optional extra (``pip install prunelab[peers]``): without it the
+runners return a run with status ``"not installed"``. pyAgrum draws from its own
+global generator, seeded by ``pyagrum.initRandom`` from the run's seed (pyAgrum
+offers no way to read that state and give it back).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,21 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..network import BayesianNetwork
-from .budget import _check_budget, _seed_int
-from .convert import _import_pyagrum, to_pyagrum
+from .budget import check_budget, peer_seed
+from .convert import import_pyagrum, to_pyagrum
 from .run import PeerRun
+
+__all__ = [
+    "PYAGRUM_UNLIMITED_ITERATIONS",
+    "pyagrum_available",
+    "pyagrum_default_gibbs",
+    "pyagrum_exact_marginals",
+    "run_pyagrum_gibbs",
+]
 
 PYAGRUM_UNLIMITED_ITERATIONS = 10**12
 """``setMaxIter`` under a time budget: never reached."""
+
 
 def pyagrum_available() -> bool:
     """Whether pyAgrum can be imported (the optional extra ``prunelab[peers]``).
@@ -27,7 +42,7 @@ def pyagrum_available() -> bool:
     True
     """
     try:
-        _import_pyagrum()
+        import_pyagrum()
     except ImportError:
         return False
     return True
@@ -35,7 +50,7 @@ def pyagrum_available() -> bool:
 
 def pyagrum_exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dict[str, np.ndarray]:
     """Exact ``P(X | e)`` of every free variable by ``pyagrum.LazyPropagation`` (a cross-check)."""
-    gum = _import_pyagrum()
+    gum = import_pyagrum()
     inference = gum.LazyPropagation(to_pyagrum(bn))
     ev = bn.evidence_names(evidence)
     if ev:
@@ -65,16 +80,16 @@ def run_pyagrum_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, *, n
     seed : int, optional
         Seeds pyAgrum's global generator (``pyagrum.initRandom``).
     """
-    _check_budget(n_steps, seconds)
+    check_budget(n_steps, seconds)
     try:
-        gum = _import_pyagrum()
+        gum = import_pyagrum()
     except ImportError as exc:
         return PeerRun("pyagrum-gibbs", "not installed", note=str(exc))
     ev = bn.evidence_names(evidence)
     free = [v for v in bn.variables if v not in ev]
     t0 = time.perf_counter()
     net = to_pyagrum(bn)
-    gum.initRandom(_seed_int(seed, 1))
+    gum.initRandom(peer_seed(seed, 1))
     inference = gum.GibbsSampling(net)
     if ev:
         inference.setEvidence(dict(ev))
@@ -124,12 +139,12 @@ def pyagrum_default_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, 
     (array([0., 1.]), 'pyAgrum: stopped with epsilon=0.2019')
     """
     try:
-        gum = _import_pyagrum()
+        gum = import_pyagrum()
     except ImportError as exc:
         return PeerRun("pyagrum-gibbs", "not installed", note=str(exc))
     ev = bn.evidence_names(evidence)
     net = to_pyagrum(bn)
-    gum.initRandom(_seed_int(seed, 2))
+    gum.initRandom(peer_seed(seed, 2))
     inference = gum.GibbsSampling(net)
     if ev:
         inference.setEvidence(dict(ev))

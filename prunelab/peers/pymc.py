@@ -1,4 +1,12 @@
-"""PyMC's step methods on a network, and the bug of its ``proportional`` proposal."""
+"""PyMC's step methods on a network, and the bug of its ``proportional`` proposal.
+
+:func:`run_pymc` runs ``CategoricalGibbsMetropolis`` (uniform or proportional
+proposal) or ``Metropolis`` on :func:`~prunelab.peers.convert.to_pymc`'s model, one
+chain continued chunk by chunk (:func:`~prunelab.peers.budget.fill_budget`).
+:func:`pymc_categorical_frequencies` reproduces the ``proportional`` proposal's bug
+on a single ``Categorical``; :func:`metropolized_gibbs_as_coded` and
+:func:`metropolized_gibbs_liu` are the kernel as PyMC codes it and as Liu meant it.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +17,30 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..network import BayesianNetwork
-from .budget import _check_budget, _fill_budget, _seed_int, _Tally
-from .capture import _crash_note, _quiet_loggers, _recording_warnings, _unique
-from .convert import _pymc, to_pymc
-from .run import PeerRun, start_state
+from .budget import ChainTally, check_budget, fill_budget, peer_seed
+from .capture import crash_note, quiet_loggers, recording_warnings, unique_messages
+from .convert import import_pymc, to_pymc
+from .run import PeerRun, chain_start
+
+__all__ = [
+    "PYMC_STEPS",
+    "metropolized_gibbs_as_coded",
+    "metropolized_gibbs_liu",
+    "pymc_categorical_draws",
+    "pymc_categorical_frequencies",
+    "run_pymc",
+]
 
 PYMC_STEPS = {
     "pymc-cgm-uniform": "uniform",
     "pymc-cgm-proportional": "proportional",
     "pymc-metropolis": "metropolis",
 }
+"""PyMC sampler name -> step method: ``CategoricalGibbsMetropolis``'s proposal, or ``Metropolis``."""
 
 
 def _pymc_step(model, kind: str):
-    pm = _pymc()
+    pm = import_pymc()
 
     with model:
         if kind == "metropolis":
@@ -32,7 +50,7 @@ def _pymc_step(model, kind: str):
 
 def _pymc_draws(model, step, bn, x0, n_draws, seed) -> tuple[np.ndarray, float]:
     """(draws (n_draws, n_variables) in network order, PyMC's ``sampling_time``) from ``x0``."""
-    pm = _pymc()
+    pm = import_pymc()
 
     free = [v.name for v in model.free_RVs]
     with model:
@@ -56,10 +74,10 @@ def run_pymc(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str 
     sampler : {"pymc-cgm-uniform", "pymc-cgm-proportional", "pymc-metropolis"}
     n_steps, seconds : exactly one of them
         Draws, or a budget filled by pilot-measured chunks that continue the chain
-        from its last draw (see :func:`_fill_budget`); ``seconds`` adds up PyMC's
+        from its last draw (see :func:`~prunelab.peers.budget.fill_budget`); ``seconds`` adds up PyMC's
         own ``sampling_time`` of the counted chunks.
     start : array_like of int, optional
-        Passed as ``initvals`` (default :func:`start_state`). PyMC's own initial
+        Passed as ``initvals`` (default :func:`~prunelab.peers.run.start_state`). PyMC's own initial
         point (each variable's mode given its parents' modes) can be infeasible.
     cache : dict, optional
         Keeps the compiled model and step between calls on the same network,
@@ -73,40 +91,39 @@ def run_pymc(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str 
     """
     if sampler not in PYMC_STEPS:
         raise ValueError(f"unknown PyMC sampler {sampler!r}; known: {list(PYMC_STEPS)}")
-    _check_budget(n_steps, seconds)
+    check_budget(n_steps, seconds)
     ev = bn.evidence_names(evidence)
-    free = [v for v in bn.variables if v not in ev]
-    x0 = start_state(bn, evidence, seed) if start is None else np.asarray(start, dtype=np.int64)
+    x0 = chain_start(bn, evidence, start, seed)
     sink: list[str] = []
     key = ("pymc", id(bn), tuple(sorted(ev.items())), sampler)
     if cache is not None and key in cache:
         model, step, setup = cache[key]
     else:
         t0 = time.perf_counter()
-        _pymc()  # import-time deprecations go to the usual filters, not the sink
+        import_pymc()  # import-time deprecations go to the usual filters, not the sink
 
         try:
-            with _recording_warnings(sink), _quiet_loggers("pymc", "pytensor"):
+            with recording_warnings(sink), quiet_loggers("pymc", "pytensor"):
                 model = to_pymc(bn, evidence)
                 step = _pymc_step(model, PYMC_STEPS[sampler])
         except Exception as exc:  # noqa: BLE001
-            return PeerRun(sampler, "not built", setup_seconds=time.perf_counter() - t0, note=_crash_note(exc),
-                           warnings=_unique(sink))
+            return PeerRun(sampler, "not built", setup_seconds=time.perf_counter() - t0, note=crash_note(exc),
+                           warnings=unique_messages(sink))
         setup = time.perf_counter() - t0
         if cache is not None:
             cache[key] = (model, step, setup)
-    tally = _Tally(bn, free, x0)
+    tally = ChainTally(bn, evidence, x0)
 
     def draw(n, start_from, salt):
-        return _pymc_draws(model, step, bn, start_from, n, _seed_int(seed, 100 + salt))
+        return _pymc_draws(model, step, bn, start_from, n, peer_seed(seed, 100 + salt))
 
     try:
-        with _recording_warnings(sink), _quiet_loggers("pymc", "pytensor"):
-            setup += _fill_budget(draw, tally, n_steps, seconds, pilot_start=5)
+        with recording_warnings(sink), quiet_loggers("pymc", "pytensor"):
+            setup += fill_budget(draw, tally, n_steps, seconds, pilot_start=5)
     except Exception as exc:  # noqa: BLE001 - a crash is reported, not raised
-        return PeerRun(sampler, "crashed", setup_seconds=setup, note=_crash_note(exc), warnings=_unique(sink))
+        return PeerRun(sampler, "crashed", setup_seconds=setup, note=crash_note(exc), warnings=unique_messages(sink))
     return PeerRun(sampler, "ok", tally.n_steps, tally.seconds, setup, tally.marginals(), tally.move_rate,
-                   warnings=_unique(sink))
+                   warnings=unique_messages(sink))
 
 
 # --------------------------------------------------------------------------- PyMC's proportional proposal
@@ -122,10 +139,10 @@ def pymc_categorical_draws(p, n_draws: int = 5000, proposal: str = "proportional
     --------
     pymc_categorical_frequencies
     """
-    pm = _pymc()
+    pm = import_pymc()
 
     p = np.asarray(p, dtype=np.float64)
-    with _quiet_loggers("pymc"), pm.Model():
+    with quiet_loggers("pymc"), pm.Model():
         x = pm.Categorical("x", p=p)
         step = pm.CategoricalGibbsMetropolis([x], proposal=proposal)
         idata = pm.sample(draws=int(n_draws), tune=0, step=step, chains=1, cores=1, random_seed=seed,

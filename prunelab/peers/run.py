@@ -1,4 +1,11 @@
-"""What a peer run is: the samplers' names, the result of one chain, and the figures every adapter shares."""
+"""What a peer run is: the samplers by name, the result of one chain, and what every adapter shares.
+
+:data:`PEER_SAMPLERS` names every sampler (its library, what one step is, its
+prunelab counterpart); :class:`PeerRun` is what every runner returns;
+:func:`start_state` is the feasible start the comparison gives every sampler that
+takes one; :func:`joint_state_count` and :func:`mean_hellinger` are the figures a
+comparison reads off a network and a run.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,21 @@ from typing import NamedTuple
 import numpy as np
 
 from ..network import BayesianNetwork
+
+__all__ = [
+    "PEER_SAMPLERS",
+    "PeerNotBuilt",
+    "PeerRun",
+    "SamplerInfo",
+    "chain_start",
+    "counterpart",
+    "describe_state_count",
+    "joint_state_count",
+    "mean_hellinger",
+    "sampler_info",
+    "start_state",
+]
+
 
 class PeerNotBuilt(RuntimeError):
     """A peer sampler that is refused before construction (too large) or cannot be built."""
@@ -36,11 +58,29 @@ PEER_SAMPLERS: dict[str, SamplerInfo] = {
 
 
 def counterpart(sampler: str) -> str:
-    """The prunelab sampler a peer's figures are divided by (Gibbs for Gibbs, ...)."""
-    return _info(sampler).counterpart
+    """The prunelab sampler a peer's figures are divided by (Gibbs for Gibbs, ...).
+
+    Examples
+    --------
+    >>> counterpart("pymc-metropolis")
+    'prunelab-metropolis'
+    """
+    return sampler_info(sampler).counterpart
 
 
-def _info(sampler: str) -> SamplerInfo:
+def sampler_info(sampler: str) -> SamplerInfo:
+    """The :data:`PEER_SAMPLERS` entry of ``sampler``.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a key of :data:`PEER_SAMPLERS` (the message lists them).
+
+    Examples
+    --------
+    >>> sampler_info("pgmpy-gibbs").library
+    'pgmpy'
+    """
     try:
         return PEER_SAMPLERS[sampler]
     except KeyError:
@@ -162,3 +202,21 @@ def start_state(bn: BayesianNetwork, evidence: Mapping | None = None, seed=None)
     from ..samplers.init import initial_state
 
     return np.asarray(initial_state(np.random.default_rng(seed), bn, evidence=evidence), dtype=np.int64)
+
+
+def chain_start(bn: BayesianNetwork, evidence: Mapping | None = None, start=None, seed=None) -> np.ndarray:
+    """The start of a runner's chain: ``start`` as int64 state indices, or :func:`start_state`.
+
+    Parameters
+    ----------
+    start : array_like of int, optional
+        State indices in ``bn.variables`` order; ``None`` draws :func:`start_state`
+        with ``seed``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> chain_start(load_network("deterministic_pair"), start=[1, 1]).tolist()
+    [1, 1]
+    """
+    return start_state(bn, evidence, seed) if start is None else np.asarray(start, dtype=np.int64)
