@@ -24,6 +24,7 @@ import pandas as pd
 __all__ = ["ahd_decay", "ahd_table"]
 
 _QUANTILES = (0.1, 0.9)
+"""The default band over runs: the 10 % and 90 % quantiles (Figure 5's shading)."""
 
 
 def ahd_table(

@@ -20,10 +20,8 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from prunelab.ahd import ahd_table  # noqa: E402
 from prunelab.indicators import fit_alpha, log_checkpoints, running_marginals, sigma_t  # noqa: E402
+from prunelab.plots import METHOD_LABELS, METHODS, SAMPLER_STYLES  # noqa: E402
 from prunelab.plots.results import (  # noqa: E402
-    METHOD_COLORS,
-    METHOD_LABELS,
-    METHODS,
     ahd_figure,
     alpha_procedure_figure,
     plot_ahd,
@@ -101,7 +99,7 @@ def test_plot_ahd_one_line_per_sampler_in_its_colour_on_log_axes(rng):
     ax = plot_ahd(curves, "b1", "hellinger_query")
     assert line_labels(ax) == [METHOD_LABELS[m] for m in METHODS]
     for line, method in zip(ax.get_lines(), METHODS):
-        assert to_rgba(line.get_color()) == to_rgba(METHOD_COLORS[method])
+        assert to_rgba(line.get_color()) == to_rgba(SAMPLER_STYLES[method].color)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_ylabel() == "AHD" and "samples" in ax.get_xlabel()
     assert ax.get_title() == "b1"
@@ -216,7 +214,7 @@ def test_final_estimates_one_row_of_points_per_sampler():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Gibbs", "Prune"]
     assert [len(c.get_offsets()) for c in ax.collections] == [4, 3]
     np.testing.assert_allclose(ax.collections[1].get_offsets()[:, 0], [0.49, 0.51, 0.5])
-    assert to_rgba(ax.collections[0].get_facecolor()[0], 1) == to_rgba(METHOD_COLORS["gibbs"], 1)
+    assert to_rgba(ax.collections[0].get_facecolor()[0], 1) == to_rgba(SAMPLER_STYLES["gibbs"].color, 1)
     assert [line.get_xdata()[0] for line in ax.get_lines()] == [0.5, 0.0, 1.0]
     assert [t.get_text() for t in ax.texts] == ["class 0", "class 1"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["exact"]

@@ -1,9 +1,10 @@
 """Figures and tables of the experiment chapters: the paper's Figures 3-6 and Tables 1-2.
 
 Thin matplotlib (and pandas Styler) helpers on top of the arrays and tidy tables of
-:mod:`prunelab.indicators` and :mod:`prunelab.experiments`. They only draw; every
-number they show is computed by the caller (or is a plain mean or quantile of the
-data handed in), so a chapter shows the computation and the helper the picture.
+:mod:`prunelab.indicators`, :mod:`prunelab.ahd` and :mod:`prunelab.experiments`. They
+only draw; every number they show is computed by the caller (or is a plain mean or
+quantile of the data handed in), so a chapter shows the computation and the helper
+the picture.
 
 ==============================  ===========================================================
 helper                          draws
@@ -23,8 +24,9 @@ helper                          draws
 :func:`style_paper_table`       Table 1 or 2, ours beside the paper's, marked and bolded
 ==============================  ===========================================================
 
-Samplers always have the same colour (:data:`METHOD_COLORS`) and name
-(:data:`METHOD_LABELS`) in every figure of the book.
+Samplers always have the same colour (:data:`prunelab.plots.style.SAMPLER_STYLES`)
+and name (:data:`~prunelab.plots.style.METHOD_LABELS`) in every figure of the book.
+The AHD(t) tables these figures draw are :func:`prunelab.ahd.ahd_table`'s.
 """
 
 from __future__ import annotations
@@ -38,11 +40,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..ahd import ahd_table
+from .style import METHOD_LABELS, METHODS, sampler_style
 
 __all__ = [
-    "METHODS",
-    "METHOD_COLORS",
-    "METHOD_LABELS",
     "ahd_figure",
     "alpha_procedure_figure",
     "plot_ahd",
@@ -58,15 +58,6 @@ __all__ = [
     "trace_figure",
 ]
 
-METHODS = ("gibbs", "metropolis", "prune")
-"""The three samplers, in the order of the paper's tables."""
-
-METHOD_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "Prune"}
-"""Display names of the samplers."""
-
-METHOD_COLORS = {"gibbs": "#1b9e77", "metropolis": "#7570b3", "prune": "#d95f02"}
-"""One colour per sampler (ColorBrewer Dark2, readable for colour-blind readers)."""
-
 _AHD_XLABEL = "number of samples $t$"
 
 
@@ -78,10 +69,6 @@ def _axes(ax: Axes | None, figsize=(5.0, 3.5)) -> Axes:
 
 def _label(method: str) -> str:
     return METHOD_LABELS.get(method, method)
-
-
-def _color(method: str):
-    return METHOD_COLORS.get(method)
 
 
 # ----------------------------------------------------------------------------- Figures 3-4
@@ -276,8 +263,8 @@ def plot_ahd(
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` (see :func:`ahd_table`), or the output of
-        :func:`ahd_table` itself (recognised by its ``ahd`` column).
+        ``curves.parquet`` (see :func:`prunelab.ahd.ahd_table`), or the output of
+        :func:`prunelab.ahd.ahd_table` itself (recognised by its ``ahd`` column).
     benchmark : str
         Benchmark id, e.g. ``"asia_ev0"``.
     column : str, default "hellinger_query"
@@ -324,11 +311,11 @@ def plot_ahd(
         drawn += int((rows["ahd"] > 0).any())
         y = rows["ahd"].to_numpy(float)
         y = np.where(y > 0, y, np.nan)
-        ax.plot(rows["t"], y, color=_color(method), label=_label(method), linewidth=1.6)
+        ax.plot(rows["t"], y, color=sampler_style(method).color, label=_label(method), linewidth=1.6)
         if band:
             low = np.where(rows["low"] > 0, rows["low"], np.nan)
             high = np.where(rows["high"] > 0, rows["high"], np.nan)
-            ax.fill_between(rows["t"], low, high, color=_color(method), alpha=0.15, linewidth=0)
+            ax.fill_between(rows["t"], low, high, color=sampler_style(method).color, alpha=0.15, linewidth=0)
     if len(table) and not drawn:
         ax.text(0.5, 0.5, "distance 0 at every $t$\n(the marginal is fixed)", transform=ax.transAxes,
                 ha="center", va="center", color="0.4")
@@ -361,7 +348,7 @@ def ahd_figure(
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` (see :func:`ahd_table`).
+        ``curves.parquet`` (see :func:`prunelab.ahd.ahd_table`).
     benchmarks : sequence of str
         One panel each, row by row.
     column : str, default "hellinger_query"
@@ -417,7 +404,7 @@ def ahd_figure(
             ax.set_xlabel("")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    handles = [plt.Line2D([], [], color=_color(m), linewidth=1.6, label=_label(m)) for m in METHODS
+    handles = [plt.Line2D([], [], color=sampler_style(m).color, linewidth=1.6, label=_label(m)) for m in METHODS
                if m in set(table["method"])]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False)
@@ -757,7 +744,7 @@ def plot_final_estimates(
     for row, method in enumerate(present):
         x = finals.loc[finals["method"] == method, value].to_numpy(float)
         y = row + rng.uniform(-0.22, 0.22, size=x.size)
-        ax.scatter(x, y, s=14, color=_color(method), alpha=0.6, edgecolor="none", label=_label(method))
+        ax.scatter(x, y, s=14, color=sampler_style(method).color, alpha=0.6, edgecolor="none", label=_label(method))
     exact_line = ax.axvline(exact, color="black", linewidth=1.2, label="exact")
     top = ax.get_xaxis_transform()  # x in data, y in axes fraction
     for name, level in (levels or {}).items():
@@ -819,7 +806,7 @@ def plot_alpha_by_query(
     paper = paper or {}
     for k, name in enumerate(groups):
         rows = alphas[alphas[group] == name]
-        color = _color(rows["method"].iloc[0]) if "method" in rows else "0.3"
+        color = sampler_style(rows["method"].iloc[0]).color if "method" in rows else "0.3"
         x = k + rng.uniform(-0.18, 0.18, size=len(rows))
         ax.scatter(x, rows[value], s=16, color=color, alpha=0.65, edgecolor="none",
                    label="every free variable" if k == 0 else None)
