@@ -103,7 +103,8 @@ def check_pgmpy_size(bn: BayesianNetwork, evidence: Mapping | None, max_states: 
     """
     count = joint_state_count(bn, evidence)
     if count > max_states:
-        raise PeerNotBuilt(f"not built: {describe_state_count(count)} states (limit {describe_state_count(max_states)})")
+        limit = describe_state_count(max_states)
+        raise PeerNotBuilt(f"not built: {describe_state_count(count)} states (limit {limit})")
 
 
 def to_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, max_states: int = PGMPY_MAX_STATES):

@@ -19,7 +19,7 @@ from ..network import BayesianNetwork
 from .budget import ChainTally, check_budget, peer_seed
 from .capture import crash_note, numpy_global_seed, quiet_loggers, recording_warnings, unique_messages
 from .convert import PGMPY_MAX_STATES, check_pgmpy_size, to_pgmpy_gibbs
-from .run import PeerNotBuilt, PeerRun, chain_start
+from .run import PeerNotBuilt, PeerRun, cache_key, chain_start
 
 __all__ = ["pgmpy_nan_rows", "pgmpy_random_start", "run_pgmpy_gibbs"]
 
@@ -67,7 +67,8 @@ def pgmpy_random_start(bn: BayesianNetwork, evidence: Mapping | None = None, n_s
         with numpy_global_seed(peer_seed(seed, 3)), recording_warnings(sink), quiet_loggers("pgmpy"):
             states = [tuple(s for _, s in st) for st in gibbs.generate_sample(size=n_steps, include_latents=True)]
     except Exception as exc:  # noqa: BLE001 - the crash is the finding
-        return PeerRun("pgmpy-gibbs", "crashed", note="random start: " + crash_note(exc), warnings=unique_messages(sink))
+        return PeerRun("pgmpy-gibbs", "crashed", note="random start: " + crash_note(exc),
+                       warnings=unique_messages(sink))
     return PeerRun("pgmpy-gibbs", "ok", len(states), note="random start ran", warnings=unique_messages(sink))
 
 
@@ -91,10 +92,9 @@ def run_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, *, n_s
         Keeps the built sampler between calls on the same network and evidence.
     """
     check_budget(n_steps, seconds)
-    ev = bn.evidence_names(evidence)
     x0 = chain_start(bn, evidence, start, seed)
     sink: list[str] = []
-    key = ("pgmpy", id(bn), tuple(sorted(ev.items())), max_states)
+    key = cache_key("pgmpy", bn, evidence, max_states)
     if cache is not None and key in cache:
         gibbs, setup = cache[key]
     else:

@@ -20,7 +20,7 @@ from ..network import BayesianNetwork
 from .budget import ChainTally, check_budget, fill_budget, peer_seed
 from .capture import crash_note, quiet_loggers, recording_warnings, unique_messages
 from .convert import import_pymc, to_pymc
-from .run import PeerRun, chain_start
+from .run import PeerRun, cache_key, chain_start
 
 __all__ = [
     "PYMC_STEPS",
@@ -92,10 +92,9 @@ def run_pymc(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str 
     if sampler not in PYMC_STEPS:
         raise ValueError(f"unknown PyMC sampler {sampler!r}; known: {list(PYMC_STEPS)}")
     check_budget(n_steps, seconds)
-    ev = bn.evidence_names(evidence)
     x0 = chain_start(bn, evidence, start, seed)
     sink: list[str] = []
-    key = ("pymc", id(bn), tuple(sorted(ev.items())), sampler)
+    key = cache_key("pymc", bn, evidence, sampler)
     if cache is not None and key in cache:
         model, step, setup = cache[key]
     else:

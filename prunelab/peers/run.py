@@ -22,6 +22,7 @@ __all__ = [
     "PeerNotBuilt",
     "PeerRun",
     "SamplerInfo",
+    "cache_key",
     "chain_start",
     "counterpart",
     "describe_state_count",
@@ -220,3 +221,21 @@ def chain_start(bn: BayesianNetwork, evidence: Mapping | None = None, start=None
     [1, 1]
     """
     return start_state(bn, evidence, seed) if start is None else np.asarray(start, dtype=np.int64)
+
+
+def cache_key(library: str, bn: BayesianNetwork, evidence: Mapping | None, variant) -> tuple:
+    """Key of what a runner built (a sampler, a compiled model) in the caller's ``cache`` dict.
+
+    The same network object, evidence and ``variant`` (PyMC's sampler, pgmpy's size
+    limit) give the same key, so a runner called again, e.g. for the next budget,
+    reuses what it built.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> bn = load_network("asia")
+    >>> cache_key("pymc", bn, {"lung": "yes"}, "pymc-metropolis") == cache_key(
+    ...     "pymc", bn, {"lung": "yes"}, "pymc-metropolis")
+    True
+    """
+    return library, id(bn), tuple(sorted(bn.evidence_names(evidence).items())), variant
