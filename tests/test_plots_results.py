@@ -1,4 +1,4 @@
-"""Figures and tables of the experiment chapters (prunelab.plots.results).
+"""Figures and tables of the experiment chapters (prunelab.plots.results, .alpha and .tables).
 
 Each test draws from small synthetic results with known content and checks what a
 reader would check: one line per sampler in the sampler's colour, the paper's log
@@ -20,8 +20,10 @@ from matplotlib.colors import to_rgba  # noqa: E402
 
 from prunelab.ahd import ahd_table  # noqa: E402
 from prunelab.indicators import fit_alpha, log_checkpoints, running_marginals, sigma_t  # noqa: E402
-from prunelab.plots import METHOD_LABELS, METHODS, SAMPLER_STYLES  # noqa: E402
-from prunelab.plots.results import (  # noqa: E402
+from prunelab.plots import (  # noqa: E402
+    METHOD_LABELS,
+    METHODS,
+    SAMPLER_STYLES,
     ahd_figure,
     alpha_procedure_figure,
     plot_ahd,

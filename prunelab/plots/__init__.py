@@ -16,28 +16,33 @@ helper works out itself are the plain means and quantiles of what it is handed
     through (:func:`draw_network`); transition-matrix heatmaps
     (:func:`plot_transition_matrix`).
 ``prunelab.plots.results``
-    The experiment chapters' figures (the paper's Figures 3-6: running estimates,
-    AHD(t), the alpha procedure, final estimates) and Tables 1-2 beside the
-    paper's (:func:`style_paper_table`).
+    The experiment chapters' runs: running estimates and traces of single chains
+    (the paper's Figures 3-4), AHD(t) (Figure 5), each run's final estimate.
+``prunelab.plots.alpha``
+    From runs to alpha (Figure 6), and alpha of every candidate query variable.
+``prunelab.plots.tables``
+    Tables 1-2 beside the paper's, for display (:func:`style_paper_table`).
 """
 
 from .networks import PAPER_LAYOUTS, draw_network, layered_positions, plot_transition_matrix, state_label
-from .results import (
-    ahd_figure,
+from .alpha import (
     alpha_procedure_figure,
-    plot_ahd,
     plot_alpha_by_query,
-    plot_final_estimates,
     plot_g_linear,
     plot_log_sigma,
     plot_run_estimates,
-    plot_running_estimates,
     plot_sigma,
+)
+from .results import (
+    ahd_figure,
+    plot_ahd,
+    plot_final_estimates,
+    plot_running_estimates,
     running_estimate_figure,
-    style_paper_table,
     trace_figure,
 )
 from .style import METHOD_LABELS, METHODS, SAMPLER_STYLES, SamplerStyle, sampler_style
+from .tables import style_paper_table
 
 __all__ = [
     "METHODS",
