@@ -10,7 +10,8 @@ helper works out itself are the plain means and quantiles of what it is handed
 
 ``prunelab.plots.style``
     One colour and marker per sampler in every figure (:data:`SAMPLER_STYLES`,
-    :func:`sampler_style`) and the samplers' display names (:data:`METHOD_LABELS`).
+    :func:`sampler_style`), the samplers' display names (:data:`METHOD_LABELS`),
+    and what the helpers share (:data:`T_LABEL`, :func:`given_or_new_axes`).
 ``prunelab.plots.networks``
     A small network drawn with its CPTs beside the nodes and pruned labels struck
     through (:func:`draw_network`); transition-matrix heatmaps
@@ -41,7 +42,7 @@ from .results import (
     running_estimate_figure,
     trace_figure,
 )
-from .style import METHOD_LABELS, METHODS, SAMPLER_STYLES, SamplerStyle, sampler_style
+from .style import METHOD_LABELS, METHODS, SAMPLER_STYLES, T_LABEL, SamplerStyle, given_or_new_axes, sampler_style
 from .tables import style_paper_table
 
 __all__ = [
@@ -50,9 +51,11 @@ __all__ = [
     "PAPER_LAYOUTS",
     "SAMPLER_STYLES",
     "SamplerStyle",
+    "T_LABEL",
     "ahd_figure",
     "alpha_procedure_figure",
     "draw_network",
+    "given_or_new_axes",
     "layered_positions",
     "plot_ahd",
     "plot_alpha_by_query",

@@ -24,8 +24,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .results import _AHD_XLABEL, _axes
-from .style import sampler_style
+from .style import T_LABEL, given_or_new_axes, sampler_style
 
 __all__ = [
     "alpha_procedure_figure",
@@ -74,7 +73,7 @@ def plot_run_estimates(
     (4, 'log')
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     t = np.asarray(t)
     estimates = np.asarray(estimates, dtype=float)
     color = color if color is not None else "0.45"
@@ -86,7 +85,7 @@ def plot_run_estimates(
         ax.axhline(exact, color="crimson", linestyle=":", linewidth=1.5, label="exact")
     ax.set_xscale("log")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel(ylabel)
     return ax
 
@@ -118,7 +117,7 @@ def plot_sigma(t, sigma, fit=None, ax: Axes | None = None, color=None) -> Axes:
     ('linear', 2, True)
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     t = np.asarray(t, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     ax.plot(t, sigma, "o-", color=color or "0.2", markersize=3, linewidth=1.0, label=r"$\sigma_t$")
@@ -126,7 +125,7 @@ def plot_sigma(t, sigma, fit=None, ax: Axes | None = None, color=None) -> Axes:
         tt = np.geomspace(max(fit.t_min, t.min()), t.max(), 200)
         ax.plot(tt, fit.alpha / np.sqrt(tt), color="crimson", linewidth=1.4,
                 label=rf"$\alpha/\sqrt{{t}}$, $\alpha$ = {fit.alpha:.3f}")
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel(r"$\sigma_t$")
     finite = sigma[np.isfinite(sigma)]
     ax.set_ylim(0, 1.15 * float(finite.max()) if finite.size and finite.max() > 0 else None)
@@ -160,7 +159,7 @@ def plot_log_sigma(t, sigma, t_min: float = 10, fit=None, ax: Axes | None = None
     ('log', 'log')
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     t = np.asarray(t, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     shown = np.where(sigma > 0, sigma, np.nan)
@@ -217,7 +216,7 @@ def plot_g_linear(t, sigma, fit, fit_free=None, ax: Axes | None = None, color=No
     (True, [0.4])
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     t = np.asarray(t, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     g = sigma * np.sqrt(t)
@@ -356,7 +355,7 @@ def plot_alpha_by_query(
     >>> plt.close(ax.figure)
     """
     groups = list(dict.fromkeys(alphas[group]))
-    ax = _axes(ax, figsize=(min(8.5, 1.0 + 1.6 * len(groups)), 3.8))
+    ax = given_or_new_axes(ax, figsize=(min(8.5, 1.0 + 1.6 * len(groups)), 3.8))
     rng = np.random.default_rng(seed)
     highlight = highlight or {}
     paper = paper or {}

@@ -33,7 +33,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..ahd import ahd_table
-from .style import METHOD_LABELS, METHODS, sampler_style
+from .style import METHOD_LABELS, METHODS, T_LABEL, given_or_new_axes, sampler_style
 
 __all__ = [
     "ahd_figure",
@@ -43,15 +43,6 @@ __all__ = [
     "running_estimate_figure",
     "trace_figure",
 ]
-
-_AHD_XLABEL = "number of samples $t$"
-
-
-def _axes(ax: Axes | None, figsize=(5.0, 3.5)) -> Axes:
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
-
 
 def _label(method: str) -> str:
     return METHOD_LABELS.get(method, method)
@@ -106,7 +97,7 @@ def plot_running_estimates(
     ['chain', 'exact']
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     styles = styles or {}
     for label, values in estimates.items():
         values = np.asarray(values, dtype=float)
@@ -119,7 +110,7 @@ def plot_running_estimates(
         ax.axhline(exact, color="black", linestyle=":", linewidth=1.2, label=exact_label)
     ax.set_ylim(-0.04, 1.04)
     ax.set_xlim(1, t_max if t_max is not None else None)
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel(ylabel)
     return ax
 
@@ -286,7 +277,7 @@ def plot_ahd(
     (['Gibbs', 'Prune'], 'log', 'log')
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     table = curves if "ahd" in curves else ahd_table(curves, column)
     table = table[table["benchmark"] == benchmark]
     drawn = 0
@@ -309,7 +300,7 @@ def plot_ahd(
     ax.set_yscale("log")
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel("AHD")
     ax.set_title(title if title is not None else benchmark)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
@@ -448,7 +439,7 @@ def plot_final_estimates(
     (2, ['Gibbs', 'Prune'])
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax, figsize=(7.0, 0.9 + 0.7 * len(methods)))
+    ax = given_or_new_axes(ax, figsize=(7.0, 0.9 + 0.7 * len(methods)))
     rng = np.random.default_rng(seed)
     present = [m for m in methods if (finals["method"] == m).any()]
     for row, method in enumerate(present):

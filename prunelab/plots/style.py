@@ -1,4 +1,4 @@
-"""How a sampler looks in every figure of the book: one colour, one marker and one display name.
+"""How the book's figures look: one colour, marker and name per sampler, and the axes they share.
 
 :data:`SAMPLER_STYLES` is the one mapping from a sampler's name to its
 :class:`SamplerStyle`: prunelab's samplers (``"gibbs"``, ``"metropolis"``,
@@ -10,15 +10,29 @@ ColorBrewer's Dark2, readable for colour-blind readers; a prunelab sampler has t
 same colour whichever name it goes by. A chapter draws a sampler with::
 
     color, marker = SAMPLER_STYLES[sampler]
+
+The plotting helpers draw on the axes they are given, or on new ones
+(:func:`given_or_new_axes`), and label a number of draws :data:`T_LABEL`.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+
 from ..paper_numbers import METHODS
 
-__all__ = ["METHODS", "METHOD_LABELS", "SAMPLER_STYLES", "SamplerStyle", "sampler_style"]
+__all__ = [
+    "METHODS",
+    "METHOD_LABELS",
+    "SAMPLER_STYLES",
+    "T_LABEL",
+    "SamplerStyle",
+    "given_or_new_axes",
+    "sampler_style",
+]
 
 
 class SamplerStyle(NamedTuple):
@@ -73,3 +87,22 @@ def sampler_style(sampler: str) -> SamplerStyle:
         return SAMPLER_STYLES[sampler]
     except KeyError:
         raise ValueError(f"no style for sampler {sampler!r}; known: {list(SAMPLER_STYLES)}") from None
+
+
+T_LABEL = "number of samples $t$"
+"""The x label of every figure against the number of draws ``t``."""
+
+
+def given_or_new_axes(ax: Axes | None, figsize=(5.0, 3.5)) -> Axes:
+    """``ax``, or the axes of a new figure of ``figsize`` inches (constrained layout) when it is None.
+
+    Examples
+    --------
+    >>> ax = given_or_new_axes(None)
+    >>> given_or_new_axes(ax) is ax
+    True
+    >>> plt.close(ax.figure)
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax

@@ -108,7 +108,8 @@ def style_paper_table(
             if source == "ours" and flags is not None:
                 for j, (m, _) in enumerate(cols):
                     if m in flags:
-                        values[np.array([bool(k) for k in _marks(flags[m].reindex(table.index), flag_mark)]), j] = np.nan
+                        flagged = [bool(k) for k in _marks(flags[m].reindex(table.index), flag_mark)]
+                        values[np.array(flagged), j] = np.nan
             for i in range(len(table)):
                 row = values[i]
                 if np.isfinite(row).any():
