@@ -102,7 +102,7 @@ def _run_case(case: str, budgets, samplers, seed: int, log: Callable[[str], None
         for sampler in samplers:
             t0 = time.perf_counter()
             run = peers.run_sampler(sampler, bn, evidence, seconds=budget, seed=seed, start=start, cache=cache)
-            info = peers.PEER_SAMPLERS[sampler]
+            info = peers.sampler_info(sampler)
             rows.append({
                 "case": case, "network": bn.name, "evidence": label, "n_free": len(exact),
                 "log2_states": round(math.log2(count), 2), "deterministic": deterministic, "budget_s": float(budget),
@@ -197,7 +197,7 @@ def compare_peers(cases: Iterable[str], budgets: Iterable[float], samplers: Iter
     if not (cases and budgets and samplers):
         raise ValueError("give at least one case, one budget and one sampler")
     for sampler in samplers:
-        peers.counterpart(sampler)  # fail early on a bad name
+        peers.sampler_info(sampler)  # fail early on a bad name
     for case in cases:
         load_case(case)
     log = log or (lambda line: None)

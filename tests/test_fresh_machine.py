@@ -56,9 +56,9 @@ def test_arviz_prints_its_notice_on_a_fresh_machine(tmp_path):
 def test_guarded_imports_print_nothing_on_a_fresh_machine(tmp_path):
     code = textwrap.dedent("""
         from prunelab.diagnostics import _arviz
-        from prunelab.peers import _pymc
+        from prunelab.peers import import_pymc
         _arviz()
-        _pymc()
+        import_pymc()
     """)
     result = _run(code, tmp_path)
     assert result.returncode == 0, result.stderr

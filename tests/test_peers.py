@@ -123,6 +123,54 @@ def test_pgmpy_nan_rows_on_determinism():
     assert total == 8 * 2**7 and nan > 0
 
 
+def _global_state():
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    return kind, keys.tolist(), pos, has_gauss, cached
+
+
+@pytest.mark.parametrize(("runner", "name"), [("run_pgmpy_gibbs", "deterministic_pair"),
+                                             ("pgmpy_random_start", "grid-3x3")])
+def test_pgmpy_gives_numpy_global_generator_back(runner, name):
+    """pgmpy draws from numpy's global generator: seeded for the run, the caller's state restored after it.
+
+    On grid-3x3 pgmpy's own random start is often infeasible, so ``pgmpy_random_start``
+    over three seeds also takes the path where pgmpy raises.
+    """
+    bn = load_network(name)
+    statuses = set()
+    for seed in range(3):
+        np.random.random(seed + 1)  # the caller's stream, somewhere
+        before = _global_state()
+        run = getattr(peers, runner)(bn, n_steps=20, seed=seed)
+        statuses.add(run.status)
+        assert _global_state() == before
+    assert statuses == ({"ok"} if runner == "run_pgmpy_gibbs" else {"ok", "crashed"})
+
+
+def test_pgmpy_draws_follow_the_seed_not_the_callers_global_state():
+    bn, evidence = _case("asia", True)
+    runs = []
+    for advance in (1, 1000):
+        np.random.random(advance)  # two different global states before the call
+        runs.append(peers.run_pgmpy_gibbs(bn, evidence, n_steps=200, seed=8))
+    for v in runs[0].marginals:
+        np.testing.assert_array_equal(runs[0].marginals[v], runs[1].marginals[v])
+    assert runs[0].move_rate == runs[1].move_rate
+
+
+@pytest.mark.parametrize(("n_steps", "seconds", "match"), [
+    (None, None, "exactly one of n_steps and seconds"),
+    (10, 1.0, "exactly one of n_steps and seconds"),
+    (0, None, "n_steps must be >= 1, got 0"),
+    (None, -1.0, "seconds must be > 0, got -1.0"),
+])
+@pytest.mark.parametrize("sampler", ["prunelab-gibbs", "pgmpy-gibbs", "pymc-cgm-uniform", "pyagrum-gibbs"])
+def test_runners_refuse_a_bad_budget_before_building(sampler, n_steps, seconds, match):
+    bn = load_network("deterministic_pair")
+    with pytest.raises(ValueError, match=match):
+        peers.run_sampler(sampler, bn, n_steps=n_steps, seconds=seconds, seed=0)
+
+
 # --------------------------------------------------------------------------- PyMC model
 def test_pymc_logp_equals_log_probability(rng):
     bn = load_network("asia")

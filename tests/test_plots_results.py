@@ -1,4 +1,4 @@
-"""Figures and tables of the experiment chapters (prunelab.plots.results).
+"""Figures and tables of the experiment chapters (prunelab.plots.results, .alpha and .tables).
 
 Each test draws from small synthetic results with known content and checks what a
 reader would check: one line per sampler in the sampler's colour, the paper's log
@@ -18,14 +18,13 @@ import pytest  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
+from prunelab.ahd import ahd_table  # noqa: E402
 from prunelab.indicators import fit_alpha, log_checkpoints, running_marginals, sigma_t  # noqa: E402
-from prunelab.plots.results import (  # noqa: E402
-    METHOD_COLORS,
+from prunelab.plots import (  # noqa: E402
     METHOD_LABELS,
     METHODS,
-    ahd_decay,
+    SAMPLER_STYLES,
     ahd_figure,
-    ahd_table,
     alpha_procedure_figure,
     plot_ahd,
     plot_alpha_by_query,
@@ -40,6 +39,8 @@ from prunelab.plots.results import (  # noqa: E402
     trace_figure,
 )
 
+from .test_ahd import fake_curves  # noqa: E402
+
 EXACT = 1e-12
 
 
@@ -47,22 +48,6 @@ EXACT = 1e-12
 def close_figures():
     yield
     plt.close("all")
-
-
-def fake_curves(rng, benchmarks=("b1", "b2"), methods=METHODS, n_runs=5, t_max=1000, stalled=()):
-    """A curves table: AHD ~ c / sqrt(t) per run (or flat for the (benchmark, method) in ``stalled``)."""
-    t = log_checkpoints(t_max, 12)
-    rows = []
-    for b in benchmarks:
-        for m in methods:
-            for run in range(n_runs):
-                scale = rng.uniform(0.2, 0.4)
-                h = np.full(t.size, scale) if (b, m) in stalled else scale / np.sqrt(t)
-                rows.append(pd.DataFrame({
-                    "case": f"{b}.{m}", "benchmark": b, "method": m, "init": "forward", "run": run,
-                    "t": t, "hellinger_query": h, "hellinger_all": h / 2,
-                }))
-    return pd.concat(rows, ignore_index=True)
 
 
 def line_labels(ax):
@@ -111,30 +96,12 @@ def test_trace_figure_shows_each_chain_on_its_own_row_with_state_names():
 
 
 # ----------------------------------------------------------------------------- Figure 5
-def test_ahd_table_is_the_mean_and_quantiles_over_runs(rng):
-    curves = fake_curves(rng, benchmarks=("b1",), methods=("gibbs",), n_runs=7)
-    table = ahd_table(curves, "hellinger_query", quantiles=(0.1, 0.9))
-    for _, row in table.iterrows():
-        values = curves.loc[curves["t"] == row["t"], "hellinger_query"].to_numpy()
-        assert row["ahd"] == pytest.approx(values.mean(), abs=EXACT)
-        assert row["low"] == pytest.approx(np.quantile(values, 0.1), abs=EXACT)
-        assert row["high"] == pytest.approx(np.quantile(values, 0.9), abs=EXACT)
-        assert row["n_runs"] == 7
-
-
-def test_ahd_table_ignores_fixed_start_cases(rng):
-    curves = fake_curves(rng, benchmarks=("b1",), methods=("gibbs",))
-    fixed = curves.assign(init="fixed", hellinger_query=9.0)
-    table = ahd_table(pd.concat([curves, fixed]), "hellinger_query")
-    assert table["ahd"].max() < 1
-
-
 def test_plot_ahd_one_line_per_sampler_in_its_colour_on_log_axes(rng):
     curves = fake_curves(rng)
     ax = plot_ahd(curves, "b1", "hellinger_query")
     assert line_labels(ax) == [METHOD_LABELS[m] for m in METHODS]
     for line, method in zip(ax.get_lines(), METHODS):
-        assert to_rgba(line.get_color()) == to_rgba(METHOD_COLORS[method])
+        assert to_rgba(line.get_color()) == to_rgba(SAMPLER_STYLES[method].color)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_ylabel() == "AHD" and "samples" in ax.get_xlabel()
     assert ax.get_title() == "b1"
@@ -171,16 +138,6 @@ def test_ahd_figure_one_panel_per_benchmark_missing_ones_marked(rng):
     assert visible[0].get_ylim() == visible[2].get_ylim()  # shared, comparable panels
     assert len(fig.axes) == 4 and not fig.axes[3].get_visible()  # the spare cell of the 2x2 grid
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [METHOD_LABELS[m] for m in METHODS]
-
-
-def test_ahd_decay_reads_monte_carlo_rate_and_stall(rng):
-    curves = fake_curves(rng, benchmarks=("b1",), stalled={("b1", "gibbs")}, t_max=10_000)
-    ratios = ahd_decay(curves, ["hellinger_query"])["hellinger_query"]
-    assert ratios[("b1", "gibbs")] == pytest.approx(1.0, abs=EXACT)
-    t = np.sort(curves["t"].unique())
-    earlier = t[np.argmin(np.abs(np.log(t) - np.log(t[-1] / 10)))]
-    expected = np.sqrt(earlier / t[-1])  # c / sqrt(t) in every run
-    assert ratios[("b1", "prune")] == pytest.approx(expected, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- Figure 6
@@ -259,7 +216,7 @@ def test_final_estimates_one_row_of_points_per_sampler():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Gibbs", "Prune"]
     assert [len(c.get_offsets()) for c in ax.collections] == [4, 3]
     np.testing.assert_allclose(ax.collections[1].get_offsets()[:, 0], [0.49, 0.51, 0.5])
-    assert to_rgba(ax.collections[0].get_facecolor()[0], 1) == to_rgba(METHOD_COLORS["gibbs"], 1)
+    assert to_rgba(ax.collections[0].get_facecolor()[0], 1) == to_rgba(SAMPLER_STYLES["gibbs"].color, 1)
     assert [line.get_xdata()[0] for line in ax.get_lines()] == [0.5, 0.0, 1.0]
     assert [t.get_text() for t in ax.texts] == ["class 0", "class 1"]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["exact"]

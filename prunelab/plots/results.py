@@ -1,9 +1,10 @@
-"""Figures and tables of the experiment chapters: the paper's Figures 3-6 and Tables 1-2.
+"""Figures of the experiment chapters' runs: the paper's Figures 3-5 and each run's final estimate.
 
-Thin matplotlib (and pandas Styler) helpers on top of the arrays and tidy tables of
-:mod:`prunelab.indicators` and :mod:`prunelab.experiments`. They only draw; every
-number they show is computed by the caller (or is a plain mean or quantile of the
-data handed in), so a chapter shows the computation and the helper the picture.
+Thin matplotlib helpers on top of the arrays and tidy tables of
+:mod:`prunelab.indicators`, :mod:`prunelab.ahd` and :mod:`prunelab.experiments`. They
+only draw; every number they show is computed by the caller (or is a plain mean or
+quantile of the data handed in), so a chapter shows the computation and the helper
+the picture.
 
 ==============================  ===========================================================
 helper                          draws
@@ -11,22 +12,14 @@ helper                          draws
 :func:`plot_running_estimates`  running estimates of chains against ``t`` (Figures 3-4)
 :func:`running_estimate_figure` the same at several horizons, side by side
 :func:`trace_figure`            the states a few chains visit, one row per chain
-:func:`ahd_table`               mean and quantiles over runs of AHD(t) (data, no plot)
-:func:`ahd_decay`               AHD(T) / AHD(T/10): still falling (~0.32) or stalled (~1)
 :func:`plot_ahd`                AHD(t) per sampler, log-log (one panel of Figure 5)
 :func:`ahd_figure`              a grid of :func:`plot_ahd` panels (Figure 5)
-:func:`plot_run_estimates`      Figure 6(a): the runs' running estimates
-:func:`plot_sigma`              Figure 6(b): sigma_t against t
-:func:`plot_log_sigma`          Figure 6(c): log sigma_t against log t
-:func:`plot_g_linear`           Figure 6(d): g(t) = sigma_t sqrt(t) against t^-delta
-:func:`alpha_procedure_figure`  Figure 6(a)-(d) in one figure
 :func:`plot_final_estimates`    each run's final estimate, per sampler (non-ergodicity)
-:func:`plot_alpha_by_query`     alpha of every candidate query variable, per sampler
-:func:`style_paper_table`       Table 1 or 2, ours beside the paper's, marked and bolded
 ==============================  ===========================================================
 
-Samplers always have the same colour (:data:`METHOD_COLORS`) and name
-(:data:`METHOD_LABELS`) in every figure of the book.
+Samplers always have the same colour (:data:`prunelab.plots.style.SAMPLER_STYLES`)
+and name (:data:`~prunelab.plots.style.METHOD_LABELS`) in every figure of the book.
+The AHD(t) tables these figures draw are :func:`prunelab.ahd.ahd_table`'s.
 """
 
 from __future__ import annotations
@@ -39,52 +32,20 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..ahd import ahd_table
+from .style import METHOD_LABELS, METHODS, T_LABEL, given_or_new_axes, sampler_style
+
 __all__ = [
-    "METHODS",
-    "METHOD_COLORS",
-    "METHOD_LABELS",
-    "ahd_decay",
     "ahd_figure",
-    "ahd_table",
-    "alpha_procedure_figure",
     "plot_ahd",
-    "plot_alpha_by_query",
     "plot_final_estimates",
-    "plot_g_linear",
-    "plot_log_sigma",
-    "plot_run_estimates",
     "plot_running_estimates",
-    "plot_sigma",
     "running_estimate_figure",
-    "style_paper_table",
     "trace_figure",
 ]
 
-METHODS = ("gibbs", "metropolis", "prune")
-"""The three samplers, in the order of the paper's tables."""
-
-METHOD_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "Prune"}
-"""Display names of the samplers."""
-
-METHOD_COLORS = {"gibbs": "#1b9e77", "metropolis": "#7570b3", "prune": "#d95f02"}
-"""One colour per sampler (ColorBrewer Dark2, readable for colour-blind readers)."""
-
-_AHD_XLABEL = "number of samples $t$"
-_QUANTILES = (0.1, 0.9)
-
-
-def _axes(ax: Axes | None, figsize=(5.0, 3.5)) -> Axes:
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
-
-
 def _label(method: str) -> str:
     return METHOD_LABELS.get(method, method)
-
-
-def _color(method: str):
-    return METHOD_COLORS.get(method)
 
 
 # ----------------------------------------------------------------------------- Figures 3-4
@@ -136,7 +97,7 @@ def plot_running_estimates(
     ['chain', 'exact']
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     styles = styles or {}
     for label, values in estimates.items():
         values = np.asarray(values, dtype=float)
@@ -149,7 +110,7 @@ def plot_running_estimates(
         ax.axhline(exact, color="black", linestyle=":", linewidth=1.2, label=exact_label)
     ax.set_ylim(-0.04, 1.04)
     ax.set_xlim(1, t_max if t_max is not None else None)
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel(ylabel)
     return ax
 
@@ -263,108 +224,6 @@ def trace_figure(
 
 
 # ----------------------------------------------------------------------------- Figure 5
-def ahd_table(
-    curves: pd.DataFrame,
-    column: str = "hellinger_query",
-    quantiles: tuple[float, float] = _QUANTILES,
-    init: str | None = "forward",
-) -> pd.DataFrame:
-    """AHD(t): mean over runs of a Hellinger column, with quantiles over runs.
-
-    Parameters
-    ----------
-    curves : DataFrame
-        ``curves.parquet`` of :func:`prunelab.experiments.load_results`: one row per
-        ``(case, run, t)`` with ``benchmark``, ``method``, ``init`` and ``column``.
-    column : str, default "hellinger_query"
-        ``"hellinger_query"`` (the query variable), ``"hellinger_all"`` (mean over all
-        free variables) or their ``_rb`` versions.
-    quantiles : (float, float), default (0.1, 0.9)
-        The band over runs.
-    init : str or None, default "forward"
-        Keep cases with this initialisation only (``None``: all).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``benchmark, method, t, ahd, low, high, n_runs``; ``ahd`` is the
-        paper's average Hellinger distance.
-
-    References
-    ----------
-    Phillipson, Parie and Weikamp (2019), section "Average Hellinger distance".
-
-    Examples
-    --------
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": "gibbs", "init": "forward",
-    ...                        "run": [0, 1, 0, 1], "t": [1, 1, 2, 2],
-    ...                        "hellinger_query": [0.2, 0.4, 0.1, 0.1]})
-    >>> ahd_table(curves)[["t", "ahd", "n_runs"]].round(3).values.tolist()
-    [[1.0, 0.3, 2.0], [2.0, 0.1, 2.0]]
-    """
-    data = curves if init is None or "init" not in curves else curves[curves["init"] == init]
-    grouped = data.groupby(["benchmark", "method", "t"], sort=True)[column]
-    table = grouped.agg(
-        ahd="mean",
-        low=lambda v: float(np.quantile(v, quantiles[0])),
-        high=lambda v: float(np.quantile(v, quantiles[1])),
-        n_runs="size",
-    )
-    return table.reset_index()
-
-
-def ahd_decay(
-    curves: pd.DataFrame,
-    columns: Sequence[str] = ("hellinger_query", "hellinger_all"),
-    factor: float = 10.0,
-    init: str | None = "forward",
-) -> pd.DataFrame:
-    """How much AHD(t) still falls at the end of the runs: ``AHD(T) / AHD(T / factor)``.
-
-    A number for the slope of the last stretch of a Figure 5 curve. While the runs
-    converge at the Monte Carlo rate the AHD falls like ``t^-1/2`` and the ratio is
-    about ``factor^-1/2`` (0.32 for ``factor = 10``); a curve that has stalled (runs
-    trapped away from the exact answer) gives about 1.
-
-    Parameters
-    ----------
-    curves : DataFrame
-        ``curves.parquet`` (see :func:`ahd_table`).
-    columns : sequence of str
-        Hellinger columns to use.
-    factor : float, default 10
-        ``T / factor`` is matched to the nearest checkpoint.
-    init : str or None, default "forward"
-
-    Returns
-    -------
-    DataFrame
-        Index ``(benchmark, method)``, one column per entry of ``columns``.
-
-    Examples
-    --------
-    >>> t = np.array([1, 10, 100, 1000])
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": np.repeat(["gibbs", "prune"], 4),
-    ...                        "init": "forward", "run": 0, "t": np.tile(t, 2),
-    ...                        "hellinger_query": np.r_[np.full(4, 0.2), 0.3 / np.sqrt(t)]})
-    >>> ahd_decay(curves, ["hellinger_query"])["hellinger_query"].round(3).tolist()
-    [1.0, 0.316]
-    """
-    out = {}
-    for column in columns:
-        table = ahd_table(curves, column, init=init).set_index(["benchmark", "method", "t"])["ahd"]
-        ratios = {}
-        for key, series in table.groupby(level=["benchmark", "method"]):
-            t = series.index.get_level_values("t").to_numpy()
-            last = t.max()
-            earlier = t[np.argmin(np.abs(np.log(t) - np.log(last / factor)))]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratios[key] = float(series.to_numpy()[t == last][0] / series.to_numpy()[t == earlier][0])
-        out[column] = pd.Series(ratios)
-    result = pd.DataFrame(out)
-    result.index = result.index.set_names(["benchmark", "method"])
-    return result
-
 
 def plot_ahd(
     curves: pd.DataFrame,
@@ -381,8 +240,8 @@ def plot_ahd(
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` (see :func:`ahd_table`), or the output of
-        :func:`ahd_table` itself (recognised by its ``ahd`` column).
+        ``curves.parquet`` (see :func:`prunelab.ahd.ahd_table`), or the output of
+        :func:`prunelab.ahd.ahd_table` itself (recognised by its ``ahd`` column).
     benchmark : str
         Benchmark id, e.g. ``"asia_ev0"``.
     column : str, default "hellinger_query"
@@ -418,7 +277,7 @@ def plot_ahd(
     (['Gibbs', 'Prune'], 'log', 'log')
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
+    ax = given_or_new_axes(ax)
     table = curves if "ahd" in curves else ahd_table(curves, column)
     table = table[table["benchmark"] == benchmark]
     drawn = 0
@@ -429,11 +288,11 @@ def plot_ahd(
         drawn += int((rows["ahd"] > 0).any())
         y = rows["ahd"].to_numpy(float)
         y = np.where(y > 0, y, np.nan)
-        ax.plot(rows["t"], y, color=_color(method), label=_label(method), linewidth=1.6)
+        ax.plot(rows["t"], y, color=sampler_style(method).color, label=_label(method), linewidth=1.6)
         if band:
             low = np.where(rows["low"] > 0, rows["low"], np.nan)
             high = np.where(rows["high"] > 0, rows["high"], np.nan)
-            ax.fill_between(rows["t"], low, high, color=_color(method), alpha=0.15, linewidth=0)
+            ax.fill_between(rows["t"], low, high, color=sampler_style(method).color, alpha=0.15, linewidth=0)
     if len(table) and not drawn:
         ax.text(0.5, 0.5, "distance 0 at every $t$\n(the marginal is fixed)", transform=ax.transAxes,
                 ha="center", va="center", color="0.4")
@@ -441,7 +300,7 @@ def plot_ahd(
     ax.set_yscale("log")
     if ylim is not None:
         ax.set_ylim(*ylim)
-    ax.set_xlabel(_AHD_XLABEL)
+    ax.set_xlabel(T_LABEL)
     ax.set_ylabel("AHD")
     ax.set_title(title if title is not None else benchmark)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
@@ -466,7 +325,7 @@ def ahd_figure(
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` (see :func:`ahd_table`).
+        ``curves.parquet`` (see :func:`prunelab.ahd.ahd_table`).
     benchmarks : sequence of str
         One panel each, row by row.
     column : str, default "hellinger_query"
@@ -522,288 +381,12 @@ def ahd_figure(
             ax.set_xlabel("")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    handles = [plt.Line2D([], [], color=_color(m), linewidth=1.6, label=_label(m)) for m in METHODS
+    handles = [plt.Line2D([], [], color=sampler_style(m).color, linewidth=1.6, label=_label(m)) for m in METHODS
                if m in set(table["method"])]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False)
     if suptitle:
         fig.suptitle(suptitle)
-    return fig
-
-
-# ----------------------------------------------------------------------------- Figure 6
-def plot_run_estimates(
-    t,
-    estimates,
-    exact: float | None = None,
-    ax: Axes | None = None,
-    color=None,
-    ylabel: str = "running estimate",
-) -> Axes:
-    """Figure 6(a): the running estimate of every run against ``t`` (log ``t``).
-
-    Parameters
-    ----------
-    t : array_like of int
-        Checkpoints, shape ``(n_checkpoints,)``.
-    estimates : array_like
-        Running estimates of one probability, shape ``(runs, n_checkpoints)``.
-    exact : float, optional
-        Drawn as a black dotted line.
-    ax : matplotlib Axes, optional
-    color : optional
-        Colour of the runs (default: grey).
-    ylabel : str
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        One thin line per run, the mean over runs (labelled "mean of runs") and
-        the exact value; log x axis.
-
-    Examples
-    --------
-    >>> ax = plot_run_estimates([1, 10, 100], [[1.0, 0.8, 0.79], [0.0, 0.7, 0.82]], exact=0.81)
-    >>> len(ax.get_lines()), ax.get_xscale()
-    (4, 'log')
-    >>> plt.close(ax.figure)
-    """
-    ax = _axes(ax)
-    t = np.asarray(t)
-    estimates = np.asarray(estimates, dtype=float)
-    color = color if color is not None else "0.45"
-    alpha = float(np.clip(8.0 / max(len(estimates), 1), 0.08, 0.8))
-    for run in estimates:
-        ax.plot(t, run, color=color, linewidth=0.6, alpha=alpha)
-    ax.plot(t, estimates.mean(axis=0), color="black", linewidth=1.6, label="mean of runs")
-    if exact is not None:
-        ax.axhline(exact, color="crimson", linestyle=":", linewidth=1.5, label="exact")
-    ax.set_xscale("log")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel(_AHD_XLABEL)
-    ax.set_ylabel(ylabel)
-    return ax
-
-
-def plot_sigma(t, sigma, fit=None, ax: Axes | None = None, color=None) -> Axes:
-    """Figure 6(b): sigma_t against ``t`` on linear axes, with ``alpha / sqrt(t)``.
-
-    Parameters
-    ----------
-    t, sigma : array_like
-        Checkpoints and :func:`prunelab.indicators.sigma_t` at them.
-    fit : AlphaFit, optional
-        From :func:`prunelab.indicators.fit_alpha`; draws the asymptote
-        ``alpha / sqrt(t)`` for ``t >= fit.t_min``.
-    ax : matplotlib Axes, optional
-    color : optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> from prunelab.indicators import fit_alpha
-    >>> t = np.geomspace(1, 1000, 20)
-    >>> sigma = 0.4 / np.sqrt(t)
-    >>> ax = plot_sigma(t, sigma, fit=fit_alpha(t, sigma, delta=0.9))
-    >>> ax.get_xscale(), len(ax.get_lines()), ax.get_lines()[1].get_label().endswith("= 0.400")
-    ('linear', 2, True)
-    >>> plt.close(ax.figure)
-    """
-    ax = _axes(ax)
-    t = np.asarray(t, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
-    ax.plot(t, sigma, "o-", color=color or "0.2", markersize=3, linewidth=1.0, label=r"$\sigma_t$")
-    if fit is not None:
-        tt = np.geomspace(max(fit.t_min, t.min()), t.max(), 200)
-        ax.plot(tt, fit.alpha / np.sqrt(tt), color="crimson", linewidth=1.4,
-                label=rf"$\alpha/\sqrt{{t}}$, $\alpha$ = {fit.alpha:.3f}")
-    ax.set_xlabel(_AHD_XLABEL)
-    ax.set_ylabel(r"$\sigma_t$")
-    finite = sigma[np.isfinite(sigma)]
-    ax.set_ylim(0, 1.15 * float(finite.max()) if finite.size and finite.max() > 0 else None)
-    return ax
-
-
-def plot_log_sigma(t, sigma, t_min: float = 10, fit=None, ax: Axes | None = None, color=None) -> Axes:
-    """Figure 6(c): log sigma_t against log t, with the slope -1/2 and the ignored range.
-
-    Parameters
-    ----------
-    t, sigma : array_like
-        Checkpoints and sigma_t (zeros are left out: no logarithm).
-    t_min : float, default 10
-        The fit ignores ``t < t_min``; that range is shaded.
-    fit : AlphaFit, optional
-        Draws ``alpha t^{-1/2}``, the line of slope -1/2 the fit converges to.
-    ax : matplotlib Axes, optional
-    color : optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        Log-log axes.
-
-    Examples
-    --------
-    >>> t = np.geomspace(1, 1000, 20)
-    >>> ax = plot_log_sigma(t, 0.4 / np.sqrt(t))
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
-    >>> plt.close(ax.figure)
-    """
-    ax = _axes(ax)
-    t = np.asarray(t, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
-    shown = np.where(sigma > 0, sigma, np.nan)
-    ax.plot(t, shown, "o-", color=color or "0.2", markersize=3, linewidth=1.0, label=r"$\sigma_t$")
-    if fit is not None:
-        ax.plot(t, fit.alpha / np.sqrt(t), color="crimson", linewidth=1.2, linestyle="--",
-                label=r"slope $-1/2$: $\alpha t^{-1/2}$")
-    ax.axvspan(t.min(), t_min, color="0.9", zorder=0, label=f"$t < {t_min:g}$: ignored")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"$t$ (log scale)")
-    ax.set_ylabel(r"$\sigma_t$ (log scale)")
-    return ax
-
-
-def plot_g_linear(t, sigma, fit, fit_free=None, ax: Axes | None = None, color=None) -> Axes:
-    """Figure 6(d): ``g(t) = sigma_t sqrt(t)`` against ``t^-delta``; alpha is the intercept.
-
-    Parameters
-    ----------
-    t, sigma : array_like
-        Checkpoints and sigma_t.
-    fit : AlphaFit
-        The fixed-delta fit (:func:`prunelab.indicators.fit_alpha` with ``delta``):
-        the x axis is ``t^-fit.delta`` and the fitted line
-        ``alpha (1 + beta t^-delta)`` is straight; its value at ``x = 0``
-        (``t = infinity``) is alpha, marked.
-    fit_free : AlphaFit, optional
-        The free-delta fit, drawn as a dashed curve on the same axis (straight only
-        if its delta equals ``fit.delta``), with its own intercept.
-    ax : matplotlib Axes, optional
-    color : optional
-        Colour of the data points.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        Points with ``t >= fit.t_min`` (used by the fit) filled; the view is their
-        range, as in the paper's panel (d), and earlier points (hollow) fall to the
-        right of it.
-
-    References
-    ----------
-    Phillipson, Parie and Weikamp (2019), section "Rate of convergence":
-    :math:`g(t) = \\sigma_t\\sqrt{t} = \\alpha(1 + \\beta t^{-\\delta})`, delta = 0.90.
-
-    Examples
-    --------
-    >>> from prunelab.indicators import fit_alpha
-    >>> t = np.geomspace(1, 1000, 20)
-    >>> sigma = 0.4 * (1 + t**-0.9) / np.sqrt(t)
-    >>> ax = plot_g_linear(t, sigma, fit_alpha(t, sigma, delta=0.9))
-    >>> ax.get_xlabel().endswith("= 0.9"), ax.get_lines()[-1].get_ydata().round(3).tolist()
-    (True, [0.4])
-    >>> plt.close(ax.figure)
-    """
-    ax = _axes(ax)
-    t = np.asarray(t, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
-    g = sigma * np.sqrt(t)
-    x = t ** -fit.delta
-    used = t >= fit.t_min
-    c = color or "0.2"
-    ax.plot(x[used], g[used], "o", color=c, markersize=4, label=rf"$g(t)$, $t \geq {fit.t_min:g}$ (fitted)")
-    if (~used).any():
-        ax.plot(x[~used], g[~used], "o", markerfacecolor="none", color=c, markersize=4,
-                label=rf"$g(t)$, $t < {fit.t_min:g}$ (ignored)")
-    xx = np.linspace(0, x[used].max() if used.any() else x.max(), 100)
-    ax.plot(xx, fit.alpha * (1 + fit.beta * xx), color="crimson", linewidth=1.4,
-            label=rf"$\alpha(1+\beta t^{{-{fit.delta:g}}})$: $\alpha$ = {fit.alpha:.3f}")
-    ax.plot([0], [fit.alpha], "D", color="crimson", markersize=7, clip_on=False)
-    if fit_free is not None:
-        tt = np.geomspace(t[used].min() if used.any() else t.min(), t.max() * 1e6, 300)
-        ax.plot(tt ** -fit.delta, fit_free.alpha * (1 + fit_free.beta * tt ** -fit_free.delta),
-                color="tab:blue", linestyle="--", linewidth=1.3,
-                label=rf"free $\delta$ = {fit_free.delta:.2f}: $\alpha$ = {fit_free.alpha:.3f}")
-        ax.plot([0], [fit_free.alpha], "s", color="tab:blue", markersize=6, clip_on=False)
-    # the view is the fitted range (the paper's panel d ignores t < t_min); earlier points lie to the right
-    x_max = float(x[used].max()) if used.any() else float(x.max())
-    ax.set_xlim(-0.04 * x_max, 1.08 * x_max)
-    shown = list(g[used]) + [fit.alpha] + ([fit_free.alpha] if fit_free is not None else [])
-    low, high = min(min(shown), 0.0), max(shown)
-    ax.set_ylim(low - 0.05 * (high - low), high + 0.08 * (high - low))
-    ax.set_xlabel(rf"$t^{{-\delta}}$, $\delta$ = {fit.delta:g}")
-    ax.set_ylabel(r"$g(t) = \sigma_t\sqrt{t}$")
-    return ax
-
-
-def alpha_procedure_figure(
-    t,
-    estimates,
-    sigma,
-    fit,
-    fit_free=None,
-    exact: float | None = None,
-    ylabel: str = "running estimate",
-    figsize=(8.5, 7.0),
-) -> Figure:
-    """The paper's Figure 6 (a)-(d): from runs to alpha, in one 2 x 2 figure.
-
-    Parameters
-    ----------
-    t : array_like
-        Checkpoints.
-    estimates : array_like
-        ``(runs, n_checkpoints)`` running estimates of the tracked probability.
-    sigma : array_like
-        sigma_t of those estimates (:func:`prunelab.indicators.sigma_t`).
-    fit, fit_free : AlphaFit
-        Fixed-delta and (optional) free-delta fits.
-    exact : float, optional
-    ylabel : str
-        Label of panel (a).
-    figsize : (float, float)
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Four axes: (a) :func:`plot_run_estimates`, (b) :func:`plot_sigma`,
-        (c) :func:`plot_log_sigma`, (d) :func:`plot_g_linear`, each with a legend.
-
-    References
-    ----------
-    Phillipson, Parie and Weikamp (2019), Figure "determine-c".
-
-    Examples
-    --------
-    >>> from prunelab.indicators import fit_alpha
-    >>> rng = np.random.default_rng(0)
-    >>> t = np.array([1, 3, 10, 30, 100, 300, 1000])
-    >>> y = np.cumsum(rng.random((50, 1000)) < 0.8, axis=1)[:, t - 1] / t
-    >>> fit = fit_alpha(t, y.std(axis=0), delta=0.9)
-    >>> fig = alpha_procedure_figure(t, y, y.std(axis=0), fit, exact=0.8)
-    >>> [ax.get_title()[:3] for ax in fig.axes]
-    ['(a)', '(b)', '(c)', '(d)']
-    >>> plt.close(fig)
-    """
-    fig, axes = plt.subplots(2, 2, figsize=figsize, layout="constrained")
-    (a, b), (c, d) = axes
-    plot_run_estimates(t, estimates, exact=exact, ax=a, ylabel=ylabel)
-    a.set_title(f"(a) {len(np.asarray(estimates))} runs")
-    plot_sigma(t, sigma, fit=fit, ax=b)
-    b.set_title(r"(b) $\sigma_t$ against $t$")
-    plot_log_sigma(t, sigma, t_min=fit.t_min, fit=fit, ax=c)
-    c.set_title(r"(c) $\log\sigma_t$ against $\log t$")
-    plot_g_linear(t, sigma, fit, fit_free=fit_free, ax=d)
-    d.set_title(r"(d) $g(t)$ against $t^{-\delta}$: $\alpha$ is the intercept")
-    for ax in (a, b, c, d):
-        ax.legend(fontsize="small", loc="best")
     return fig
 
 
@@ -856,13 +439,13 @@ def plot_final_estimates(
     (2, ['Gibbs', 'Prune'])
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax, figsize=(7.0, 0.9 + 0.7 * len(methods)))
+    ax = given_or_new_axes(ax, figsize=(7.0, 0.9 + 0.7 * len(methods)))
     rng = np.random.default_rng(seed)
     present = [m for m in methods if (finals["method"] == m).any()]
     for row, method in enumerate(present):
         x = finals.loc[finals["method"] == method, value].to_numpy(float)
         y = row + rng.uniform(-0.22, 0.22, size=x.size)
-        ax.scatter(x, y, s=14, color=_color(method), alpha=0.6, edgecolor="none", label=_label(method))
+        ax.scatter(x, y, s=14, color=sampler_style(method).color, alpha=0.6, edgecolor="none", label=_label(method))
     exact_line = ax.axvline(exact, color="black", linewidth=1.2, label="exact")
     top = ax.get_xaxis_transform()  # x in data, y in axes fraction
     for name, level in (levels or {}).items():
@@ -874,183 +457,3 @@ def plot_final_estimates(
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     return ax
-
-
-def plot_alpha_by_query(
-    alphas: pd.DataFrame,
-    highlight: Mapping[str, str] | None = None,
-    paper: Mapping[str, float] | None = None,
-    ax: Axes | None = None,
-    group: str = "group",
-    value: str = "alpha",
-    seed: int = 0,
-) -> Axes:
-    """Alpha of every candidate query variable, one column of points per group.
-
-    Parameters
-    ----------
-    alphas : DataFrame
-        One row per (group, variable) with columns ``group``, ``variable`` and
-        ``value``; a group is e.g. ``"alarm, Gibbs"``. Optional column ``method``
-        colours the points by sampler.
-    highlight : mapping of str to str, optional
-        Group -> the variable to mark (our default query), drawn as a red diamond.
-    paper : mapping of str to float, optional
-        Group -> the paper's printed alpha, drawn as a black bar.
-    ax : matplotlib Axes, optional
-    group, value : str
-        Column names.
-    seed : int
-        Seed of the horizontal jitter.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        Log y axis; one scatter collection per group (plus one per highlight).
-
-    Examples
-    --------
-    >>> alphas = pd.DataFrame({"group": ["g"] * 3, "variable": ["a", "b", "c"],
-    ...                        "alpha": [0.4, 1.0, 3.0]})
-    >>> ax = plot_alpha_by_query(alphas, highlight={"g": "b"}, paper={"g": 0.45})
-    >>> ax.get_yscale(), [t.get_text() for t in ax.get_xticklabels()]
-    ('log', ['g'])
-    >>> plt.close(ax.figure)
-    """
-    groups = list(dict.fromkeys(alphas[group]))
-    ax = _axes(ax, figsize=(min(8.5, 1.0 + 1.6 * len(groups)), 3.8))
-    rng = np.random.default_rng(seed)
-    highlight = highlight or {}
-    paper = paper or {}
-    for k, name in enumerate(groups):
-        rows = alphas[alphas[group] == name]
-        color = _color(rows["method"].iloc[0]) if "method" in rows else "0.3"
-        x = k + rng.uniform(-0.18, 0.18, size=len(rows))
-        ax.scatter(x, rows[value], s=16, color=color, alpha=0.65, edgecolor="none",
-                   label="every free variable" if k == 0 else None)
-        if name in highlight:
-            hit = rows[rows["variable"] == highlight[name]]
-            if len(hit):
-                ax.scatter([k], hit[value], marker="D", s=46, color="crimson", zorder=3,
-                           label="our query variable" if k == 0 else None)
-        if name in paper:
-            ax.hlines(paper[name], k - 0.3, k + 0.3, color="black", linewidth=2.2,
-                      label="paper's alpha" if k == 0 else None)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(groups)), groups)
-    ax.set_xlim(-0.6, len(groups) - 0.4)
-    ax.set_ylabel(r"$\alpha$ (log scale)")
-    ax.legend(fontsize="small", loc="best")
-    return ax
-
-
-# ----------------------------------------------------------------------------- Tables 1-2
-def _marks(flags: pd.Series, flag_mark: str) -> list[str]:
-    """Per row the mark to append: ``flag_mark`` for True, the string itself for a str, else ""."""
-    out = []
-    for f in flags:
-        if isinstance(f, str):
-            out.append(f)
-        elif f is True or (isinstance(f, (bool, np.bool_)) and bool(f)):
-            out.append(flag_mark)
-        else:
-            out.append("")
-    return out
-
-
-def style_paper_table(
-    table: pd.DataFrame,
-    intervals: pd.DataFrame | None = None,
-    flags: pd.DataFrame | None = None,
-    digits: int = 2,
-    best: str | None = "min",
-    flag_mark: str = "†",
-    caption: str | None = None,
-):
-    """Table 1 or 2, ours beside the paper's, for display: intervals, marks, bold best.
-
-    Parameters
-    ----------
-    table : DataFrame
-        From :func:`prunelab.experiments.paper_table`: index the benchmarks,
-        columns ``(method, "ours" | "paper")``.
-    intervals : DataFrame, optional
-        Columns ``(method, "low" | "high")`` on the same index: shown after our value
-        as ``[low, high]`` (e.g. the bootstrap interval of alpha).
-    flags : DataFrame of bool or str, optional
-        Columns ``method`` on the same index: True (or a non-empty mark such as
-        ``"‡"``) where our number is not what the paper's measures (a non-ergodic
-        sampler: alpha is then no convergence rate). Our value gets the mark
-        (``flag_mark`` for True) and is greyed out.
-    digits : int, default 2
-        Significant decimals of the values.
-    best : {"min", None}, default "min"
-        Bold the smallest value per row, separately for ours (among unflagged
-        values) and for the paper's, as the paper bolds its best sampler.
-    flag_mark : str, default "†"
-    caption : str, optional
-
-    Returns
-    -------
-    pandas.io.formats.style.Styler
-        Cells are strings ("-" for a missing value); ``.data`` holds them.
-
-    Examples
-    --------
-    >>> cols = pd.MultiIndex.from_product([["gibbs", "prune"], ["ours", "paper"]])
-    >>> table = pd.DataFrame([[0.5, 0.52, 0.8, 0.81]], index=["Asia_ev0"], columns=cols)
-    >>> flags = pd.DataFrame({"gibbs": [True], "prune": [False]}, index=["Asia_ev0"])
-    >>> styler = style_paper_table(table, flags=flags)
-    >>> styler.data.loc["Asia_ev0"].tolist()
-    ['0.50 †', '0.52', '0.80', '0.81']
-    >>> "font-weight: bold" in styler.to_html()
-    True
-    >>> marks = pd.DataFrame({"gibbs": ["‡"], "prune": [""]}, index=["Asia_ev0"])
-    >>> style_paper_table(table, flags=marks).data.loc["Asia_ev0", ("gibbs", "ours")]
-    '0.50 ‡'
-    """
-    methods = list(dict.fromkeys(table.columns.get_level_values(0)))
-    fmt = f"{{:.{digits}f}}"
-
-    def number(v):
-        return "-" if not np.isfinite(v) else fmt.format(v)
-
-    shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
-    css = pd.DataFrame("", index=table.index, columns=table.columns)
-    for method in methods:
-        for source in table[method].columns:
-            values = table[(method, source)].to_numpy(float)
-            cells = [number(v) for v in values]
-            if source == "ours":
-                if intervals is not None and (method, "low") in intervals:
-                    low = intervals[(method, "low")].reindex(table.index).to_numpy(float)
-                    high = intervals[(method, "high")].reindex(table.index).to_numpy(float)
-                    cells = [
-                        c if not (np.isfinite(lo) and np.isfinite(hi)) else f"{c} [{number(lo)}, {number(hi)}]"
-                        for c, lo, hi in zip(cells, low, high)
-                    ]
-                if flags is not None and method in flags:
-                    marks = _marks(flags[method].reindex(table.index), flag_mark)
-                    cells = [f"{c} {m}" if m else c for c, m in zip(cells, marks)]
-                    css[(method, source)] = ["color: #888888; font-style: italic" if m else "" for m in marks]
-            shown[(method, source)] = cells
-    if best == "min":
-        for source in ("ours", "paper"):
-            cols = [(m, source) for m in methods if (m, source) in table]
-            values = table[cols].to_numpy(float).copy()
-            if source == "ours" and flags is not None:
-                for j, (m, _) in enumerate(cols):
-                    if m in flags:
-                        values[np.array([bool(k) for k in _marks(flags[m].reindex(table.index), flag_mark)]), j] = np.nan
-            for i in range(len(table)):
-                row = values[i]
-                if np.isfinite(row).any():
-                    j = int(np.nanargmin(row))
-                    k = table.columns.get_loc(cols[j])
-                    css.iloc[i, k] = "; ".join(filter(None, [css.iloc[i, k], "font-weight: bold"]))
-    elif best is not None:
-        raise ValueError(f"best must be 'min' or None, got {best!r}")
-    styler = shown.style.apply(lambda _: css, axis=None)
-    if caption:
-        styler = styler.set_caption(caption)
-    return styler

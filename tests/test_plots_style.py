@@ -1,0 +1,65 @@
+"""One colour and marker per sampler (``prunelab.plots.style``), and the figures keep to it."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from prunelab import plots  # noqa: E402
+from prunelab.paper_numbers import METHODS  # noqa: E402
+from prunelab.peers import PEER_SAMPLERS  # noqa: E402
+from prunelab.plots import SAMPLER_STYLES, ahd_figure, plot_alpha_by_query, sampler_style  # noqa: E402
+
+from .test_ahd import fake_curves  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_every_sampler_of_the_book_has_a_style():
+    assert set(SAMPLER_STYLES) == set(METHODS) | set(PEER_SAMPLERS)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_prunelab_sampler_looks_the_same_under_both_names(method):
+    assert sampler_style(f"prunelab-{method}") == sampler_style(method)
+
+
+def test_different_samplers_never_share_a_colour_or_a_marker():
+    """One style per sampler: the peers' names, where prunelab's own appear once each."""
+    styles = [SAMPLER_STYLES[s] for s in PEER_SAMPLERS]
+    assert len({to_rgba(s.color) for s in styles}) == len(styles)
+    assert len({s.marker for s in styles}) == len(styles)
+
+
+def test_an_unknown_sampler_has_no_style_rather_than_a_default_colour():
+    with pytest.raises(ValueError, match=r"no style for sampler 'hmc'; known: \['gibbs'"):
+        sampler_style("hmc")
+    alphas = pd.DataFrame({"group": ["g"] * 2, "method": ["hmc"] * 2, "variable": ["a", "b"], "alpha": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="no style for sampler 'hmc'"):
+        plot_alpha_by_query(alphas)
+
+
+def test_figure_legends_use_the_palette(rng):
+    fig = ahd_figure(fake_curves(rng, benchmarks=("b1",)), ["b1"])
+    colours = [to_rgba(line.get_color()) for line in fig.legends[0].get_lines()]
+    assert colours == [to_rgba(SAMPLER_STYLES[m].color) for m in METHODS]
+
+
+def test_the_package_exports_what_it_promises():
+    """``prunelab.plots`` re-exports every public name of its modules, and nothing computes tables."""
+    from prunelab.plots import networks, results, style
+
+    for module in (networks, results, style):
+        missing = set(module.__all__) - set(plots.__all__)
+        assert not missing, f"{module.__name__} names not exported by prunelab.plots: {sorted(missing)}"
+    assert not {"ahd_table", "ahd_decay"} & set(dir(plots))
