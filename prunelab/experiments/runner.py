@@ -22,6 +22,7 @@ import shlex
 import subprocess
 import sys
 import time
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -520,7 +521,9 @@ def reproduce(
                         on_run_written(record["case"], record["run"])
             except KeyboardInterrupt:
                 if hasattr(results, "close"):
-                    results.close()  # joblib aborts its pending tasks
+                    with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
+                        warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
+                        results.close()  # joblib aborts its pending tasks
                 if scheduler is None and n_jobs != 1:
                     _stop_workers()
                 on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
