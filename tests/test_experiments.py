@@ -314,14 +314,14 @@ def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, 
     from pathlib import Path
 
     import prunelab
-    from prunelab.experiments import runner
+    from prunelab.experiments import cases
 
     shipped = Path(prunelab.__file__).resolve().parent / "_data"
-    monkeypatch.setattr(runner, "data_dir", lambda: shipped)
+    monkeypatch.setattr(cases, "data_dir", lambda: shipped)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert runner.results_dir("smoke") == tmp_path / "prunelab" / "results" / "smoke"
-    monkeypatch.setattr(runner, "data_dir", lambda: tmp_path / "checkout-data")
-    assert runner.results_dir("smoke") == tmp_path / "checkout-data" / "results" / "smoke"
+    assert cases.results_dir("smoke") == tmp_path / "prunelab" / "results" / "smoke"
+    monkeypatch.setattr(cases, "data_dir", lambda: tmp_path / "checkout-data")
+    assert cases.results_dir("smoke") == tmp_path / "checkout-data" / "results" / "smoke"
 
 
 def _cli(*args):
@@ -372,3 +372,13 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     kept = int(ours[0].split()[1])
     assert kept == len(list((tmp_path / "runs").glob("*/run-*.parquet"))) >= 1
     assert not list((tmp_path / "runs").glob("*/.*.tmp"))
+
+
+def test_tables_do_not_import_the_runner():
+    """The case helpers live in experiments.cases, so tables -> runner is no longer a cycle."""
+    import subprocess
+    import sys
+
+    code = "import sys, prunelab.experiments.tables; print('prunelab.experiments.runner' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

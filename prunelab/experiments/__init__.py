@@ -12,13 +12,15 @@ or from a shell: ``python -m prunelab reproduce --profile paper``.
 module             job
 =================  ==========================================================
 ``specs``          :class:`CaseSpec`, :class:`Profile`, the 33 cases, seeds
+``cases``          what a case's runs share (network, exact marginals, start), results folder
 ``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
 ``store``          run files (atomic), resumption, ``sweep.json``
 ``tables``         tidy tables, per-case summary, Tables 1-2 beside the paper's
 =================  ==========================================================
 """
 
-from .runner import ReproduceReport, SweepInterrupted, check_root_seed, prepare_case, reproduce, results_dir, simulate_run
+from .cases import case_fingerprint, prepare_case, results_dir
+from .runner import ReproduceReport, SweepInterrupted, check_root_seed, reproduce, simulate_run
 from .specs import (
     BENCHMARKS,
     CASES,
@@ -47,6 +49,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepMismatchError",
     "check_root_seed",
+    "case_fingerprint",
     "case_key",
     "consolidate",
     "format_paper_tables",

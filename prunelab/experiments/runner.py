@@ -14,8 +14,6 @@ all writing, so a remote cluster needs no shared file system.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
-import hashlib
 import os
 import platform
 import shlex
@@ -28,26 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..catalogue import data_dir
-from ..exact import exact_marginals
 from ..indicators import hellinger, running_marginals
 from ..samplers import get_method
-from ..compiled import compile_network
-from ..samplers.init import initial_state, start_state_from
 from ..sampling import sample
 from . import store
-from .specs import (
-    DEFAULT_ROOT_SEED,
-    FIXED_START_SPAWN,
-    CaseSpec,
-    case_key,
-    get_profile,
-    run_seed,
-    select_cases,
-)
+from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
+from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
+from .tables import consolidate
 
 __all__ = [
-    "reproduce", "simulate_run", "prepare_case", "case_fingerprint", "results_dir", "ReproduceReport",
+    "reproduce", "simulate_run", "ReproduceReport",
     "SweepInterrupted", "check_root_seed",
 ]
 
@@ -56,28 +44,6 @@ LIBRARIES = (
     "arviz", "tqdm", "pgmpy",
 )
 """Libraries whose versions go into ``provenance.json``."""
-
-
-def results_dir(profile: str) -> Path:
-    """Where :func:`reproduce` writes by default: ``<data>/results/<profile>``.
-
-    ``<data>`` is :func:`prunelab.catalogue.data_dir` (``$PRUNELAB_DATA`` when set,
-    a checkout's ``data/``), except for an installed wheel, whose data folder lies
-    inside ``site-packages``: results then go to the user's data folder,
-    ``$XDG_DATA_HOME/prunelab`` (default ``~/.local/share/prunelab``), never into the
-    installed package. :func:`~prunelab.experiments.load_results` reads from here
-    and, for a wheel, falls back on the results shipped with it.
-    """
-    base = data_dir()
-    if _inside_package(base):
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "prunelab"
-    return base / "results" / profile
-
-
-def _inside_package(path: Path) -> bool:
-    """Whether ``path`` is the data folder shipped inside the installed package (``prunelab/_data``)."""
-    package = Path(__file__).resolve().parents[1]
-    return Path(path).resolve() == package / "_data"
 
 
 def check_root_seed(root_seed) -> int:
@@ -96,62 +62,6 @@ def check_root_seed(root_seed) -> int:
     if root_seed < 0:
         raise ValueError(f"root_seed must be >= 0, got {root_seed}")
     return int(root_seed)
-
-
-# ----------------------------------------------------------------------------- one case
-@functools.lru_cache(maxsize=32)
-def _load_case_network(case: CaseSpec):
-    """``(bn, evidence)`` of a case, once per process (workers reuse it across runs)."""
-    return case.load()
-
-
-@functools.lru_cache(maxsize=32)
-def _exact(case: CaseSpec):
-    bn, evidence = _load_case_network(case)
-    return exact_marginals(bn, evidence)
-
-
-def prepare_case(case: CaseSpec, root_seed: int = DEFAULT_ROOT_SEED) -> dict:
-    """What every run of a case shares: exact marginals, query state, fixed start state.
-
-    Returns
-    -------
-    dict
-        ``exact`` (free variable -> exact marginal), ``query_state`` (the state of
-        the query whose probability the alpha fits follow: the most probable one,
-        the paper's "most common state"; ties go to the first), ``start`` (int64 state
-        for ``init="fixed"``, else ``None``).
-    """
-    bn, evidence = _load_case_network(case)
-    exact = _exact(case)
-    query = case.query_variable
-    if query not in exact:
-        raise ValueError(
-            f"case {case.id}: the query variable {query!r} is observed in the evidence "
-            f"{case.evidence}; give the case another query (CaseSpec(..., query=...))"
-        )
-    start = None
-    if case.init == "fixed":
-        if case.start is not None:
-            start = start_state_from(bn, compile_network(bn, evidence), dict(case.start))
-        else:
-            seed = np.random.SeedSequence(int(root_seed), spawn_key=(case_key(case), FIXED_START_SPAWN))
-            start = initial_state(np.random.default_rng(seed), bn, "forward", evidence=evidence)
-    return {"exact": exact, "query_state": int(np.argmax(exact[query])), "start": start}
-
-
-def case_fingerprint(case: CaseSpec) -> dict:
-    """What a case's runs were computed on: the spec, the evidence set, a hash of the network.
-
-    Stored per case in ``sweep.json``; a resumed sweep refuses to mix runs made on a
-    network or evidence set that has changed since (e.g. a regenerated grid).
-    """
-    bn, evidence = _load_case_network(case)
-    digest = hashlib.sha1()
-    for v in bn.variables:
-        digest.update(repr((v, tuple(bn.states[v]), tuple(bn.parents[v]))).encode())
-        digest.update(np.ascontiguousarray(bn.cpts[v], dtype=np.float64).tobytes())
-    return {**case.to_dict(), "evidence_set": dict(evidence or {}), "network_sha1": digest.hexdigest()}
 
 
 def _stat_means(stats: dict) -> dict:
@@ -190,8 +100,8 @@ def simulate_run(
         A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
     """
     _quiet_worker()
-    bn, evidence = _load_case_network(case)
-    exact = _exact(case)
+    bn, evidence = load_case_network(case)
+    exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
     options = dict(case.options)
     rao_blackwell = bool(getattr(get_method(case.method), "RAO_BLACKWELL", False))
@@ -466,8 +376,6 @@ def reproduce(
     """
     from joblib import Parallel, delayed
     from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
-
-    from .tables import consolidate
 
     tic = time.perf_counter()
     started = _now()

@@ -55,11 +55,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..catalogue import data_dir
 from ..diagnostics import convergence_summary, ess_from_alpha
 from ..indicators import AlphaFitError, bootstrap_alpha, first_checkpoint_below, fit_alpha, sigma_t, time_to_sigma
 from ..paper_numbers import BENCHMARKS, METHODS, PAPER_ALPHA, PAPER_LABELS, PAPER_SECONDS
 from . import store
-from .runner import prepare_case
+from .cases import prepare_case, results_dir
 from .specs import CaseSpec, Profile, case_key, get_profile
 
 __all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "format_paper_tables", "is_trapped"]
@@ -334,9 +335,6 @@ def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
         ``curves``, ``runs``, ``final_marginals``, ``summary`` (DataFrames, those
         that exist) and ``provenance`` (dict, if written).
     """
-    from ..catalogue import data_dir
-    from .runner import results_dir
-
     name = get_profile(profile).name
     if out is None:
         out = results_dir(name)
