@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .network import BayesianNetwork, NetworkError, _format_config, _listing, check_cpt_size
+from .network import BayesianNetwork, NetworkError, format_config, format_listing, check_cpt_size
 
 __all__ = ["FileFormatError", "read_bif", "read_uai", "write_uai", "from_pgmpy", "to_pgmpy"]
 
@@ -306,7 +306,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
         raise FileFormatError(f"{path}: no variable declared")
     missing = [v for v in states if v not in cpts]
     if missing:
-        raise FileFormatError(f"{path}: no probability block for variable(s) {_listing(missing)}")
+        raise FileFormatError(f"{path}: no probability block for variable(s) {format_listing(missing)}")
     try:
         return BayesianNetwork(
             states={v: tuple(s) for v, s in states.items()},
@@ -356,7 +356,7 @@ def _parse_variable_body(tokens: _Tokens, var: str) -> dict[str, int]:
             tokens.expect(";")
             if len(names) != int(count_tok):
                 raise tokens.error(
-                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: {_listing(list(names))}",
+                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: {format_listing(list(names))}",
                     cmark,
                 )
             result = names
@@ -428,7 +428,7 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
             config = _parse_config(tokens, child, pars, states, mark)
             if config in rows:
                 raise tokens.error(
-                    f"{child!r}: second row given {_format_config(pars, {p: tuple(states[p]) for p in pars}, config)} "
+                    f"{child!r}: second row given {format_config(pars, {p: tuple(states[p]) for p in pars}, config)} "
                     f"(first at line {tokens.line(row_at[config])})",
                     mark,
                 )
@@ -441,7 +441,7 @@ def _parse_probability(tokens: _Tokens, states, parents, cpts, block_at) -> None
         # the first missing configuration is among the first len(rows) + 1
         gap = next(c for c in np.ndindex(*pcards) if c not in rows)
         raise tokens.error(
-            f"{child!r}: no row given {_format_config(pars, {p: tuple(states[p]) for p in pars}, gap)}; "
+            f"{child!r}: no row given {format_config(pars, {p: tuple(states[p]) for p in pars}, gap)}; "
             f"{len(rows)} of {size // card} rows given",
             start,
         )
@@ -470,7 +470,7 @@ def _parse_config(tokens: _Tokens, child: str, pars, states, mark: int) -> tuple
         index = states[pars[k]].get(s)
         if index is None:
             raise tokens.error(
-                f"{child!r}: unknown state {s!r} of parent {pars[k]!r}; states are {_listing(states[pars[k]])}",
+                f"{child!r}: unknown state {s!r} of parent {pars[k]!r}; states are {format_listing(states[pars[k]])}",
                 first + j,
             )
         config.append(index)
@@ -684,7 +684,7 @@ def _read_names(path: Path, cards: list[int]) -> tuple[list[str], list[list[str]
                 f"{side}: variable {v!r} has {len(sv)} state names, but {cards[i]} states in {path}"
             )
         if len(set(sv)) != len(sv):
-            raise FileFormatError(f"{side}: variable {v!r} has repeated state names {_listing(sv)}")
+            raise FileFormatError(f"{side}: variable {v!r} has repeated state names {format_listing(sv)}")
     return var_names, [states[v] for v in var_names], meta.get("name")
 
 

@@ -70,7 +70,7 @@ def check_cpt_size(variable: str, shape: Sequence[int]) -> int:
     return size
 
 
-def _listing(names: Sequence, limit: int = 10) -> str:
+def format_listing(names: Sequence, limit: int = 10) -> str:
     """``names`` as a list for a message; long lists are cut after ``limit`` items."""
     names = list(names)
     if len(names) <= limit:
@@ -78,7 +78,8 @@ def _listing(names: Sequence, limit: int = 10) -> str:
     return repr(names[:limit])[:-1] + f", ...] ({len(names)} in all)"
 
 
-def _format_config(parents: Sequence[str], states: Mapping[str, Sequence[str]], config) -> str:
+def format_config(parents: Sequence[str], states: Mapping[str, Sequence[str]], config) -> str:
+    """A parent configuration for a message, ``"A=a1, B=b0"`` (``"(no parents)"`` for none)."""
     if not parents:
         return "(no parents)"
     return ", ".join(f"{p}={states[p][i]}" for p, i in zip(parents, config))
@@ -94,7 +95,7 @@ def _names(items, owner: str, kind: str) -> tuple[str, ...]:
         if not isinstance(s, str):
             raise NetworkError(f"{owner}: {kind} name {s!r} has type {type(s).__name__}, not str")
         if s in seen:
-            raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {_listing(items)}")
+            raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {format_listing(items)}")
         seen.add(s)
     return tuple(str(s) for s in items)
 
@@ -229,7 +230,7 @@ class BayesianNetwork:
             extra = [k for k in key if k not in states]
             if extra:
                 raise NetworkError(
-                    f"{what} given for unknown variable(s) {_listing(extra)}; variables are {_listing(names)}"
+                    f"{what} given for unknown variable(s) {format_listing(extra)}; variables are {format_listing(names)}"
                 )
         parents = {}
         for v in names:
@@ -237,7 +238,7 @@ class BayesianNetwork:
             for p in pv:
                 if p not in states:
                     raise NetworkError(
-                        f"variable {v!r} has unknown parent {p!r}; variables are {_listing(names)}"
+                        f"variable {v!r} has unknown parent {p!r}; variables are {format_listing(names)}"
                     )
             if v in pv:
                 raise NetworkError(f"variable {v!r} is its own parent: {list(pv)}")
@@ -277,7 +278,7 @@ class BayesianNetwork:
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
             raise NetworkError(
                 f"CPT of {v!r} has entry {float(arr[idx])!r} outside [0, 1] at "
-                f"{v}={states[v][idx[-1]]} given {_format_config(pv, states, idx[:-1])}"
+                f"{v}={states[v][idx[-1]]} given {format_config(pv, states, idx[:-1])}"
             )
         with np.errstate(over="ignore"):
             sums = arr.sum(axis=-1)
@@ -285,12 +286,12 @@ class BayesianNetwork:
             if (sums <= 0).any():
                 idx = tuple(int(i) for i in np.argwhere(sums <= 0)[0])
                 raise NetworkError(
-                    f"CPT of {v!r} has an all-zero row given {_format_config(pv, states, idx)}"
+                    f"CPT of {v!r} has an all-zero row given {format_config(pv, states, idx)}"
                 )
             if not np.isfinite(sums).all():
                 idx = tuple(int(i) for i in np.argwhere(~np.isfinite(sums))[0])
                 raise NetworkError(
-                    f"CPT of {v!r} cannot be normalized given {_format_config(pv, states, idx)}: "
+                    f"CPT of {v!r} cannot be normalized given {format_config(pv, states, idx)}: "
                     f"its row {arr[idx].tolist()} sums past the largest float"
                 )
             arr = arr / sums[..., None]
@@ -299,7 +300,7 @@ class BayesianNetwork:
             if off.any():
                 idx = tuple(int(i) for i in np.argwhere(off)[0])
                 raise NetworkError(
-                    f"CPT of {v!r} does not sum to 1 given {_format_config(pv, states, idx)}: "
+                    f"CPT of {v!r} does not sum to 1 given {format_config(pv, states, idx)}: "
                     f"sum is {sums[idx]:.9g} (pass normalize=True to rescale rows)"
                 )
         arr.setflags(write=False)
@@ -323,7 +324,7 @@ class BayesianNetwork:
         except KeyError:
             raise KeyError(
                 f"unknown variable {variable!r} in network {self.name!r}; "
-                f"variables are {_listing(self.variables)}"
+                f"variables are {format_listing(self.variables)}"
             ) from None
 
     @property
@@ -376,7 +377,7 @@ class BayesianNetwork:
         for var, state in evidence.items():
             if var not in self.states:
                 raise EvidenceError(
-                    f"evidence names unknown variable {var!r}; variables are {_listing(self.variables)}"
+                    f"evidence names unknown variable {var!r}; variables are {format_listing(self.variables)}"
                 )
             out[self.index(var)] = self.state_index(var, state)
         return out

@@ -373,12 +373,3 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     assert kept == len(list((tmp_path / "runs").glob("*/run-*.parquet"))) >= 1
     assert not list((tmp_path / "runs").glob("*/.*.tmp"))
 
-
-def test_tables_do_not_import_the_runner():
-    """The case helpers live in experiments.cases, so tables -> runner is no longer a cycle."""
-    import subprocess
-    import sys
-
-    code = "import sys, prunelab.experiments.tables; print('prunelab.experiments.runner' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
