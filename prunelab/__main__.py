@@ -40,7 +40,7 @@ def _jobs(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .experiments import DEFAULT_ROOT_SEED, PROFILES
+    from .experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
 
     parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="DIR",
                      help="results folder (default: data/results/<profile>; for an installed wheel "
                           "~/.local/share/prunelab/results/<profile>)")
-    rep.add_argument("--init", choices=["forward", "random_forward", "hybrid", "fixed"],
+    rep.add_argument("--init", choices=CASE_INITS,
                      help="override the initial states; 'fixed': all runs of a case start from one state")
     rep.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help=f"root seed (default {DEFAULT_ROOT_SEED})")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")

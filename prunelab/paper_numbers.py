@@ -25,12 +25,15 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["METHODS", "BENCHMARKS", "PAPER_LABELS", "PAPER_ALPHA", "PAPER_SECONDS"]
+from .deprecation import module_getattr
+
+__all__ = ["METHODS", "PAPER_BENCHMARKS", "PAPER_LABELS", "PAPER_ALPHA", "PAPER_SECONDS"]
 
 METHODS = ("gibbs", "metropolis", "prune")
-"""Column order of both tables."""
+"""The three samplers the paper compares, in the column order of its tables (the one definition:
+:mod:`prunelab.experiments` and :mod:`prunelab.plots` import it)."""
 
-BENCHMARKS = (
+PAPER_BENCHMARKS = (
     "asia_ev0",
     "alarm_ev0",
     "win95pts_ev0",
@@ -41,7 +44,8 @@ BENCHMARKS = (
     "grid-5x5",
     "grid-8x8",
 )
-"""Row order of both tables, as printed in the paper."""
+"""The paper's nine benchmarks, in the row order of both tables as printed; each is a key of
+:data:`prunelab.experiments.BENCHMARKS`, which says what network and evidence it is."""
 
 PAPER_LABELS = {
     "asia_ev0": "Asia_ev0",
@@ -81,3 +85,5 @@ PAPER_SECONDS = {
     "grid-8x8": {"gibbs": 20.50, "metropolis": 8.83, "prune": 105.17},
 }
 """Table 3: seconds to reach sigma_t = 0.01 (including the initial state)."""
+
+__getattr__ = module_getattr(__name__, {"BENCHMARKS": "PAPER_BENCHMARKS"})

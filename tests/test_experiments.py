@@ -25,7 +25,7 @@ from prunelab.experiments import (
     select_cases,
 )
 from prunelab.experiments import store
-from prunelab.paper_numbers import BENCHMARKS, PAPER_ALPHA, PAPER_LABELS, PAPER_SECONDS
+from prunelab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
 TINY = Profile("tiny", n_runs=3, n_samples=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
@@ -72,8 +72,24 @@ def test_default_cases_are_eleven_benchmarks_times_three_samplers():
     assert len(CASES) == 33
     assert {c.method for c in CASES} == {"gibbs", "metropolis", "prune"}
     assert len({c.benchmark for c in CASES}) == 11
-    assert set(BENCHMARKS) <= {c.benchmark for c in CASES}
+    assert set(PAPER_BENCHMARKS) <= {c.benchmark for c in CASES}
     assert len({c.id for c in CASES}) == 33
+
+
+def test_each_list_of_names_has_one_home():
+    import prunelab.experiments as experiments
+    import prunelab.paper_numbers as paper_numbers
+    import prunelab.plots as plots
+    from prunelab.experiments import specs
+    from prunelab.samplers import init
+
+    assert experiments.METHODS is paper_numbers.METHODS is plots.METHODS
+    assert list(experiments.BENCHMARKS)[2:] == list(PAPER_BENCHMARKS)  # the two toy networks, then the paper's rows
+    assert specs.CASE_INITS == (*init.INIT_METHODS, "fixed")
+    with pytest.warns(DeprecationWarning, match="paper_numbers.BENCHMARKS is deprecated.*PAPER_BENCHMARKS"):
+        assert paper_numbers.BENCHMARKS is PAPER_BENCHMARKS
+    with pytest.raises(AttributeError, match="no attribute 'NO_SUCH'"):
+        paper_numbers.NO_SUCH  # noqa: B018
 
 
 def test_select_cases_by_pattern_and_errors():

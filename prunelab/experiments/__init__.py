@@ -23,6 +23,7 @@ from .cases import case_fingerprint, prepare_case, results_dir
 from .runner import ReproduceReport, SweepInterrupted, check_root_seed, reproduce, simulate_run
 from .specs import (
     BENCHMARKS,
+    CASE_INITS,
     CASES,
     DEFAULT_ROOT_SEED,
     METHODS,
@@ -39,6 +40,7 @@ from .tables import consolidate, format_paper_tables, is_trapped, load_results, 
 
 __all__ = [
     "BENCHMARKS",
+    "CASE_INITS",
     "CASES",
     "CaseSpec",
     "DEFAULT_ROOT_SEED",

@@ -26,10 +26,13 @@ import numpy as np
 
 from ..catalogue import load_evidence, load_network, query_variable
 from ..indicators import log_checkpoints
+from ..paper_numbers import METHODS
+from ..samplers.init import INIT_METHODS
 
 __all__ = [
     "BENCHMARKS",
     "CASES",
+    "CASE_INITS",
     "CaseSpec",
     "DEFAULT_ROOT_SEED",
     "FIXED_START_SPAWN",
@@ -46,10 +49,7 @@ __all__ = [
 DEFAULT_ROOT_SEED = 20170901
 """Root of every run's :class:`numpy.random.SeedSequence` (the paper's year and month)."""
 
-METHODS = ("gibbs", "metropolis", "prune")
-"""The three samplers the paper compares."""
-
-INIT_METHODS = ("forward", "random_forward", "hybrid", "fixed")
+CASE_INITS = (*INIT_METHODS, "fixed")
 """``init`` of a case: an initialiser of :func:`prunelab.sample`, or ``"fixed"``: all runs
 of the case start from one state (:attr:`CaseSpec.start`, or one forward draw keyed by
 the case, see :data:`FIXED_START_SPAWN`)."""
@@ -95,7 +95,7 @@ class CaseSpec:
     query : str or None
         Query variable; ``None`` means :func:`prunelab.query_variable` of the network.
     init : str
-        One of :data:`INIT_METHODS`. ``"fixed"``: every run starts from the same state.
+        One of :data:`CASE_INITS`. ``"fixed"``: every run starts from the same state.
     start : tuple of (variable, state) pairs, optional
         The start state for ``init="fixed"``. ``None``: one forward draw seeded by
         ``(case key, FIXED_START_SPAWN)``, the same for every run.
@@ -121,8 +121,8 @@ class CaseSpec:
     options: tuple[tuple[str, object], ...] = field(default=())
 
     def __post_init__(self):
-        if self.init not in INIT_METHODS:
-            raise ValueError(f"init must be one of {INIT_METHODS}, got {self.init!r}")
+        if self.init not in CASE_INITS:
+            raise ValueError(f"init must be one of {CASE_INITS}, got {self.init!r}")
         if self.start is not None and self.init != "fixed":
             raise ValueError("a start state is only used with init='fixed'")
         if self.evidence is not None and not (self.evidence.startswith("ev") and self.evidence[2:].isdigit()):

@@ -58,7 +58,7 @@ import pandas as pd
 from ..catalogue import data_dir
 from ..diagnostics import convergence_summary, ess_from_alpha
 from ..indicators import AlphaFitError, bootstrap_alpha, first_checkpoint_below, fit_alpha, sigma_t, time_to_sigma
-from ..paper_numbers import BENCHMARKS, METHODS, PAPER_ALPHA, PAPER_LABELS, PAPER_SECONDS
+from ..paper_numbers import METHODS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 from . import store
 from .cases import prepare_case, results_dir
 from .specs import CaseSpec, Profile, case_key, get_profile
@@ -378,9 +378,9 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
     ours = summary[summary["init"] == "forward"].set_index(["benchmark", "method"])[column]
     data = {}
     for method in METHODS:
-        data[(method, "ours")] = [float(ours.get((b, method), np.nan)) for b in BENCHMARKS]
-        data[(method, "paper")] = [printed[b][method] for b in BENCHMARKS]
-    table = pd.DataFrame(data, index=[PAPER_LABELS[b] for b in BENCHMARKS])
+        data[(method, "ours")] = [float(ours.get((b, method), np.nan)) for b in PAPER_BENCHMARKS]
+        data[(method, "paper")] = [printed[b][method] for b in PAPER_BENCHMARKS]
+    table = pd.DataFrame(data, index=[PAPER_LABELS[b] for b in PAPER_BENCHMARKS])
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["method", "source"])
     table.index.name = "network"
     return table
@@ -414,7 +414,7 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
 
 def _marked(table: pd.DataFrame, trapped: set, fmt: str) -> str:
     """``table`` as text, our cells of trapped (benchmark, method) pairs marked with :data:`TRAPPED_MARK`."""
-    labels = {PAPER_LABELS[b]: b for b in BENCHMARKS}
+    labels = {PAPER_LABELS[b]: b for b in PAPER_BENCHMARKS}
     text = table.copy().astype(object)
     for label in table.index:
         for method, source in table.columns:
