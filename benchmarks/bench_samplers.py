@@ -31,7 +31,8 @@ from prunelab import load_network  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
 from prunelab.samplers import get_method  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
-from prunelab.sampling import default_checkpoints  # noqa: E402
+from prunelab.checkpoints import log_checkpoints  # noqa: E402
+from prunelab.sampling import DEFAULT_N_CHECKPOINTS  # noqa: E402
 
 TARGETS = {
     ("gibbs", "alarm"): 300_000,
@@ -53,7 +54,7 @@ def no_options(n_draws: int) -> dict:
 
 def rb_options(n_draws: int) -> dict:
     """Gibbs with the default Rao-Blackwell checkpoints of ``sample``."""
-    return {"rb_checkpoints": default_checkpoints(n_draws)}
+    return {"rb_checkpoints": log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)}
 
 
 def time_numba(module, net, x0, seconds, repeats, options_for=no_options):

@@ -34,6 +34,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize
 
+from .checkpoints import checked_checkpoints, log_checkpoints
+
 __all__ = [
     "AlphaFit",
     "AlphaFitError",
@@ -150,54 +152,6 @@ def hellinger(p, q):
     return _scalar_or_array(np.sqrt(0.5 * squared))
 
 
-def log_checkpoints(n_samples: int, n_points: int = 50) -> np.ndarray:
-    """Log-spaced sample counts ``t`` from 1 to ``n_samples`` inclusive.
-
-    Parameters
-    ----------
-    n_samples : int
-        Number of draws per run, ``T`` (at least 1).
-    n_points : int, default 50
-        Number of log-spaced points asked for (at least 2). Rounding to integers
-        merges points at small ``t``, so fewer may be returned.
-
-    Returns
-    -------
-    numpy.ndarray of int64
-        Sorted, unique; the first is 1 and the last is ``n_samples``.
-
-    References
-    ----------
-    Phillipson, Parie and Weikamp (2019), section "Performance indicators": AHD(t)
-    and sigma_t are shown on a log axis of ``t``, ``1 <= t <= 25000``.
-
-    Examples
-    --------
-    >>> log_checkpoints(1000, n_points=4).tolist()
-    [1, 10, 100, 1000]
-    """
-    n_samples = int(n_samples)
-    n_points = int(n_points)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be at least 1, got {n_samples}")
-    if n_points < 2:
-        raise ValueError(f"n_points must be at least 2, got {n_points}")
-    points = np.rint(np.geomspace(1, n_samples, n_points)).astype(np.int64)
-    points[0], points[-1] = 1, n_samples
-    return np.unique(points)
-
-
-def _checked_checkpoints(checkpoints, n_samples: int) -> np.ndarray:
-    checkpoints = np.asarray(checkpoints)
-    if checkpoints.ndim != 1 or checkpoints.size == 0:
-        raise ValueError("checkpoints must be a non-empty 1-D array of sample counts")
-    if not np.issubdtype(checkpoints.dtype, np.integer):
-        raise TypeError(f"checkpoints must be integers, got dtype {checkpoints.dtype}")
-    if checkpoints.min() < 1 or checkpoints.max() > n_samples:
-        raise ValueError(f"checkpoints must lie in [1, {n_samples}] (the number of draws)")
-    return checkpoints.astype(np.int64)
-
-
 def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
     """Running estimate of a one-variable marginal after ``t`` draws, at each checkpoint.
 
@@ -253,7 +207,7 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
             )
         if x.size and (x.min() < 0 or x.max() >= n_states):
             raise ValueError(f"draws must lie in range({n_states})")
-        cps = _checked_checkpoints(checkpoints, x.shape[1])
+        cps = checked_checkpoints(checkpoints, x.shape[1])
         counts = np.empty((x.shape[0], cps.size, n_states), dtype=np.int64)
         for k in range(n_states):  # a loop over states, never over draws
             counts[:, :, k] = np.cumsum(x == k, axis=1, dtype=np.int64)[:, cps - 1]
@@ -261,7 +215,7 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
     if x.ndim == 3:
         if x.shape[2] != n_states:
             raise ValueError(f"probability vectors have {x.shape[2]} states, expected {n_states}")
-        cps = _checked_checkpoints(checkpoints, x.shape[1])
+        cps = checked_checkpoints(checkpoints, x.shape[1])
         sums = np.cumsum(x, axis=1, dtype=np.float64)[:, cps - 1, :]
         return sums / cps[None, :, None]
     raise ValueError(f"x must be (runs, T) draws or (runs, T, n_states) vectors, got shape {x.shape}")
@@ -531,7 +485,7 @@ def _per_run_estimates(data, checkpoints, state):
         return _select_state(data, state)
     if data.ndim == 2:
         values = (data == state) if state is not None else data.astype(float)
-        cps = _checked_checkpoints(checkpoints, data.shape[1])
+        cps = checked_checkpoints(checkpoints, data.shape[1])
         return np.cumsum(values, axis=1, dtype=np.float64)[:, cps - 1] / cps
     raise ValueError(f"expected 2-D draws or 3-D running estimates, got shape {data.shape}")
 

@@ -43,7 +43,7 @@ Rao-Blackwell estimates
 For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
 conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (1)) are recorded at
 ``rb_checkpoints`` only, by default :data:`DEFAULT_N_CHECKPOINTS` log-spaced draw
-counts ending at ``n_samples`` (:func:`default_checkpoints`). Memory:
+counts ending at ``n_samples`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
 ``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100
 chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
 you can afford it; the empirical estimator always has every draw.
@@ -61,9 +61,12 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import CompiledNetwork, compile_network
+from .deprecation import warn_renamed
 from .diagnostics import TRAP_FALSE_ALARM, SamplerTrappedWarning, TrapReport, chain_disagreement
 from .evidence import as_evidence, as_seed_sequence
+from . import indicators
 from .network import BayesianNetwork, EvidenceError
 from .samplers import get_method
 from .samplers.init import (
@@ -97,18 +100,9 @@ _RESERVED_FIELDS = ("draws", "rb_checkpoints", "rb_sums")
 
 
 def default_checkpoints(n_draws: int, n_points: int = DEFAULT_N_CHECKPOINTS) -> np.ndarray:
-    """About ``n_points`` log-spaced draw counts in ``1..n_draws``, always ending at ``n_draws``.
-
-    Examples
-    --------
-    >>> from prunelab.sampling import default_checkpoints
-    >>> default_checkpoints(1000, 5).tolist()
-    [1, 6, 32, 178, 1000]
-    """
-    if n_draws < 1:
-        return np.zeros(0, dtype=np.int64)
-    grid = np.geomspace(1, n_draws, num=min(n_points, n_draws)).round().astype(np.int64)
-    return np.unique(np.concatenate([grid, [n_draws]]))
+    """Deprecated: :func:`prunelab.checkpoints.log_checkpoints` with ``n_points=DEFAULT_N_CHECKPOINTS``."""
+    warn_renamed("prunelab.sampling.default_checkpoints", "prunelab.checkpoints.log_checkpoints(n_draws, n_points)")
+    return log_checkpoints(n_draws, n_points)
 
 
 def _distinct_rows(rows: np.ndarray) -> np.ndarray:
@@ -343,12 +337,7 @@ class SampleResult:
         card = len(self.states[variable])
         if estimator == "empirical":
             cps = self._checked(checkpoints, np.arange(1, self.n_draws + 1))
-            column = self.draws[:, :, i]
-            out = np.empty((self.n_chains, cps.size, card))
-            for s in range(card):
-                counts = np.cumsum(column == s, axis=1, dtype=np.int64)
-                out[:, :, s] = counts[:, cps - 1] / cps
-            return out
+            return indicators.running_marginals(self.draws[:, :, i], card, cps)
         if estimator == "rao_blackwell":
             if self.rb_sums is None:
                 raise ValueError(f"method {self.method!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
@@ -368,10 +357,7 @@ class SampleResult:
     def _checked(self, checkpoints, default: np.ndarray) -> np.ndarray:
         if checkpoints is None:
             return np.asarray(default, dtype=np.int64)
-        cps = np.atleast_1d(np.asarray(checkpoints, dtype=np.int64))
-        if cps.size and (cps.min() < 1 or cps.max() > self.n_draws):
-            raise ValueError(f"checkpoints must lie in 1..{self.n_draws}, got {cps.min()}..{cps.max()}")
-        return cps
+        return checked_checkpoints(checkpoints, self.n_draws)
 
     def marginals(self, estimator: str = "empirical") -> dict[str, np.ndarray]:
         """Pooled estimate of ``P(X | e)`` for every free variable, all chains and draws.
@@ -662,7 +648,8 @@ def sample(
         Forward-sampling tries before the exact fallback of the initialiser.
     rb_checkpoints : array_like of int, optional
         For Rao-Blackwell samplers (Gibbs): draw counts at which running sums of
-        the conditionals are kept; default :func:`default_checkpoints`.
+        the conditionals are kept; default ``log_checkpoints(n_samples, DEFAULT_N_CHECKPOINTS)``
+        (:func:`prunelab.checkpoints.log_checkpoints`).
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
@@ -739,14 +726,9 @@ def sample(
     root = as_seed_sequence(seed)
     if getattr(module, "RAO_BLACKWELL", False):
         if rb_checkpoints is None:
-            cps = default_checkpoints(n_samples)
+            cps = log_checkpoints(n_samples, DEFAULT_N_CHECKPOINTS)
         else:
-            cps = np.asarray(rb_checkpoints)
-            if cps.size and not np.issubdtype(cps.dtype, np.integer):
-                raise TypeError(f"rb_checkpoints must be integers, got dtype {cps.dtype}")
-            cps = cps.astype(np.int64)
-        if cps.size and (cps[0] < 1 or cps[-1] > n_samples or np.any(np.diff(cps) <= 0)):
-            raise ValueError(f"rb_checkpoints must increase strictly within 1..{n_samples}")
+            cps = checked_checkpoints(rb_checkpoints, n_samples, name="rb_checkpoints", increasing=True)
     elif rb_checkpoints is not None:
         raise ValueError(f"method {method!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
     else:

@@ -9,8 +9,9 @@ import pytest
 
 from prunelab import EvidenceError, load_evidence, load_network
 from prunelab.samplers import available_methods, get_method, register_method
+from prunelab.checkpoints import log_checkpoints
 from prunelab.samplers.init import InfeasibleStateError
-from prunelab.sampling import SampleResult, default_checkpoints, sample
+from prunelab.sampling import DEFAULT_N_CHECKPOINTS, SampleResult, sample
 
 METHODS = ["gibbs", "metropolis"]
 
@@ -131,7 +132,11 @@ def test_rao_blackwell_checkpoints():
     evidence_block = result.running_marginals("Measurement", estimator="rao_blackwell")
     np.testing.assert_array_equal(evidence_block[..., 0], 1.0)
     default = sample(bn, "gibbs", 1000, seed=9)
-    np.testing.assert_array_equal(default.rb_checkpoints, default_checkpoints(1000))
+    np.testing.assert_array_equal(default.rb_checkpoints, log_checkpoints(1000, DEFAULT_N_CHECKPOINTS))
+    from prunelab.sampling import default_checkpoints
+
+    with pytest.warns(DeprecationWarning, match="default_checkpoints is deprecated"):
+        np.testing.assert_array_equal(default_checkpoints(1000), default.rb_checkpoints)
     assert default.rb_checkpoints[-1] == 1000 and default.rb_checkpoints[0] == 1
     metro = sample(bn, "metropolis", 10, seed=9)
     with pytest.raises(ValueError, match="no Rao-Blackwell"):

@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from ..checkpoints import checked_checkpoints
 from ..compiled import CompiledNetwork, state_labels
 from .init import InfeasibleStateError, check_state
 
@@ -258,15 +259,6 @@ def _gibbs_chain_kernel(rng, cardinality, cpt, family_ptr, family_var, family_st
     return -1
 
 
-def _checked_checkpoints(rb_checkpoints, n_draws: int) -> np.ndarray:
-    if rb_checkpoints is None:
-        return np.zeros(0, dtype=np.int64)
-    cps = np.asarray(rb_checkpoints, dtype=np.int64).ravel()
-    if cps.size and (np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > n_draws):
-        raise ValueError(f"rb_checkpoints must increase strictly within 1..{n_draws}, got {cps.tolist()[:10]}...")
-    return cps
-
-
 def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
               rb_checkpoints=None) -> GibbsChain:
     """``n_draws`` Gibbs sweeps from ``x0`` (numba path).
@@ -319,7 +311,8 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     x = check_state(net, x0)
     labels = state_labels(net, x)
     offsets = state_offsets(net)
-    cps = _checked_checkpoints(rb_checkpoints, n_draws)
+    cps = checked_checkpoints([] if rb_checkpoints is None else rb_checkpoints, n_draws,
+                              name="rb_checkpoints", increasing=True)
     draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     rb_sums = np.zeros((cps.size, offsets[-1]))
     dead = _gibbs_chain_kernel(
