@@ -5,12 +5,22 @@ from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
 from .exact import exact_marginals, probability_of_evidence
 from .grids import make_grid
-from .indicators import average_hellinger, fit_alpha, hellinger, sigma_t, time_to_sigma
+from .deprecation import module_getattr
+from .indicators import (
+    fit_alpha,
+    hellinger,
+    mean_hellinger_over_runs,
+    mean_hellinger_over_variables,
+    sigma_t,
+    time_to_sigma,
+)
 from .io import FileFormatError, from_pgmpy, read_bif, read_uai, to_pgmpy, write_uai
 from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
 __version__ = "0.1.0"
+
+__getattr__ = module_getattr(__name__, {"average_hellinger": "mean_hellinger_over_runs"})
 
 __all__ = [
     "BayesianNetwork",
@@ -18,10 +28,11 @@ __all__ = [
     "FileFormatError",
     "NETWORKS",
     "NetworkError",
-    "average_hellinger",
     "exact_marginals",
     "fit_alpha",
     "hellinger",
+    "mean_hellinger_over_runs",
+    "mean_hellinger_over_variables",
     "sigma_t",
     "time_to_sigma",
     "from_pgmpy",

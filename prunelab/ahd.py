@@ -1,6 +1,6 @@
 """AHD(t) of the experiment runs as tables: the mean over runs of ``curves.parquet``'s Hellinger columns.
 
-The array form of the same indicator is :func:`prunelab.indicators.average_hellinger`
+The array form of the same indicator is :func:`prunelab.indicators.mean_hellinger_over_runs`
 (running estimates in, AHD at each checkpoint out); here the distances are already
 in the tidy ``curves.parquet`` of :func:`prunelab.experiments.load_results`, one row
 per ``(case, run, t)``, and the functions group them. :mod:`prunelab.plots.results`
@@ -41,8 +41,9 @@ def ahd_table(
         ``curves.parquet`` of :func:`prunelab.experiments.load_results`: one row per
         ``(case, run, t)`` with ``benchmark``, ``method``, ``init`` and ``column``.
     column : str, default "hellinger_query"
-        ``"hellinger_query"`` (the query variable), ``"hellinger_all"`` (mean over all
-        free variables) or their ``_rb`` versions.
+        ``"hellinger_query"`` (the query variable), ``"hellinger_all"`` (each run's mean
+        over all free variables, :func:`prunelab.indicators.mean_hellinger_over_variables`)
+        or their ``_rb`` versions; the table then averages over runs.
     quantiles : (float, float), default (0.1, 0.9)
         The band over runs.
     init : str or None, default "forward"

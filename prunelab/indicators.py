@@ -10,7 +10,7 @@ The pipeline of the paper's section "Performance indicators" is::
 
     checkpoints = log_checkpoints(T)
     estimates = running_marginals(x, n_states, checkpoints)   # (runs, n_checkpoints, n_states)
-    ahd = average_hellinger(estimates, exact)                 # accuracy, AHD(t)
+    ahd = mean_hellinger_over_runs(estimates, exact)          # accuracy, AHD(t)
     sigma = sigma_t(estimates, state=s)                       # spread across runs
     fit = fit_alpha(checkpoints, sigma, delta=0.9)            # rate of convergence, alpha
     cost = time_to_sigma(fit.alpha, seconds_per_sample)       # time to sigma_t = 0.01
@@ -29,24 +29,27 @@ Notes on the paper's notation, followed here in the sense it clearly intends:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize
 
 from .checkpoints import checked_checkpoints, log_checkpoints
+from .deprecation import module_getattr
 
 __all__ = [
     "AlphaFit",
     "AlphaFitError",
     "AlphaInterval",
     "TimeToSigma",
-    "average_hellinger",
     "bootstrap_alpha",
     "first_checkpoint_below",
     "fit_alpha",
     "hellinger",
     "log_checkpoints",
+    "mean_hellinger_over_runs",
+    "mean_hellinger_over_variables",
     "running_marginals",
     "sigma_t",
     "time_to_sigma",
@@ -221,8 +224,11 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
     raise ValueError(f"x must be (runs, T) draws or (runs, T, n_states) vectors, got shape {x.shape}")
 
 
-def average_hellinger(estimates, exact) -> np.ndarray:
-    """Average Hellinger distance AHD(t): the mean over runs of H(estimate, exact).
+def mean_hellinger_over_runs(estimates, exact) -> np.ndarray:
+    """The paper's AHD(t) of one variable: the mean over runs of H(estimate, exact).
+
+    Not to be confused with :func:`mean_hellinger_over_variables` (one run, the mean
+    over the network's free variables).
 
     Parameters
     ----------
@@ -247,13 +253,59 @@ def average_hellinger(estimates, exact) -> np.ndarray:
     Examples
     --------
     >>> est = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])   # two runs, one checkpoint
-    >>> average_hellinger(est, [1.0, 0.0]).tolist()
+    >>> mean_hellinger_over_runs(est, [1.0, 0.0]).tolist()
     [0.5]
     """
     estimates = np.asarray(estimates, dtype=float)
     if estimates.ndim < 2:
         raise ValueError(f"estimates must have a leading runs axis, got shape {estimates.shape}")
     return np.asarray(hellinger(estimates, exact)).mean(axis=0)
+
+
+def mean_hellinger_over_variables(estimates: Mapping[str, np.ndarray], exact: Mapping[str, np.ndarray]):
+    """One run's accuracy over the whole network: the mean over variables of H(estimate, exact).
+
+    The average runs over the variables of ``exact`` (the free ones, as
+    :func:`prunelab.exact_marginals` gives them), in their order. Not to be confused with
+    :func:`mean_hellinger_over_runs`, the paper's AHD(t) of one variable over runs;
+    the experiment tables hold both (``hellinger_all`` is this one, per run).
+
+    Parameters
+    ----------
+    estimates : mapping of str to array_like
+        Per variable, an estimate of its marginal: shape ``(n_states,)``, or with
+        leading axes (e.g. ``(n_checkpoints, n_states)`` running estimates), the same
+        for every variable. Variables not in ``exact`` are ignored.
+    exact : mapping of str to array_like
+        Per variable, the exact marginal, shape ``(n_states,)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for 1-D estimates, else an array of their leading shape.
+
+    Raises
+    ------
+    KeyError
+        A variable of ``exact`` has no estimate.
+    ValueError
+        ``exact`` is empty.
+
+    Examples
+    --------
+    >>> mean_hellinger_over_variables({"A": [1.0, 0.0], "B": [0.5, 0.5]},
+    ...                               {"A": [0.0, 1.0], "B": [0.5, 0.5]})
+    0.5
+    """
+    if not exact:
+        raise ValueError("exact has no variables to average over")
+    missing = [v for v in exact if v not in estimates]
+    if missing:
+        raise KeyError(f"no estimate for {missing[:10]}")
+    total = 0.0
+    for v in exact:  # summed in order, then divided: the same bits as the runner's stored curves
+        total = total + np.asarray(hellinger(estimates[v], exact[v]))
+    return _scalar_or_array(total / len(exact))
 
 
 # --------------------------------------------------------------------------- rate of convergence
@@ -672,3 +724,6 @@ def first_checkpoint_below(checkpoints, sigma, target=0.01, t_min=1):
         raise ValueError("checkpoints and sigma must be 1-D arrays of the same length")
     hits = np.flatnonzero((sigma <= target) & (checkpoints >= t_min))
     return int(checkpoints[hits[0]]) if hits.size else None
+
+
+__getattr__ = module_getattr(__name__, {"average_hellinger": "mean_hellinger_over_runs"})

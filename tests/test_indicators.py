@@ -20,12 +20,13 @@ from prunelab.indicators import (
     AlphaFitError,
     AlphaInterval,
     TimeToSigma,
-    average_hellinger,
     bootstrap_alpha,
     first_checkpoint_below,
     fit_alpha,
     hellinger,
     log_checkpoints,
+    mean_hellinger_over_runs,
+    mean_hellinger_over_variables,
     running_marginals,
     sigma_t,
     time_to_sigma,
@@ -159,11 +160,11 @@ def test_running_marginals_rejects_bad_input():
         running_marginals(np.ones((1, 3, 2)) / 2, 3, [1])
 
 
-def test_average_hellinger_is_mean_over_runs(rng):
+def test_mean_hellinger_over_runs_is_the_paper_ahd(rng):
     estimates = rng.dirichlet(np.ones(3), size=(5, 4))  # (runs, checkpoints, states)
     exact = np.array([0.2, 0.3, 0.5])
     expected = [np.mean([hellinger(estimates[s, i], exact) for s in range(5)]) for i in range(4)]
-    np.testing.assert_allclose(average_hellinger(estimates, exact), expected, rtol=0, atol=EXACT)
+    np.testing.assert_allclose(mean_hellinger_over_runs(estimates, exact), expected, rtol=0, atol=EXACT)
 
 
 def test_sigma_t_is_population_std_over_runs(rng):
@@ -326,13 +327,34 @@ def test_iid_fitted_alpha(iid_curve, delta):
     assert abs(fit.alpha - IID_ALPHA) <= amplification * K_SIGMA * IID_G_SE
 
 
-def test_iid_average_hellinger_falls_like_one_over_sqrt_t(rng):
+def test_mean_hellinger_over_variables_is_the_mean_over_the_exact_variables(rng):
+    exact = {"A": np.array([0.2, 0.8]), "B": np.array([0.1, 0.3, 0.6])}
+    running = {"A": rng.dirichlet(np.ones(2), size=7), "B": rng.dirichlet(np.ones(3), size=7), "E": np.ones((7, 1))}
+    expected = [(hellinger(running["A"][k], exact["A"]) + hellinger(running["B"][k], exact["B"])) / 2 for k in range(7)]
+    np.testing.assert_allclose(mean_hellinger_over_variables(running, exact), expected, rtol=0, atol=EXACT)
+    assert mean_hellinger_over_variables({"A": [0.2, 0.8]}, {"A": [0.2, 0.8]}) == 0.0
+    with pytest.raises(KeyError, match=r"no estimate for \['B'\]"):
+        mean_hellinger_over_variables({"A": [0.2, 0.8]}, exact)
+    with pytest.raises(ValueError, match="no variables"):
+        mean_hellinger_over_variables({}, {})
+
+
+def test_average_hellinger_is_a_deprecated_alias():
+    import prunelab
+    import prunelab.indicators as indicators
+
+    for module in (prunelab, indicators):
+        with pytest.warns(DeprecationWarning, match="average_hellinger is deprecated.*mean_hellinger_over_runs"):
+            assert module.average_hellinger is mean_hellinger_over_runs
+
+
+def test_iid_mean_hellinger_over_runs_falls_like_one_over_sqrt_t(rng):
     p = np.array([0.2, 0.3, 0.5])
     runs, T, t_min = 400, 4000, 100
     x = rng.choice(3, size=(runs, T), p=p)
     cps = log_checkpoints(T, 50)
     cps = cps[cps >= t_min]
-    ahd = average_hellinger(running_marginals(x, 3, cps), p)
+    ahd = mean_hellinger_over_runs(running_marginals(x, 3, cps), p)
     # Small-error expansion: H^2 ~ (1/8) sum_i d_i^2 / p_i and t sum_i d_i^2 / p_i -> chi^2 with
     # k - 1 = 2 dof (Pearson), so H ~ chi_2 / (2 sqrt(2 t)) and AHD(t) sqrt(t) -> E[chi_2] / (2 sqrt 2)
     # = sqrt(pi)/4. The mean of N runs has relative std CV(chi_2)/sqrt(N), CV(chi_2) = sqrt(4/pi - 1);

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..indicators import hellinger, running_marginals
+from ..indicators import hellinger, mean_hellinger_over_variables
 from ..samplers import get_method
 from ..sampling import sample
 from . import store
@@ -119,19 +119,10 @@ def simulate_run(
     n_states = len(bn.states[query])
 
     def curves(estimator):
-        if estimator == "empirical":
-            def est(i, card):
-                return running_marginals(draws[None, :, i], card, cps)[0]
-        else:
-            def est(i, card):
-                return result.running_marginals(bn.variables[i], cps, estimator="rao_blackwell")[0]
-        query_est = est(qi, n_states)
-        h_all = np.zeros(cps.size)
-        free = [v for v in bn.variables if v in exact]
-        for v in free:
-            i = bn.index(v)
-            h_all += hellinger(est(i, len(bn.states[v])), exact[v])
-        return query_est, np.asarray(hellinger(query_est, exact[query])), h_all / len(free)
+        running = {v: result.running_marginals(v, cps, estimator=estimator)[0] for v in exact}
+        query_est = running[query]
+        h_all = mean_hellinger_over_variables(running, exact)
+        return query_est, np.asarray(hellinger(query_est, exact[query])), np.asarray(h_all)
 
     estimate, h_query, h_all = curves("empirical")
     final = np.concatenate(
