@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .network import BayesianNetwork
+from .samplers.inverse_cdf import inverse_cdf_py
 
 __all__ = ["as_evidence", "as_seed_sequence", "random_evidence", "forward_sample"]
 
@@ -143,9 +144,7 @@ def forward_sample(bn: BayesianNetwork, rng: np.random.Generator) -> np.ndarray:
     x = np.zeros(bn.n_variables, dtype=np.int64)
     for i, v in enumerate(bn.variables):
         row = bn.cpts[v][tuple(x[bn.index(p)] for p in bn.parents[v])]
-        x[i] = min(int(np.searchsorted(np.cumsum(row), rng.random() * row.sum(), side="right")), len(row) - 1)
-        while row[x[i]] == 0.0:  # guard against rounding landing on a zero entry
-            x[i] -= 1
+        x[i] = inverse_cdf_py(row, row.size, rng.random() * row.sum())
     return x
 
 

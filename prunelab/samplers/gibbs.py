@@ -42,6 +42,7 @@ import numpy as np
 from ..checkpoints import checked_checkpoints
 from ..compiled import CompiledNetwork, state_labels
 from .init import InfeasibleStateError, check_state
+from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
 
 __all__ = ["GibbsState", "GibbsInfo", "GibbsChain", "init", "step", "run_chain", "state_offsets", "RAO_BLACKWELL"]
 
@@ -125,14 +126,6 @@ def init(net: CompiledNetwork, x0) -> GibbsState:
     return GibbsState(check_state(net, x0))
 
 
-def _inverse_cdf(weights: np.ndarray, cumulative: np.ndarray, u: float) -> int:
-    """First ``s`` with ``cumulative[s] > u``, never a zero weight (rounding-safe)."""
-    s = min(int(np.searchsorted(cumulative, u, side="right")), weights.size - 1)
-    while weights[s] == 0.0:
-        s -= 1
-    return s
-
-
 def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> tuple[GibbsState, GibbsInfo]:
     """One systematic-scan Gibbs sweep (numpy reference).
 
@@ -189,11 +182,10 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> t
         shift = np.arange(net.cardinality[i]) - x[i]
         # weights[s] = product over family factors, with x_i set to s
         weights = net.cpt[labels[members][None, :] + shift[:, None] * strides[None, :]].prod(axis=1)
-        cumulative = np.cumsum(weights)
-        total = cumulative[-1]
+        total = np.cumsum(weights)[-1]  # added left to right, as the kernel adds it
         if not total > 0.0:
             raise InfeasibleStateError(f"Gibbs site {i}: every state has weight zero; the chain state {x.tolist()} is infeasible")
-        new = _inverse_cdf(weights, cumulative, rng.random() * total)
+        new = inverse_cdf_py(weights, weights.size, rng.random() * total)
         conditionals[offsets[i]:offsets[i + 1]] = weights / total
         labels[members] += (new - x[i]) * strides
         x[i] = new
@@ -230,16 +222,7 @@ def _gibbs_chain_kernel(rng, cardinality, cpt, family_ptr, family_var, family_st
                 total += w
             if not total > 0.0:
                 return i
-            u = rng.random() * total
-            cumulative = 0.0
-            new = card - 1
-            for s in range(card):
-                cumulative += weights[s]
-                if cumulative > u:
-                    new = s
-                    break
-            while weights[new] == 0.0:
-                new -= 1
+            new = inverse_cdf_nb(weights, card, rng.random() * total)
             if rb_on:
                 base = offsets[i]
                 for s in range(card):
