@@ -144,19 +144,22 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
 
 
 def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
-    """The label of every variable's CPT entry used by the full state ``x``.
+    """The label of every variable's CPT entry used by a full state ``x`` (or by each of many).
+
+    ``labels[i] = cpt_offset[i] + x[i] + sum_k x[parent_k(i)] * parent_stride_k(i)``:
+    the arithmetic of the module docstring, written out here once.
 
     Parameters
     ----------
     net : CompiledNetwork
-    x : int array (n,)
-        State indices in topological order.
+    x : int array (n,) or (m, n)
+        State indices in topological order; one state or ``m`` of them.
 
     Returns
     -------
-    int64 array (n,)
-        ``labels[i]`` is the global label of ``P(x_i | x_parents(i))``; the
-        probability of ``x`` is ``net.cpt[labels].prod()``.
+    int64 array, the shape of ``x``
+        ``labels[..., i]`` is the global label of ``P(x_i | x_parents(i))``; the
+        probability of a state is ``net.cpt[labels].prod(axis=-1)``.
 
     Examples
     --------
@@ -166,11 +169,13 @@ def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state_labels(net, np.array([1, 1])).tolist()
     [1, 5]
+    >>> state_labels(net, np.array([[0, 0], [1, 1]])).tolist()
+    [[0, 2], [1, 5]]
     """
     x = np.asarray(x, dtype=np.int64)
     n = net.n_variables
     labels = net.cpt_offset[:n] + x
     for i in range(n):
         lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[i] += int(np.dot(x[net.parent_index[lo:hi]], net.parent_stride[lo:hi]))
+        labels[..., i] += x[..., net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
     return labels

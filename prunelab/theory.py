@@ -53,7 +53,7 @@ import numpy as np
 from scipy import stats
 from scipy.sparse.csgraph import connected_components
 
-from .compiled import CompiledNetwork, compile_network
+from .compiled import CompiledNetwork, compile_network, state_labels
 from .network import BayesianNetwork, EvidenceError
 
 __all__ = [
@@ -88,14 +88,6 @@ def _all_states(net: CompiledNetwork, max_states: int = MAX_STATES) -> np.ndarra
     observed = net.evidence_value >= 0
     states[:, observed] = net.evidence_value[observed]
     return states
-
-
-def _labels_of(net: CompiledNetwork, states: np.ndarray) -> np.ndarray:
-    labels = np.tile(net.cpt_offset[:-1], (states.shape[0], 1)) + states
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-    return labels
 
 
 def _as_compiled(bn, evidence) -> CompiledNetwork:
@@ -139,7 +131,7 @@ def feasible_states(bn: BayesianNetwork, evidence: Mapping | None = None) -> tup
     """
     net = _as_compiled(bn, evidence)
     states = _all_states(net)
-    joint = net.cpt[_labels_of(net, states)].prod(axis=1)
+    joint = net.cpt[state_labels(net, states)].prod(axis=1)
     keep = joint > 0
     if not keep.any():
         raise EvidenceError("the evidence has probability zero: no feasible state agrees with it")
@@ -176,7 +168,7 @@ def enumerate_pruned_set(net: CompiledNetwork, kept) -> np.ndarray:
     if kept.shape != (net.n_labels,):
         raise ValueError(f"kept must have shape ({net.n_labels},), got {kept.shape}")
     states = _all_states(net)
-    return states[kept[_labels_of(net, states)].all(axis=1)]
+    return states[kept[state_labels(net, states)].all(axis=1)]
 
 
 def _label_groups(labels: np.ndarray, cpt: np.ndarray, exclude=frozenset()) -> dict[int, float]:
@@ -508,7 +500,7 @@ def prune_transition_matrix(
     net = _as_compiled(bn, evidence)
     states, _ = feasible_states(net)
     k = states.shape[0]
-    labels = _labels_of(net, states)
+    labels = state_labels(net, states)
     joint = net.cpt[labels].prod(axis=1)  # P(x, e) = P(x in S)
     if not reference and k <= MAX_KERNEL_STATES:
         R = np.zeros((k, k))

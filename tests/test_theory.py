@@ -17,7 +17,7 @@ import pytest
 
 from prunelab import load_network, make_grid
 from prunelab import theory
-from prunelab.compiled import compile_network
+from prunelab.compiled import compile_network, state_labels
 from prunelab.theory import (
     communicating_classes,
     enumerate_pruned_set,
@@ -125,7 +125,7 @@ def test_kernel_surviving_sets_equal_the_dict(matrices, key):
     """Same sets, same probabilities; with the empty set's they add up to 1."""
     bn, evidence, states, R, p = matrices[key]
     net = compile_network(bn, evidence)
-    labels = theory._labels_of(net, states)
+    labels = state_labels(net, states)
     groups = theory._label_groups(labels, net.cpt)
     k = len(states)
     reference = theory._surviving_sets(groups, (1 << k) - 1)
