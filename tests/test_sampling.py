@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -211,9 +209,6 @@ def test_registry(monkeypatch):
         register_method("not-a-sampler", np)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("prunelab.samplers.prune") is None, reason="prune sampler not written yet"
-)
 def test_prune_dispatches_through_the_same_door():
     bn = load_network("deterministic_pair")
     result = sample(bn, "prune", 400, n_chains=2, init=[[0, 0], [1, 1]], seed=1)
