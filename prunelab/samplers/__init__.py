@@ -23,6 +23,12 @@ run any of them the same way:
 time (Gibbs, Metropolis); :func:`prunelab.sample` then also reports variables that
 no such move could change (see ``SampleResult.trap``).
 
+What Gibbs and Metropolis share (the state that is just ``x``, ``init``, the start
+of ``run_chain``) is written once in :mod:`prunelab.samplers.chain`; the inverse-CDF
+draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/test_sampler_contract.py``
+checks the interface for every name of :func:`available_methods`, so a sampler added
+here is tested without a test file of its own.
+
 Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
 ``"metropolis"`` and ``"prune"`` are known, and :func:`register_method` adds more.
 Modules are imported on first use.

@@ -41,7 +41,9 @@ import numpy as np
 
 from ..checkpoints import checked_checkpoints
 from ..compiled import CompiledNetwork, state_labels
-from .init import InfeasibleStateError, check_state
+from .chain import ChainState, start_chain
+from .chain import init_state as init
+from .init import InfeasibleStateError
 from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
 
 __all__ = ["GibbsState", "GibbsInfo", "GibbsChain", "init", "step", "run_chain", "state_offsets", "RAO_BLACKWELL"]
@@ -53,16 +55,8 @@ SINGLE_SITE = True
 """A draw changes one variable at a time, so determinism can trap it (see :func:`prunelab.sample`, Traps)."""
 
 
-class GibbsState(NamedTuple):
-    """State of the Gibbs chain.
-
-    Attributes
-    ----------
-    x : int64 (n,)
-        Full state, topological order, evidence set.
-    """
-
-    x: np.ndarray
+GibbsState = ChainState
+"""State of the Gibbs chain: the full state ``x`` (see :class:`~prunelab.samplers.chain.ChainState`)."""
 
 
 class GibbsInfo(NamedTuple):
@@ -112,18 +106,9 @@ def state_offsets(net: CompiledNetwork) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(net.cardinality)]).astype(np.int64)
 
 
-def init(net: CompiledNetwork, x0) -> GibbsState:
-    """The chain's state at ``x0``, checked: evidence agrees and ``P(x0, e) > 0``.
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import gibbs
-    >>> gibbs.init(compile_network(load_network("deterministic_pair")), [0, 0]).x.tolist()
-    [0, 0]
-    """
-    return GibbsState(check_state(net, x0))
+def _dead_site(i: int, x: np.ndarray) -> InfeasibleStateError:
+    """The error for a site at which every candidate has weight zero."""
+    return InfeasibleStateError(f"Gibbs site {i}: every state has weight zero; the chain state {x.tolist()} is infeasible")
 
 
 def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> tuple[GibbsState, GibbsInfo]:
@@ -184,7 +169,7 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> t
         weights = net.cpt[labels[members][None, :] + shift[:, None] * strides[None, :]].prod(axis=1)
         total = np.cumsum(weights)[-1]  # added left to right, as the kernel adds it
         if not total > 0.0:
-            raise InfeasibleStateError(f"Gibbs site {i}: every state has weight zero; the chain state {x.tolist()} is infeasible")
+            raise _dead_site(i, x)
         new = inverse_cdf_py(weights, weights.size, rng.random() * total)
         conditionals[offsets[i]:offsets[i + 1]] = weights / total
         labels[members] += (new - x[i]) * strides
@@ -288,22 +273,17 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     >>> out.draws.tolist(), out.rb_sums.tolist()
     ([[0, 0], [0, 0], [0, 0]], [[3.0, 0.0, 3.0, 0.0]])
     """
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
-    x = check_state(net, x0)
-    labels = state_labels(net, x)
+    n_draws, x, labels, draws = start_chain(net, x0, n_draws)
     offsets = state_offsets(net)
     cps = checked_checkpoints([] if rb_checkpoints is None else rb_checkpoints, n_draws,
                               name="rb_checkpoints", increasing=True)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     rb_sums = np.zeros((cps.size, offsets[-1]))
     dead = _gibbs_chain_kernel(
         rng, net.cardinality, net.cpt, net.family_ptr, net.family_var, net.family_stride,
         net.free, offsets, x, labels, n_draws, draws, cps, rb_sums,
     )
     if dead >= 0:
-        raise InfeasibleStateError(f"Gibbs site {dead}: every state has weight zero; the chain state {x.tolist()} is infeasible")
+        raise _dead_site(dead, x)
     if cps.size:
         observed = np.flatnonzero(net.evidence_value >= 0)
         rb_sums[:, offsets[observed] + net.evidence_value[observed]] = cps[:, None].astype(np.float64)

@@ -28,7 +28,8 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
-from .init import check_state
+from .chain import ChainState, start_chain
+from .chain import init_state as init
 
 __all__ = ["MetropolisState", "MetropolisInfo", "MetropolisChain", "init", "step", "run_chain"]
 
@@ -38,16 +39,8 @@ SINGLE_SITE = True
 """A draw changes one variable at a time, so determinism can trap it (see :func:`prunelab.sample`, Traps)."""
 
 
-class MetropolisState(NamedTuple):
-    """State of the Metropolis chain.
-
-    Attributes
-    ----------
-    x : int64 (n,)
-        Full state, topological order, evidence set.
-    """
-
-    x: np.ndarray
+MetropolisState = ChainState
+"""State of the Metropolis chain: the full state ``x`` (see :class:`~prunelab.samplers.chain.ChainState`)."""
 
 
 class MetropolisInfo(NamedTuple):
@@ -75,20 +68,6 @@ class MetropolisChain(NamedTuple):
 
     draws: np.ndarray
     n_accepted: np.ndarray
-
-
-def init(net: CompiledNetwork, x0) -> MetropolisState:
-    """The chain's state at ``x0``, checked: evidence agrees and ``P(x0, e) > 0``.
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import metropolis
-    >>> metropolis.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
-    [1, 1]
-    """
-    return MetropolisState(check_state(net, x0))
 
 
 def step(rng: np.random.Generator, net: CompiledNetwork, state: MetropolisState) -> tuple[MetropolisState, MetropolisInfo]:
@@ -224,12 +203,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int) 
     >>> out.draws.tolist(), out.n_accepted.tolist()
     ([[1, 1], [1, 1], [1, 1], [1, 1]], [0, 0, 0, 0])
     """
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
-    x = check_state(net, x0)
-    labels = state_labels(net, x)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    n_draws, x, labels, draws = start_chain(net, x0, n_draws)
     n_accepted = np.zeros(n_draws, dtype=np.int64)
     _metropolis_chain_kernel(
         rng, net.cardinality, net.cpt, net.family_ptr, net.family_var, net.family_stride,
