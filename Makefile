@@ -2,7 +2,7 @@
 #
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
-#   make test                 the test suite (PYTEST_ARGS="-k prune -x" passes options)
+#   make test                 ruff (config in pyproject.toml), then the test suite (PYTEST_ARGS="-k prune -x")
 #   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
 #
@@ -30,6 +30,7 @@ PYTEST_ARGS ?=
 .PHONY: venv test book downloads clean
 
 ## venv: create .venv and install the package with its test, book and peer extras
+##   (book pulls in chapters = experiments + plots; together: every dependency)
 venv: $(INSTALL_STAMP)
 
 $(PY):
@@ -41,8 +42,9 @@ $(INSTALL_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
-## test: the whole test suite
+## test: the linter (ruff, configured in pyproject.toml), then the whole test suite
 test: $(INSTALL_STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## book: execute every chapter and build the site, failing on any warning or error.
@@ -69,7 +71,7 @@ book: $(INSTALL_STAMP)
 	@echo "== book: open $(HTML_DIR)/index.html"
 
 ## downloads: run each chapter's .ipynb download on its own, as a teacher would: in a
-##   new venv outside the repository with only the prunelab wheel (no extras) installed,
+##   new venv outside the repository with only the prunelab wheel and its chapters extra,
 ##   at the reader's default profile. Needs a built book (make book).
 downloads: $(INSTALL_STAMP)
 	$(PY) scripts/run_downloads.py --html $(HTML_DIR)

@@ -148,9 +148,14 @@ def arviz_notice_ignored():
 
 
 def _arviz():
-    with arviz_notice_ignored():
-        import arviz
-
+    try:
+        with arviz_notice_ignored():
+            import arviz
+    except ImportError as exc:
+        raise ImportError(
+            f"R-hat, ESS and InferenceData need ArviZ, which is not installed ({exc}); "
+            "pip install 'prunelab[experiments]'"
+        ) from None
     return arviz
 
 

@@ -7,7 +7,7 @@ with nothing but ``prunelab`` installed:
 
 1. build a wheel of this checkout (which carries the frozen data, see ``setup.py``);
 2. make a new virtual environment outside the repository and install that wheel with
-   its core dependencies only (no ``book``, ``test`` or ``peers`` extra), plus the
+   its ``chapters`` extra only (no ``book``, ``test`` or ``peers`` extra), plus the
    Jupyter kernel and ``nbclient`` that run it. The versions are held to those of
    ``.venv`` (``pip freeze`` as constraints), so the run measures the notebooks, not
    a new resolution;
@@ -87,7 +87,7 @@ def constraints(python: str) -> str:
 
 
 def make_environment(work: Path, project_python: str) -> Path:
-    """Build the wheel and install it, core dependencies only, into ``work/venv``."""
+    """Build the wheel and install it with its ``chapters`` extra (no book, test or peers) into ``work/venv``."""
     wheels = work / "wheel"
     run([project_python, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)])
     (wheel,) = sorted(wheels.glob("prunelab-*.whl"))
@@ -97,7 +97,7 @@ def make_environment(work: Path, project_python: str) -> Path:
     pins = work / "constraints.txt"
     pins.write_text(constraints(project_python), encoding="utf-8")
     run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "-c", str(pins), str(wheel), "ipykernel", "nbclient", "nbformat"])
+         "-c", str(pins), f"{wheel}[chapters]", "ipykernel", "nbclient", "nbformat"])
     return python
 
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"run_downloads: --work must be outside the repository, not {work}")
     started = time.perf_counter()
     python = make_environment(work, sys.executable)
-    print(f"run_downloads: prunelab wheel installed without extras in {work / 'venv'} "
+    print(f"run_downloads: prunelab wheel installed with its chapters extra in {work / 'venv'} "
           f"({time.perf_counter() - started:.0f} s)")
     (work / "executor.py").write_text(EXECUTOR, encoding="utf-8")
 

@@ -204,3 +204,13 @@ def test_chain_disagreement_sees_chains_that_move_apart(rng):
         chain_disagreement(np.full((2, 200), 0.5))
     with pytest.raises(ValueError, match="at least 2 chains"):
         chain_disagreement(np.zeros((1, 200)))
+
+
+def test_without_arviz_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    from prunelab.diagnostics import convergence_summary
+
+    monkeypatch.setitem(sys.modules, "arviz", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"need ArviZ.*prunelab\[experiments\]"):
+        convergence_summary(np.random.default_rng(0).random((2, 50)) < 0.5)
