@@ -31,6 +31,7 @@ class BuildPyWithData(build_py):
     """``build_py`` that also copies the frozen data (not in editable installs)."""
 
     def run(self):
+        """Build as usual, then copy the frozen data into ``prunelab/_data``."""
         super().run()
         if getattr(self, "editable_mode", False):
             return

@@ -109,7 +109,8 @@ def main() -> int:
     small, large = rows[0], rows[min(2, len(rows) - 1)]
     ratio = (large["build"] / large["n"]) / (small["build"] / small["n"])
     verdict = "linear" if ratio <= LINEAR_RATIO else "NOT linear"
-    print(f"build CPU seconds per node, {large['n']} over {small['n']} nodes: {ratio:.2f} ({verdict}; limit {LINEAR_RATIO})")
+    print(f"build CPU seconds per node, {large['n']} over {small['n']} nodes: "
+          f"{ratio:.2f} ({verdict}; limit {LINEAR_RATIO})")
     return 0 if ratio <= LINEAR_RATIO else 1
 
 

@@ -43,7 +43,7 @@ import subprocess
 import sys
 import time
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from importlib import metadata
 from pathlib import Path
 
@@ -154,7 +154,8 @@ def evaluate_targets(table: pd.DataFrame) -> pd.DataFrame:
             for _, r in peer_rows.iterrows())
         rows.append({"target": f"prune AHD <= {PRUNE_AHD_TARGET} in {budget:g}s, peers' Gibbs > {PEER_AHD_FLOOR}",
                      "case": case, "holds": bool(prune_ahd <= PRUNE_AHD_TARGET and above), "value": prune_ahd,
-                     "detail": f"prune {prune_ahd:.4f}; prune part {'holds' if prune_ahd <= PRUNE_AHD_TARGET else 'fails'},"
+                     "detail": f"prune {prune_ahd:.4f}; "
+                               f"prune part {'holds' if prune_ahd <= PRUNE_AHD_TARGET else 'fails'},"
                                f" peers part {'holds' if above else 'fails'}; {detail}"})
     return pd.DataFrame(rows)
 
@@ -236,7 +237,8 @@ def format_report(table, checks, targets, prov) -> str:
         "== targets",
         targets.to_string(index=False) if len(targets) else "(none decidable with these cases)",
         f"== machine: {machine['cpu']} x{machine['cpu_count']}, load (1, 5, 15 min) at start "
-        f"{[round(x, 2) for x in machine['load_1_5_15_start']]}, at end {[round(x, 2) for x in machine['load_1_5_15_end']]}",
+        f"{[round(x, 2) for x in machine['load_1_5_15_start']]}, "
+        f"at end {[round(x, 2) for x in machine['load_1_5_15_end']]}",
         f"== {prov['command']} (seed {prov['seed']}, {prov['started_utc']}, {prov['wall_seconds']} s)",
     ]
     return "\n".join(parts) + "\n"
@@ -292,7 +294,7 @@ def run(argv=None, log=print) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame,
     cases = args.cases or (QUICK_CASES if args.quick else ALL_CASES)
     samplers = args.samplers or list(peers.PEER_SAMPLERS)
     out = args.out or (ROOT / "data" / "peers" / ("quick" if args.quick else ""))
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     load_start = list(os.getloadavg())
     t0 = time.perf_counter()
     log(f"== peers: budgets {list(budgets)} s, cases {list(cases)}, seed {args.seed}, load {load_start}")

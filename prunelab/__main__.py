@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
                           "~/.local/share/prunelab/results/<profile>)")
     rep.add_argument("--init", choices=CASE_INITS,
                      help="override the initial states; 'fixed': all runs of a case start from one state")
-    rep.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help=f"root seed (default {DEFAULT_ROOT_SEED})")
+    rep.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED,
+                     help=f"root seed (default {DEFAULT_ROOT_SEED})")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     tab = sub.add_parser("tables", help="print Table 1 (alpha) and Table 2 (seconds) beside the paper's")

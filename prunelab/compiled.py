@@ -61,10 +61,12 @@ class CompiledNetwork(NamedTuple):
 
     @property
     def n_variables(self) -> int:
+        """Number of variables, ``n``."""
         return int(self.cardinality.shape[0])
 
     @property
     def n_labels(self) -> int:
+        """Number of CPT labels (entries of ``cpt``), ``cpt_offset[n]``."""
         return int(self.cpt_offset[-1])
 
 

@@ -430,7 +430,8 @@ def check_fits(best: EliminationOrder, what: str, names: Sequence[str] | None = 
     if largest > MAX_CLIQUE_ENTRIES:
         over = f"more than MAX_CLIQUE_ENTRIES={MAX_CLIQUE_ENTRIES} in one table"
     else:
-        over = f"{total:.4g} entries in all its {len(best.order)} tables, more than MAX_TOTAL_ENTRIES={MAX_TOTAL_ENTRIES}"
+        over = (f"{total:.4g} entries in all its {len(best.order)} tables, "
+                f"more than MAX_TOTAL_ENTRIES={MAX_TOTAL_ENTRIES}")
     raise TablesTooLargeError(
         f"{what} needs a clique over {len(clique)} variables ({largest:.4g} entries, {over}) with the "
         f"cheapest elimination order found ({best.heuristic}, width {best.width}): {named}. "

@@ -62,7 +62,9 @@ def as_seed_sequence(seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         parent = seed.bit_generator.seed_seq
         if not isinstance(parent, np.random.SeedSequence):
-            raise TypeError("seed is a Generator without a SeedSequence (built from a state); pass an int or a SeedSequence")
+            raise TypeError(
+                "seed is a Generator without a SeedSequence (built from a state); pass an int or a SeedSequence"
+            )
         return parent.spawn(1)[0]
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         if seed < 0:

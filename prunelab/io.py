@@ -356,7 +356,8 @@ def _parse_variable_body(tokens: _Tokens, var: str) -> dict[str, int]:
             tokens.expect(";")
             if len(names) != int(count_tok):
                 raise tokens.error(
-                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: {format_listing(list(names))}",
+                    f"variable {var!r} declares {count_tok} states but lists {len(names)}: "
+                    f"{format_listing(list(names))}",
                     cmark,
                 )
             result = names
@@ -662,7 +663,8 @@ def _read_names(path: Path, cards: list[int]) -> tuple[list[str], list[list[str]
         meta = json.loads(side.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise FileFormatError(f"{side}: not a JSON file ({exc})") from None
-    if not (isinstance(meta, dict) and isinstance(meta.get("variables"), list) and isinstance(meta.get("states"), dict)):
+    shaped = isinstance(meta, dict) and isinstance(meta.get("variables"), list) and isinstance(meta.get("states"), dict)
+    if not shaped:
         raise FileFormatError(f"{side}: expected an object with a 'variables' list and a 'states' object")
     var_names, states = meta["variables"], meta["states"]
     if not isinstance(meta.get("name", ""), str):

@@ -230,7 +230,8 @@ class BayesianNetwork:
             extra = [k for k in key if k not in states]
             if extra:
                 raise NetworkError(
-                    f"{what} given for unknown variable(s) {format_listing(extra)}; variables are {format_listing(names)}"
+                    f"{what} given for unknown variable(s) {format_listing(extra)}; "
+                    f"variables are {format_listing(names)}"
                 )
         parents = {}
         for v in names:

@@ -29,8 +29,9 @@ reports them in :attr:`SampleResult.trap` and, with ``traps="warn"`` (the defaul
   evidence fixes);
 * chains disagree beyond what their ESS allows, among the chains in which the
   variable moves at all (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
-  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound over all tested indicators so that a healthy run warns with
-  probability below :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`).
+  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound over all
+  tested indicators so that a healthy run warns with probability below
+  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`).
 
 Memory
 ------
@@ -215,10 +216,12 @@ class SampleResult:
     # ------------------------------------------------------------ shape
     @property
     def n_chains(self) -> int:
+        """Number of chains (the first axis of :attr:`draws`)."""
         return int(self.draws.shape[0])
 
     @property
     def n_draws(self) -> int:
+        """Draws per chain (the second axis of :attr:`draws`)."""
         return int(self.draws.shape[1])
 
     @property

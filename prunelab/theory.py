@@ -359,7 +359,9 @@ def _tail_pattern(mask, prob, pattern, tail_uses, tail_keep):
 
 @numba.njit(cache=True, nogil=True)
 def _accumulate_nb(keys, values, tail_uses, tail_keep, k, bit_of, R, row):
-    """``R += sum_S P(S) 1{x in S} 1{y in S} / |S|`` (``row < 0``; upper triangle only)
+    """Add the sets' share to ``R``: its upper triangle (``row < 0``) or one row.
+
+    ``R += sum_S P(S) 1{x in S} 1{y in S} / |S|`` (``row < 0``; upper triangle only)
     or ``R[row] += sum_S P(S) 1{y in S} / |S|``, over the sets ``keys`` after the tail
     groups (all ``2^t`` patterns, equal sets not merged).
 
@@ -707,12 +709,12 @@ def communicating_classes(R: np.ndarray) -> list[np.ndarray]:
 
 
 def is_irreducible(R: np.ndarray) -> bool:
-    """Does every state reach every other state?"""
+    """Whether every state reaches every other state (``R`` irreducible)."""
     return len(communicating_classes(R)) == 1
 
 
 def is_regular(R: np.ndarray) -> bool:
-    """Is some power of ``R`` strictly positive (irreducible and aperiodic)?
+    """Whether some power of ``R`` is strictly positive (irreducible and aperiodic).
 
     Uses Wielandt's bound: a primitive ``k x k`` matrix has ``R^m > 0`` for
     ``m = (k - 1)^2 + 1``; the boolean pattern is squared until past it.

@@ -54,7 +54,7 @@ def test_compare_peers_rows_columns_and_ratios():
     assert len(lines) == 6 and all("AHD" in line for line in lines)
     assert (table["status"] == "ok").all() and (table["budget_s"] == BUDGET).all() and (table["seed"] == 3).all()
     assert list(table["counterpart"]) == [peers.counterpart(s) for s in samplers] * 2
-    for case, part in table.groupby("case"):
+    for _, part in table.groupby("case"):
         rows = part.set_index("sampler")
         gibbs, pgmpy, prune = rows.loc["prunelab-gibbs"], rows.loc["pgmpy-gibbs"], rows.loc["prunelab-prune"]
         assert gibbs["speed_ratio"] == 1.0 and gibbs["ahd_ratio"] == 1.0

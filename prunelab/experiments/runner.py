@@ -251,7 +251,7 @@ def _cpu_model() -> str | None:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -277,6 +277,7 @@ class ReproduceReport(dict):
 
     @property
     def wall_seconds(self) -> float:
+        """Wall time of the whole call, in seconds."""
         return self["wall_seconds"]
 
 

@@ -296,6 +296,7 @@ class Profile:
         return log_checkpoints(self.n_samples, self.n_checkpoints)
 
     def to_dict(self) -> dict:
+        """The profile as plain JSON types, its checkpoints included (for ``sweep.json``)."""
         d = asdict(self)
         d["checkpoints"] = self.checkpoints.tolist()
         return d

@@ -124,7 +124,8 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     notes.append(note)
     low = high = np.nan
     if fixed is not None and n_runs >= 2:
-        rng = np.random.default_rng(np.random.SeedSequence(int(root_seed), spawn_key=(case_key(row["case"]), BOOTSTRAP_SPAWN)))
+        seed = np.random.SeedSequence(int(root_seed), spawn_key=(case_key(row["case"]), BOOTSTRAP_SPAWN))
+        rng = np.random.default_rng(seed)
         try:
             ci = bootstrap_alpha(estimate, t, state, n_boot=N_BOOT, rng=rng, delta=profile.delta, t_min=profile.t_min)
             low, high = ci.low, ci.high
@@ -231,7 +232,8 @@ def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
 
 
 def _runs_table(runs: pd.DataFrame) -> pd.DataFrame:
-    table = runs[_META + ["run", "query", "query_state", "n_samples", "init_method", "init_seconds", "sample_seconds"]].copy()
+    columns = ["run", "query", "query_state", "n_samples", "init_method", "init_seconds", "sample_seconds"]
+    table = runs[_META + columns].copy()
     table["seconds_per_sample"] = table["sample_seconds"] / table["n_samples"]
     state = runs["query_state"].to_numpy()
     k = runs["n_states"].to_numpy()

@@ -108,7 +108,9 @@ def state_offsets(net: CompiledNetwork) -> np.ndarray:
 
 def _dead_site(i: int, x: np.ndarray) -> InfeasibleStateError:
     """The error for a site at which every candidate has weight zero."""
-    return InfeasibleStateError(f"Gibbs site {i}: every state has weight zero; the chain state {x.tolist()} is infeasible")
+    return InfeasibleStateError(
+        f"Gibbs site {i}: every state has weight zero; the chain state {x.tolist()} is infeasible"
+    )
 
 
 def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> tuple[GibbsState, GibbsInfo]:

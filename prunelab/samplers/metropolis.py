@@ -70,7 +70,8 @@ class MetropolisChain(NamedTuple):
     n_accepted: np.ndarray
 
 
-def step(rng: np.random.Generator, net: CompiledNetwork, state: MetropolisState) -> tuple[MetropolisState, MetropolisInfo]:
+def step(rng: np.random.Generator, net: CompiledNetwork,
+         state: MetropolisState) -> tuple[MetropolisState, MetropolisInfo]:
     """One systematic-scan single-site Metropolis sweep (numpy reference).
 
     Parameters
