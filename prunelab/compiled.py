@@ -176,8 +176,9 @@ def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x, dtype=np.int64)
     n = net.n_variables
-    labels = net.cpt_offset[:n] + x
+    labels = (net.cpt_offset[:n] + x).T  # variable first: labels[i] is one entry or a row
+    states = x.T
     for i in range(n):
         lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[..., i] += x[..., net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-    return labels
+        labels[i] += np.dot(net.parent_stride[lo:hi], states[net.parent_index[lo:hi]])
+    return labels.T
