@@ -24,7 +24,7 @@ time (Gibbs, Metropolis); :func:`prunelab.sample` then also reports variables th
 no such move could change (see ``SampleResult.trap``).
 
 Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
-``"metropolis"`` and ``"prune"`` are known, and :func:`register_method` adds more.
+``"metropolis"``, ``"prune"`` and ``"mc-sat"`` are known, and :func:`register_method` adds more.
 Modules are imported on first use.
 """
 
@@ -42,6 +42,7 @@ _METHODS: dict[str, str | ModuleType] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
+    "mc-sat": "prunelab.samplers.mcsat",
 }
 
 
