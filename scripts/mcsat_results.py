@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Freeze what SampleSAT costs MC-SAT: its bias on small networks, and the paper's benchmark (issue 15).
 
-Regenerate (about 10 minutes on one core; ``--smoke`` in about one)::
+Regenerate (about 8 minutes on one core of a busy 2-core machine; ``--smoke`` in about one)::
 
     PYTHONPATH=. python scripts/mcsat_results.py            # writes data/results/mcsat/
     PYTHONPATH=. python scripts/mcsat_results.py --smoke    # a small run, written to /tmp/mcsat-smoke/
@@ -136,7 +136,7 @@ def benchmark_table(n_runs: int, n_draws: int) -> pd.DataFrame:
                 "ahd_T": float(np.mean(hellinger(estimates[:, -1], exact))), "sigma_T": float(sigma[-1]),
                 "alpha": alpha, "seconds_per_draw": seconds_per_draw,
                 "seconds_to_sigma_0.01": time_to_sigma(alpha, seconds_per_draw).seconds,
-                "trapped": bool(result.trap), "exact_query_0": float(exact[0]),
+                "trapped": result.trap.trapped, "exact_query_0": float(exact[0]),
                 "mean_query_0": float(estimates[:, -1, 0].mean()),
             })
             print(case, "|", label, "| alpha", round(alpha, 3), flush=True)
@@ -165,7 +165,7 @@ def main(argv=None) -> None:
     out = Path("/tmp/mcsat-smoke") if args.smoke else OUT
     out.mkdir(parents=True, exist_ok=True)
     tic = time.perf_counter()
-    n_steps, n_chains, n_runs, n_draws = (20_000, 2, 5, 2_000) if args.smoke else (250_000, 4, 20, 20_000)
+    n_steps, n_chains, n_runs, n_draws = (20_000, 2, 5, 2_000) if args.smoke else (100_000, 4, 20, 20_000)
     bias = bias_table(n_steps, n_chains)
     bench = benchmark_table(n_runs, n_draws)
     for frame, file in ((bias, "bias.csv"), (bench, "benchmark.csv")):
