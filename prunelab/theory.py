@@ -53,6 +53,7 @@ import numpy as np
 from scipy import stats
 from scipy.sparse.csgraph import connected_components
 
+from .clauses import WeightedClauses, satisfied_clauses, satisfied_weight
 from .compiled import CompiledNetwork, compile_network, state_labels
 from .network import BayesianNetwork, EvidenceError
 
@@ -69,6 +70,8 @@ __all__ = [
     "enumerate_pruned_set",
     "ChiSquare",
     "transition_chi_square",
+    "clause_states",
+    "mcsat_transition_matrix",
 ]
 
 MAX_STATES = 1 << 16
@@ -799,3 +802,121 @@ def transition_chi_square(counts, R, minimum: float = 5.0) -> ChiSquare:
         statistic += float(((obs - exp) ** 2 / exp).sum())
         dof += max(len(obs) - 1, 0)
     return ChiSquare(statistic, dof, float(stats.chi2.sf(statistic, dof)))
+
+
+def clause_states(clauses: WeightedClauses, max_states: int = MAX_STATES) -> tuple[np.ndarray, np.ndarray]:
+    """The states that satisfy every hard clause, and MC-SAT's target on them.
+
+    Parameters
+    ----------
+    clauses : WeightedClauses
+        Over at most ``max_states`` joint states.
+    max_states : int, default :data:`MAX_STATES`
+
+    Returns
+    -------
+    states : int64 (k, n)
+        Lexicographic.
+    p : float64 (k,)
+        ``exp(sum of w over the soft clauses satisfied) / Z``.
+
+    Raises
+    ------
+    EvidenceError
+        No state satisfies the hard clauses.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.clauses import network_clauses
+    >>> from prunelab.theory import clause_states
+    >>> states, p = clause_states(network_clauses(compile_network(load_network("deterministic_pair"))))
+    >>> states.tolist(), p.tolist()
+    ([[0, 0], [1, 1]], [0.5, 0.5])
+    """
+    card = [int(c) for c in clauses.cardinality]
+    total = int(np.prod(card, dtype=object))
+    if total > max_states:
+        raise ValueError(f"the clauses range over {total} states; exact matrices are for at most {max_states}")
+    states = np.indices(card).reshape(len(card), -1).T.astype(np.int64)
+    log_weight = satisfied_weight(clauses, states)
+    keep = np.isfinite(log_weight)
+    if not keep.any():
+        raise EvidenceError("no state satisfies every hard clause")
+    weight = np.exp(log_weight[keep] - log_weight[keep].max())
+    return states[keep], weight / weight.sum()
+
+
+def mcsat_transition_matrix(clauses: WeightedClauses, method: str = "joint") -> tuple[np.ndarray, np.ndarray]:
+    """The exact transition matrix of MC-SAT with an exactly uniform draw, from the clauses alone.
+
+    From ``x``, every soft clause ``x`` satisfies is kept with probability
+    ``1 - exp(-w)`` and the next state is uniform on ``M``, the hard-feasible
+    states that satisfy every kept clause. Only the states a clause *violates*
+    matter, so soft clauses are grouped by that set (a group survives, i.e. is
+    not kept, with probability ``prod exp(-w)``), and the distribution of ``M``
+    is the dynamic programme of :func:`prune_transition_matrix` (the same kernel
+    for ``k <= 64`` states, the dict programme beyond). ``"joint"`` keeps every
+    soft clause at random and conditions on ``x in M``, an event of probability
+    ``exp(-sum of w over the clauses x violates)``; ``"rows"`` follows the
+    definition row by row. Nothing here knows about CPT labels: on the clauses of
+    a network, the chapter "Prune sampling and MC-SAT" shows that the result is
+    prune sampling's matrix.
+
+    Parameters
+    ----------
+    clauses : WeightedClauses
+    method : {"joint", "rows"}, default "joint"
+
+    Returns
+    -------
+    states : int64 (k, n)
+        As :func:`clause_states`.
+    R : float64 (k, k)
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.clauses import network_clauses
+    >>> from prunelab.theory import mcsat_transition_matrix
+    >>> states, R = mcsat_transition_matrix(network_clauses(compile_network(load_network("deterministic_pair"))))
+    >>> R.round(12).tolist()
+    [[0.75, 0.25], [0.25, 0.75]]
+    """
+    if method not in ("joint", "rows"):
+        raise ValueError(f"unknown method {method!r}; choose 'joint' or 'rows'")
+    states, _ = clause_states(clauses)
+    k = states.shape[0]
+    soft = np.flatnonzero(~clauses.hard)
+    violated = ~satisfied_clauses(clauses, states)[:, soft]  # (k, soft)
+    survive = np.exp(-clauses.weight[soft])
+
+    def groups(exclude) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for j in np.flatnonzero(violated.any(axis=0) & ~exclude):
+            mask = sum(1 << int(s) for s in np.flatnonzero(violated[:, j]))
+            out[mask] = out.get(mask, 1.0) * float(survive[j])
+        return out
+
+    R = np.zeros((k, k))
+    full = (1 << k) - 1
+    if method == "rows":
+        for a in range(k):
+            if k <= MAX_KERNEL_STATES:
+                _accumulate(groups(violated[a]), k, R, a)
+            else:
+                for mask, prob in _surviving_sets(groups(violated[a]), full).items():
+                    members = _members(mask)
+                    R[a, members] += prob / len(members)
+        return states, R
+    in_m = np.exp(-(violated * clauses.weight[soft]).sum(axis=1))  # P(x in M), unconditional selection
+    if k <= MAX_KERNEL_STATES:
+        _accumulate(groups(np.zeros(len(soft), bool)), k, R)
+        R = np.triu(R) + np.triu(R, 1).T
+    else:
+        for mask, prob in _surviving_sets(groups(np.zeros(len(soft), bool)), full).items():
+            members = np.array(_members(mask))
+            R[np.ix_(members, members)] += prob / len(members)
+    return states, R / in_m[:, None]

@@ -1,0 +1,486 @@
+"""MC-SAT on the weighted clauses of a network, with an exact or a SampleSAT uniform step.
+
+MC-SAT (Poon & Domingos 2006) on weighted clauses (:mod:`prunelab.clauses`), one
+step from a state ``x`` that satisfies every hard clause:
+
+1. **Select clauses.** Every hard clause is kept; every soft clause that ``x``
+   satisfies is kept with probability ``1 - exp(-w)``, independently; the clauses
+   ``x`` violates are not.
+2. **Draw** the next state uniformly from ``M``, the states that satisfy every
+   kept clause (``x`` is one of them).
+
+On the clauses of a Bayesian network, ``1 - exp(-w_l) = 1 - c_l`` and "clause
+``not l`` kept" means "no state in ``M`` uses label ``l``": step 1 is prune
+sampling's pruning around ``x`` label for label, and ``M`` is its pruned set
+``S`` (the chapter "Prune sampling and MC-SAT" proves it; :mod:`prunelab.theory`
+checks it on the exact transition matrices).
+
+Step 2 is pluggable, ``uniform=``:
+
+``"exact"`` (default)
+    The kept clauses become a pruning of the labels and prune sampling's exact
+    uniform draw (:mod:`prunelab.samplers.uniform`, method ``"auto"``) draws
+    from ``M``.
+``"samplesat"``
+    SampleSAT as Alchemy runs it (:mod:`prunelab.samplers.samplesat`), with
+    Alchemy's defaults; only near-uniform. If it visits no solution within its
+    flip budget, the chain stays at ``x`` (Alchemy would return the state with
+    the fewest unsatisfied clauses, which may break a hard clause).
+
+Random numbers. One ``rng.random()`` per *random* clause that ``x`` satisfies, in
+clause order: a soft clause is random when some state that satisfies the hard
+clauses violates it. The others are kept without a draw, because keeping them
+leaves ``M`` unchanged (no state in it could violate them). A clause is kept when
+``u >= exp(-w)``: so, clause ``not l`` being the negation of label ``l``, the
+draws are those of prune sampling (label kept when ``u < c``), and for the same
+seed ``uniform="exact"`` gives prune sampling's chain (up to the rounding of
+``exp(log c)``). :func:`step` (numpy reference) and :func:`run_chain` (numba)
+consume the generator identically.
+
+References
+----------
+.. [1] H. Poon and P. Domingos, "Sound and efficient inference with probabilistic
+   and deterministic dependencies", AAAI 2006.
+.. [2] W. Wei, J. Erenrich and B. Selman, "Towards efficient sampling: exploiting
+   random walk strategies", AAAI 2004.
+.. [3] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling", Algorithm 1.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ..clauses import WeightedClauses, network_clauses
+from ..compiled import CompiledNetwork
+from .init import check_state
+from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_kernel
+from .samplesat import _samplesat_python
+from .uniform import (
+    AUTO,
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_N_CANDIDATES,
+    PlanCache,
+    UniformPlan,
+    compile_uniform_plan,
+    make_workspace,
+    used_labels,
+)
+from .uniform.kernels import uniform_draw_nb
+from .uniform.reference import uniform_draw_py
+
+__all__ = [
+    "MCSatState",
+    "MCSatInfo",
+    "MCSatChain",
+    "MCSatPlan",
+    "UNIFORM_STEPS",
+    "RAO_BLACKWELL",
+    "init",
+    "step",
+    "run_chain",
+    "select_clauses",
+    "compile_mcsat_plan",
+    "mcsat_plan",
+]
+
+RAO_BLACKWELL = False
+"""MC-SAT has no Rao-Blackwell terms."""
+
+UNIFORM_STEPS = ("exact", "samplesat")
+"""The uniform draws MC-SAT can use."""
+
+
+class MCSatState(NamedTuple):
+    """State of the MC-SAT chain: ``x``, int64 (n,), topological order, evidence set."""
+
+    x: np.ndarray
+
+
+class MCSatInfo(NamedTuple):
+    """What one MC-SAT step did.
+
+    Attributes
+    ----------
+    size : float
+        ``|M|`` for ``uniform="exact"``; NaN for SampleSAT, which does not count.
+    n_flips : int
+        SampleSAT's flips (0 for the exact draw).
+    n_found : int
+        Solutions SampleSAT visited (0: none, the chain stayed); 1 for the exact draw.
+    """
+
+    size: float
+    n_flips: int
+    n_found: int
+
+
+class MCSatChain(NamedTuple):
+    """Output of :func:`run_chain`: ``draws`` (n_draws, n) and the :class:`MCSatInfo` fields per draw."""
+
+    draws: np.ndarray
+    size: np.ndarray
+    n_flips: np.ndarray
+    n_found: np.ndarray
+
+
+class MCSatPlan(NamedTuple):
+    """What an MC-SAT step needs besides the network, compiled once per (network, evidence).
+
+    Attributes
+    ----------
+    clauses : WeightedClauses
+        :func:`~prunelab.clauses.network_clauses` of the network.
+    random_clause : int64 (r,)
+        Soft clauses some hard-feasible state violates, increasing.
+    keep_below : float64 (r,)
+        ``exp(-w)``: a random clause that ``x`` satisfies is kept when ``u >= exp(-w)``.
+    base_kept : bool (m,)
+        Hard clauses and the other soft clauses kept; random entries overwritten.
+    base_label_kept : bool (n_labels,)
+        The labels the base clauses leave: used by some feasible state and not
+        negated by a kept hard clause; random labels overwritten at every step.
+    uniform : UniformPlan
+        For ``uniform="exact"``.
+    index : ClauseIndex
+        Where each variable occurs, for SampleSAT.
+    movable : int64
+        Free variables with two or more values; ``is_movable`` marks them.
+    """
+
+    clauses: WeightedClauses
+    random_clause: np.ndarray
+    keep_below: np.ndarray
+    base_kept: np.ndarray
+    base_label_kept: np.ndarray
+    uniform: UniformPlan
+    index: ClauseIndex
+    movable: np.ndarray
+    is_movable: np.ndarray
+
+
+def compile_mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
+    """Compile the clauses, the random-clause list and the uniform plan of ``net``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.mcsat import compile_mcsat_plan
+    >>> plan = compile_mcsat_plan(compile_network(load_network("deterministic_pair")))
+    >>> plan.clauses.label[plan.random_clause].tolist()  # "not A(1)", "not A(2)"
+    [0, 1]
+    """
+    clauses = network_clauses(net)
+    uniform = compile_uniform_plan(net)
+    feasible = used_labels(net, net.cpt > 0.0, uniform)
+    soft = ~clauses.hard
+    random_clause = np.flatnonzero(soft & feasible[np.maximum(clauses.label, 0)]).astype(np.int64)
+    base_kept = np.ones(clauses.n_clauses, dtype=bool)
+    base_label_kept = feasible.copy()
+    base_label_kept[clauses.label[clauses.hard & (clauses.label >= 0)]] = False
+    is_movable = (net.evidence_value < 0) & (net.cardinality > 1)
+    arrays = (random_clause, np.exp(-clauses.weight[random_clause]), base_kept, base_label_kept)
+    for a in arrays:
+        a.setflags(write=False)
+    return MCSatPlan(clauses, *arrays, uniform, clause_index(clauses),
+                     np.flatnonzero(is_movable).astype(np.int64), is_movable)
+
+
+_mcsat_plans = PlanCache(compile_mcsat_plan)
+
+
+def mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
+    """The :class:`MCSatPlan` of ``net``, compiled on first use and cached (by content)."""
+    return _mcsat_plans(net)
+
+
+def _select_python(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
+                   clause_label, x, kept, label_kept):
+    """MC-SAT's clause selection on the random clauses, and the labels it leaves.
+
+    Writes ``kept[c]`` for every random clause and ``label_kept`` of its label.
+    Written once, compiled with numba (:data:`_select_nb`).
+    """
+    for j in range(random_clause.shape[0]):
+        c = random_clause[j]
+        satisfied = False
+        for lit in range(clause_ptr[c], clause_ptr[c + 1]):
+            if (x[literal_var[lit]] == literal_value[lit]) == literal_equal[lit]:
+                satisfied = True
+                break
+        keep = False
+        if satisfied:
+            keep = rng.random() >= keep_below[j]
+        kept[c] = keep
+        label_kept[clause_label[c]] = not keep
+
+
+_select_nb = numba.njit(cache=True, nogil=True)(_select_python)
+
+
+def _check_uniform(uniform: str) -> int:
+    if uniform not in UNIFORM_STEPS:
+        raise ValueError(f"unknown uniform step {uniform!r} for MC-SAT; choose one of {UNIFORM_STEPS}")
+    return UNIFORM_STEPS.index(uniform)
+
+
+def select_clauses(rng: np.random.Generator, net: CompiledNetwork, x, plan: MCSatPlan | None = None):
+    """MC-SAT's clause selection around ``x``: which clauses the next state must satisfy.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        One ``rng.random()`` per random clause ``x`` satisfies, in clause order.
+    net : CompiledNetwork
+    x : int array (n,)
+    plan : MCSatPlan, optional
+
+    Returns
+    -------
+    kept : bool (m,)
+        The kept clauses (of ``plan.clauses``).
+    label_kept : bool (n_labels,)
+        The labels they leave: prune sampling's pruning of the same draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.mcsat import select_clauses
+    >>> from prunelab.samplers.prune import prune_around
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> kept, label_kept = select_clauses(np.random.default_rng(1), net, [0, 0])
+    >>> kept.tolist(), label_kept.tolist() == prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
+    ([False, True, True, True], True)
+    """
+    plan = mcsat_plan(net) if plan is None else plan
+    x = np.asarray(x, dtype=np.int64)
+    kept, label_kept = plan.base_kept.copy(), plan.base_label_kept.copy()
+    c = plan.clauses
+    _select_python(rng, plan.random_clause, plan.keep_below, c.clause_ptr, c.literal_var, c.literal_value,
+                   c.literal_equal, c.label, x, kept, label_kept)
+    return kept, label_kept
+
+
+def init(net: CompiledNetwork, x0) -> MCSatState:
+    """The chain's state at ``x0``, checked: evidence agrees and every hard clause holds (``P(x0, e) > 0``).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import mcsat
+    >>> mcsat.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
+    [1, 1]
+    """
+    return MCSatState(check_state(net, x0))
+
+
+def _samplesat_workspace(plan: MCSatPlan, n: int):
+    m = plan.clauses.n_clauses
+    longest = int(np.diff(plan.clauses.clause_ptr).max(initial=1))
+    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
+
+
+def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa):
+    return SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
+                            late_sa).checked()
+
+
+def step(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    state: MCSatState,
+    uniform: str = "exact",
+    *,
+    sa_probability: float = ALCHEMY_DEFAULTS.sa_probability,
+    temperature: float = ALCHEMY_DEFAULTS.temperature,
+    noise: float = ALCHEMY_DEFAULTS.noise,
+    tabu_length: int = ALCHEMY_DEFAULTS.tabu_length,
+    n_solutions: int = ALCHEMY_DEFAULTS.n_solutions,
+    max_flips: int = ALCHEMY_DEFAULTS.max_flips,
+    late_sa: bool = ALCHEMY_DEFAULTS.late_sa,
+    plan: MCSatPlan | None = None,
+) -> tuple[MCSatState, MCSatInfo]:
+    """One MC-SAT step (numpy reference).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    net : CompiledNetwork
+    state : MCSatState
+    uniform : {"exact", "samplesat"}, default "exact"
+        The uniform draw from ``M``.
+    sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa
+        SampleSAT's settings (``uniform="samplesat"`` only); defaults: Alchemy's,
+        see :class:`~prunelab.samplers.samplesat.SampleSatOptions`.
+    plan : MCSatPlan, optional
+        Default: :func:`mcsat_plan` of ``net``.
+
+    Returns
+    -------
+    MCSatState
+    MCSatInfo
+
+    See Also
+    --------
+    run_chain : the numba path, same draws for the same seed.
+    select_clauses, prunelab.samplers.prune.step
+
+    References
+    ----------
+    .. [1] H. Poon and P. Domingos, "Sound and efficient inference with probabilistic
+       and deterministic dependencies", AAAI 2006, Table 1 (MC-SAT).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import mcsat
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> state, info = mcsat.step(np.random.default_rng(1), net, mcsat.init(net, [0, 0]))
+    >>> state.x.tolist(), info.size
+    ([0, 0], 1.0)
+    """
+    mode = _check_uniform(uniform)
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    plan = mcsat_plan(net) if plan is None else plan
+    x = state.x
+    kept, label_kept = select_clauses(rng, net, x, plan)
+    y = x.copy()
+    if mode == 0:
+        size, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, AUTO, DEFAULT_N_CANDIDATES,
+                                  DEFAULT_MAX_RESTARTS, plan.uniform.node_budget)
+        return MCSatState(y), MCSatInfo(float(size), 0, 1)
+    c = plan.clauses
+    n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
+    best[:] = x
+    flips, found = _samplesat_python(
+        rng, c.cardinality, plan.movable, plan.is_movable, c.clause_ptr, c.literal_var, c.literal_value,
+        c.literal_equal, plan.index.var_ptr, plan.index.var_clause, plan.index.var_literal, kept, y,
+        *options, n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
+    )
+    return MCSatState(best), MCSatInfo(float("nan"), int(flips), int(found))
+
+
+@numba.njit(cache=True, nogil=True)
+def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause_ptr, literal_var,
+                    literal_value, literal_equal, clause_label, var_ptr, var_clause, var_literal,
+                    movable, is_movable, kept, label_kept, x, y, n_draws,
+                    sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa,
+                    n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
+                    draws, sizes, flips, founds):
+    n = x.shape[0]
+    cardinality = net.cardinality
+    for t in range(n_draws):
+        _select_nb(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
+                   clause_label, x, kept, label_kept)
+        for i in range(n):
+            y[i] = x[i]
+        if mode == 0:
+            size, _ = uniform_draw_nb(rng, net, uplan, label_kept, x, y, AUTO, DEFAULT_N_CANDIDATES,
+                                      DEFAULT_MAX_RESTARTS, uplan.node_budget, ws)
+            sizes[t] = size
+            flips[t] = 0
+            founds[t] = 1
+            for i in range(n):
+                x[i] = y[i]
+        else:
+            for i in range(n):
+                best[i] = x[i]
+            n_flips, found = samplesat_kernel(
+                rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
+                var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise, tabu_length,
+                n_solutions, max_flips, late_sa, n_true, unsat, unsat_pos, last_flip, best, cand_var,
+                cand_value)
+            sizes[t] = np.nan
+            flips[t] = n_flips
+            founds[t] = found
+            for i in range(n):
+                x[i] = best[i]
+        for i in range(n):
+            draws[t, i] = x[i]
+
+
+def run_chain(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    x0,
+    n_draws: int,
+    uniform: str = "exact",
+    *,
+    sa_probability: float = ALCHEMY_DEFAULTS.sa_probability,
+    temperature: float = ALCHEMY_DEFAULTS.temperature,
+    noise: float = ALCHEMY_DEFAULTS.noise,
+    tabu_length: int = ALCHEMY_DEFAULTS.tabu_length,
+    n_solutions: int = ALCHEMY_DEFAULTS.n_solutions,
+    max_flips: int = ALCHEMY_DEFAULTS.max_flips,
+    late_sa: bool = ALCHEMY_DEFAULTS.late_sa,
+    plan: MCSatPlan | None = None,
+) -> MCSatChain:
+    """``n_draws`` MC-SAT steps from ``x0`` (numba path).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Consumed exactly like ``n_draws`` calls of :func:`step` with the same options.
+    net : CompiledNetwork
+    x0 : array_like of int (n,)
+        A feasible start state (checked).
+    n_draws : int
+    uniform, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, plan
+        As in :func:`step`.
+
+    Returns
+    -------
+    MCSatChain
+
+    Raises
+    ------
+    InfeasibleStateError
+        ``x0`` has ``P(x0, e) = 0``.
+    EvidenceError
+        ``x0`` disagrees with the evidence.
+
+    See Also
+    --------
+    step : the numpy reference.
+    prunelab.sample : chains, seeds, parallelism.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import mcsat, prune
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> out = mcsat.run_chain(np.random.default_rng(1), net, [0, 0], 4)
+    >>> out.draws.tolist() == prune.run_chain(np.random.default_rng(1), net, [0, 0], 4).draws.tolist()
+    True
+    """
+    mode = _check_uniform(uniform)
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    n_draws = int(n_draws)
+    if n_draws < 0:
+        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    plan = mcsat_plan(net) if plan is None else plan
+    x = check_state(net, x0)
+    c, index = plan.clauses, plan.index
+    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    sizes = np.empty(n_draws, dtype=np.float64)
+    flips = np.empty(n_draws, dtype=np.int64)
+    founds = np.empty(n_draws, dtype=np.int64)
+    _mcsat_chain_nb(
+        rng, net, plan.uniform, make_workspace(net, plan.uniform), mode, plan.random_clause, plan.keep_below,
+        c.clause_ptr, c.literal_var, c.literal_value, c.literal_equal, c.label, index.var_ptr,
+        index.var_clause, index.var_literal, plan.movable, plan.is_movable, plan.base_kept.copy(),
+        plan.base_label_kept.copy(), x, x.copy(), n_draws, *options,
+        *_samplesat_workspace(plan, net.n_variables), draws, sizes, flips, founds,
+    )
+    return MCSatChain(draws, sizes, flips, founds)
