@@ -14,7 +14,8 @@ from prunelab import load_network
 from prunelab.clauses import WeightedClauses, network_clauses, satisfied_clauses, satisfied_weight
 from prunelab.compiled import compile_network
 from prunelab.samplers.samplesat import clause_index
-from prunelab.theory import _all_states, _labels_of, feasible_states
+from prunelab.compiled import state_labels
+from prunelab.theory import _all_states, feasible_states
 
 EXACT = 1e-12
 
@@ -51,7 +52,7 @@ def test_a_state_satisfies_a_label_clause_iff_it_does_not_use_the_label(key):
     clauses = network_clauses(net)
     states = _all_states(net)
     used = np.zeros((len(states), net.n_labels), dtype=bool)
-    np.put_along_axis(used, _labels_of(net, states), True, axis=1)
+    np.put_along_axis(used, state_labels(net, states), True, axis=1)
     label_clauses = clauses.label >= 0
     satisfied = satisfied_clauses(clauses, states)
     assert (satisfied[:, label_clauses] == ~used[:, clauses.label[label_clauses]]).all()
@@ -65,7 +66,7 @@ def test_satisfied_weight_is_the_log_posterior_up_to_a_constant(key):
     clauses = network_clauses(net)
     states = _all_states(net)
     log_weight = satisfied_weight(clauses, states)
-    joint = net.cpt[_labels_of(net, states)].prod(axis=1)
+    joint = net.cpt[state_labels(net, states)].prod(axis=1)
     assert (np.isinf(log_weight) == (joint == 0)).all()
     feasible, p = feasible_states(bn, evidence)
     w = np.exp(log_weight[joint > 0] - log_weight[joint > 0].max())

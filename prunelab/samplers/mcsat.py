@@ -57,7 +57,7 @@ from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork
 from .init import check_state
 from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_kernel
-from .samplesat import _samplesat_python
+from .samplesat import samplesat_python
 from .uniform import (
     AUTO,
     DEFAULT_MAX_RESTARTS,
@@ -361,7 +361,7 @@ def step(
     c = plan.clauses
     n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
     best[:] = x
-    flips, found = _samplesat_python(
+    flips, found = samplesat_python(
         rng, c.cardinality, plan.movable, plan.is_movable, c.clause_ptr, c.literal_var, c.literal_value,
         c.literal_equal, plan.index.var_ptr, plan.index.var_clause, plan.index.var_literal, kept, y,
         *options, n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,

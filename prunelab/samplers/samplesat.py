@@ -62,7 +62,7 @@ from numba.extending import register_jitable
 
 from ..clauses import WeightedClauses
 
-__all__ = ["ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_kernel"]
+__all__ = ["ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_kernel", "samplesat_python"]
 
 
 class SampleSatOptions(NamedTuple):
@@ -210,7 +210,7 @@ def _other_value(u, current, card):
     return r if r < current else r + 1
 
 
-def _samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
+def samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
                       var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise,
                       tabu_length, n_solutions, max_flips, late_sa,
                       n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value):
@@ -291,5 +291,5 @@ def _samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal
     return flips, found
 
 
-samplesat_kernel = numba.njit(cache=True, nogil=True)(_samplesat_python)
-"""The numba build of :func:`_samplesat_python` (the helpers are ``register_jitable``)."""
+samplesat_kernel = numba.njit(cache=True, nogil=True)(samplesat_python)
+"""The numba build of :func:`samplesat_python` (the helpers are ``register_jitable``)."""
