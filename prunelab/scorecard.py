@@ -431,7 +431,7 @@ def theory_rows() -> list[Row]:
         _, R = theory.prune_transition_matrix(bn)
         worst = max(worst, max(theory.stationary_check(states, R, p).values()))
         regular &= theory.is_regular(R)
-    theorem = Row("claim_theorem", "Claim: Section 3.2",
+    theorem = Row("claim_theorem", "Claim: \"A regular and reversible Markov chain\"",
                   "Prune sampling is regular and reversible with respect to P (eqs. (5)–(7)).",
                   f"exact matrices of the deterministic pair, a 3-variable block chain and BloodPressure: "
                   f"{'all regular' if regular else 'not all regular'}, largest violation of row sums, detailed "
@@ -441,7 +441,7 @@ def theory_rows() -> list[Row]:
     states, R = theory.prune_transition_matrix(pair)
     i = [k for k, s in enumerate(states.tolist()) if s == [0, 0]][0]
     stay = float(R[i, i])
-    q = Row("claim_q", "Claim: Section 6.1", "Q((0,0) → (0,0)) = 1/2 · 1/2 + 1 · 1/2 = 3/4.",
+    q = Row("claim_q", "Claim: \"Results\", simple deterministic BN", "Q((0,0) → (0,0)) = 1/2 · 1/2 + 1 · 1/2 = 3/4.",
             f"exact prune matrix: {stay:.15g}", "reproduced" if abs(stay - 0.75) < 1e-12 else "differs")
     states, G = theory.gibbs_transition_matrix(pair)
     classes = theory.communicating_classes(G)
