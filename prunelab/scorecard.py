@@ -201,7 +201,7 @@ def example_rows(summary: pd.DataFrame) -> list[Row]:
 
 
 def accuracy_rows(summary: pd.DataFrame, benchmarks, tie: float = 0.1) -> list[Row]:
-    """Figure 5's panels: is prune sampling the least accurate, as the paper finds?
+    """Figure 5's panels: whether prune sampling is the least accurate, as the paper finds.
 
     The paper's caption: "This first version of Prune Sampling is not competitive with
     conventional MCMC approximation methods in terms of accuracy". A panel is
@@ -288,7 +288,8 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     slope = _slope(sigma.index.to_numpy(), sigma.to_numpy())
     rows.append(Row(
         "fig6bc", "Figure 6 (b), (c)", "σ_t falls like t^(-1/2): a line of slope -1/2 on log-log axes.",
-        f"slope of log σ_t against log t for t ≥ 10: {slope:.2f}{' (' + case['mark'] + ' not ergodic)' if case['mark'] else ''}",
+        f"slope of log σ_t against log t for t ≥ 10: {slope:.2f}"
+        + (f" ({case['mark']} not ergodic)" if case["mark"] else ""),
         "reproduced" if abs(slope + 0.5) <= 0.1 else "differs"))
     inside = case["alpha_low"] <= paper_alpha <= case["alpha_high"]
     rows.append(Row(
