@@ -33,7 +33,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .paper_numbers import PAPER_ALPHA, PAPER_LABELS
+from .indicators import sigma_t
+from .paper_numbers import BENCHMARKS, METHODS, PAPER_ALPHA, PAPER_LABELS
 
 __all__ = [
     "FIGURE_2_STATE",
@@ -45,10 +46,12 @@ __all__ = [
     "Row",
     "accuracy_rows",
     "alpha_rows",
+    "by_benchmark",
     "ergodicity_mark",
     "example_rows",
     "figure6_rows",
     "network_rows",
+    "query_estimates",
     "theory_rows",
     "time_rows",
 ]
@@ -83,7 +86,7 @@ transcribed from the figure's LaTeX source."""
 FIGURE_2_SURVIVORS = frozenset({("k_g", "l_b", "b_e", "s_y", "m_e"), ("k_g", "l_b", "b_e", "s_n", "m_e")})
 """The paper's Figure 2 caption: the two feasible states of the pruned network."""
 
-_SUMMARY_COLUMNS = ("benchmark", "method", "exact_query", "estimate_query", "sigma_T", "n_runs", "rhat",
+_SUMMARY_COLUMNS = ("benchmark", "method", "query_state", "exact_query", "estimate_query", "sigma_T", "n_runs", "rhat",
                     "constant_chains", "alpha", "alpha_low", "alpha_high", "ahd_query", "seconds_per_sample",
                     "seconds_to_target", "ess_bulk", "n_samples")
 
@@ -132,6 +135,65 @@ def ergodicity_mark(row) -> str:
     if row.get("constant_chains", 0) > 0 or not np.isfinite(rhat):
         return "†"
     return "‡" if rhat > 1.01 else ""
+
+
+def by_benchmark(summary: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One column of the experiment summary laid out as the paper's Tables 2 and 3.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per case, with ``benchmark`` and ``method`` columns (forward starts
+        only, one case per benchmark and method).
+    column : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows the nine benchmarks in the paper's order, labelled as printed
+        (:data:`prunelab.paper_numbers.PAPER_LABELS`); columns the three samplers. A
+        case missing from ``summary`` is NaN.
+
+    Examples
+    --------
+    >>> summary = pd.DataFrame({"benchmark": ["grid-3x3"], "method": ["prune"], "alpha": [0.7]})
+    >>> by_benchmark(summary, "alpha").loc["Grid 3x3"].tolist()
+    [nan, nan, 0.7]
+    """
+    data = summary.pivot(index="benchmark", columns="method", values=column)
+    return data.reindex(index=list(BENCHMARKS), columns=list(METHODS)).set_axis(
+        [PAPER_LABELS[b] for b in BENCHMARKS], axis=0)
+
+
+def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "estimate"):
+    """The running estimates of one state of a case's query, run by run.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        The experiment curves (:func:`prunelab.experiments.load_results`).
+    case : str
+        A case id, such as ``"grid-8x8.metropolis"``.
+    state : int
+        The query state whose probability is estimated.
+    column : {"estimate", "estimate_rb"}
+        The empirical frequency, or the Gibbs estimator of the paper's eq. (3).
+
+    Returns
+    -------
+    t : numpy.ndarray (checkpoints,)
+    estimates : numpy.ndarray (runs, checkpoints)
+
+    Raises
+    ------
+    KeyError
+        If ``case`` is not in ``curves``.
+    """
+    rows = curves[curves["case"] == case]
+    if rows.empty:
+        raise KeyError(f"case {case!r} is not in these curves")
+    table = rows.pivot(index="run", columns="t", values=f"{column}_{state}")
+    return table.columns.to_numpy(), table.to_numpy(float)
 
 
 def _cases(summary: pd.DataFrame) -> pd.DataFrame:
@@ -280,12 +342,8 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
         return rows + [Row(k, f"Figure 6 ({p})", "", f"{benchmark} is not in these results", "not testable")
                        for k, p in (("fig6bc", "b), (c"), ("fig6d", "d"))]
     case = cases.loc[(benchmark, method)]
-    name = f"{benchmark}.{method}"
-    mine = curves[curves["case"] == name] if "case" in curves.columns else curves
-    state = int(summary.set_index(["benchmark", "method"]).loc[(benchmark, method), "query_state"]) \
-        if "query_state" in summary.columns else 1
-    sigma = mine.groupby("t")[f"estimate_{state}"].std(ddof=0)
-    slope = _slope(sigma.index.to_numpy(), sigma.to_numpy())
+    t, estimates = query_estimates(curves, f"{benchmark}.{method}", int(case["query_state"]))
+    slope = _slope(t, sigma_t(estimates))
     rows.append(Row(
         "fig6bc", "Figure 6 (b), (c)", "σ_t falls like t^(-1/2): a line of slope -1/2 on log-log axes.",
         f"slope of log σ_t against log t for t ≥ 10: {slope:.2f}"

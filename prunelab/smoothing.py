@@ -14,7 +14,7 @@ Examples
 >>> deterministic_row_share(pair)
 0.6666666666666666
 >>> smooth_network(pair, 1e-3).cpts["B"].round(6).tolist()
-[[0.999001, 0.000999], [0.000999, 0.999001]]
+[[0.999, 0.001], [0.001, 0.999]]
 >>> deterministic_row_share(smooth_network(pair, 1e-3))
 0.0
 """

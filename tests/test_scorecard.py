@@ -183,3 +183,20 @@ def test_rows_have_known_verdicts_and_unique_keys():
     assert {r.verdict for r in rows} <= set(VERDICTS)
     keys = [r.key for r in rows]
     assert len(keys) == len(set(keys))
+
+
+def test_by_benchmark_lays_out_the_paper_table():
+    summary = summary_of(case("grid-8x8", "gibbs", alpha=4.4), case("asia_ev0", "prune", alpha=0.7))
+    table = scorecard.by_benchmark(summary, "alpha")
+    assert list(table.columns) == ["gibbs", "metropolis", "prune"]
+    assert table.index[0] == "Asia_ev0" and table.index[-1] == "Grid 8x8" and len(table) == 9
+    assert table.loc["Grid 8x8", "gibbs"] == 4.4 and table.loc["Asia_ev0", "prune"] == 0.7
+    assert table.isna().sum().sum() == 25
+
+
+def test_query_estimates_by_run_and_an_unknown_case():
+    curves = pd.DataFrame({"case": "c", "run": [0, 0, 1, 1], "t": [1, 2, 1, 2], "estimate_1": [1.0, 0.5, 0.0, 0.5]})
+    t, estimates = scorecard.query_estimates(curves, "c", 1)
+    assert t.tolist() == [1, 2] and estimates.tolist() == [[1.0, 0.5], [0.0, 0.5]]
+    with pytest.raises(KeyError, match="case 'd' is not in these curves"):
+        scorecard.query_estimates(curves, "d", 1)
