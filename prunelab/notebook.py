@@ -6,7 +6,7 @@ A teacher who downloads a chapter's ``.ipynb`` has ``prunelab`` but not the book
 tool chain, so the chapters call these functions instead:
 
 - :func:`setup` is a chapter's first line: the book profile, the chapter's one
-  random generator, quiet progress bars and a line of versions;
+  random generator, quiet progress bars, figures as SVG and a line of versions;
 - :func:`results_for` gives a chapter its experiment results: the frozen ones at the
   paper's scale, or computed on the spot at a smaller profile;
 - :func:`glue` is MyST-NB's ``glue`` when MyST-NB is installed, and otherwise only
@@ -69,7 +69,8 @@ def setup(seed: int, packages: Iterable[str] = ("prunelab", "numpy", "pandas")) 
     In a Jupyter kernel without ``ipywidgets``, ``tqdm.auto`` warns "IProgress not
     found" when first imported, and pgmpy imports it. The chapters show no progress
     bars, so it is imported here once with that one warning ignored: nothing reaches
-    the page's stderr.
+    the page's stderr. In a Jupyter kernel figures are then shown as SVG, with a PNG
+    beside it for viewers without SVG, so that they stay sharp when enlarged.
 
     Examples
     --------
@@ -88,8 +89,23 @@ def setup(seed: int, packages: Iterable[str] = ("prunelab", "numpy", "pandas")) 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found")
         import tqdm.auto  # noqa: F401
+    _vector_figures()
     print(", ".join(f"{name} {_version_of(name)}" for name in packages) + f"; profile {profile!r}")
     return Chapter(np.random.default_rng(seed), profile)
+
+
+def _vector_figures() -> None:
+    """In a Jupyter kernel, show figures as SVG (sharp on a slide), with a PNG beside it.
+
+    Outside IPython (a script, a doctest) nothing changes.
+    """
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("svg", "png")
 
 
 def results_for(profile: str, cases) -> dict:

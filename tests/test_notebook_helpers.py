@@ -73,3 +73,16 @@ def test_results_for_runs_the_cases_at_a_small_profile():
     assert set(results["summary"]["case"]) == set(cases)
     frozen = results_for("paper", cases)
     assert set(cases) <= set(frozen["summary"]["case"])
+
+
+@pytest.mark.parametrize("in_kernel", [True, False])
+def test_setup_asks_a_kernel_for_svg_figures(monkeypatch, capsys, in_kernel):
+    import IPython
+    import matplotlib_inline.backend_inline as inline
+
+    calls = []
+    monkeypatch.setattr(inline, "set_matplotlib_formats", lambda *formats: calls.append(formats))
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object() if in_kernel else None)
+    monkeypatch.setenv("PRUNELAB_PROFILE", "smoke")
+    setup(seed=1, packages=["numpy"])
+    assert calls == ([("svg", "png")] if in_kernel else [])

@@ -1,0 +1,202 @@
+"""The scorecard's verdicts: computed from the results, each rule forced both ways."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prunelab import scorecard
+from prunelab.scorecard import (
+    VERDICTS,
+    accuracy_rows,
+    alpha_rows,
+    ergodicity_mark,
+    example_rows,
+    figure6_rows,
+    network_rows,
+    theory_rows,
+    time_rows,
+)
+
+METHODS = ("gibbs", "metropolis", "prune")
+
+
+def case(benchmark, method, **values):
+    """One forward-start case of an experiment summary: a mixing sampler unless told otherwise."""
+    row = {"case": f"{benchmark}.{method}", "benchmark": benchmark, "method": method, "init": "forward",
+           "query_state": 1, "exact_query": 0.5, "estimate_query": 0.5, "sigma_T": 0.01, "n_runs": 100,
+           "n_samples": 1000, "rhat": 1.0, "constant_chains": 0, "alpha": 0.5, "alpha_low": 0.45,
+           "alpha_high": 0.55, "ahd_query": 0.01, "seconds_per_sample": 1e-6, "seconds_to_target": 1.0,
+           "ess_bulk": 1000.0}
+    row.update(values)
+    if "alpha" in values and "alpha_low" not in values:
+        row["alpha_low"], row["alpha_high"] = values["alpha"] - 0.01, values["alpha"] + 0.01
+    return row
+
+
+def summary_of(*rows):
+    return pd.DataFrame(list(rows))
+
+
+def test_ergodicity_mark():
+    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.005, "constant_chains": 0}) == ""
+    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.02, "constant_chains": 0}) == "‡"
+    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.0, "constant_chains": 3}) == "†"
+    assert ergodicity_mark({"exact_query": 0.5, "rhat": float("nan"), "constant_chains": 0}) == "†"
+    # a query fixed by the evidence has nothing to estimate: never marked
+    assert ergodicity_mark({"exact_query": 1.0, "rhat": float("nan"), "constant_chains": 100}) == ""
+
+
+@pytest.mark.parametrize(
+    ("ahd", "verdict"),
+    [
+        ({"gibbs": 0.01, "metropolis": 0.01, "prune": 0.02}, "reproduced"),
+        ({"gibbs": 0.02, "metropolis": 0.03, "prune": 0.01}, "reversed"),
+        ({"gibbs": 0.01, "metropolis": 0.03, "prune": 0.02}, "differs"),
+        # within the 10 % tie band of the largest: not "less accurate"
+        ({"gibbs": 0.0100, "metropolis": 0.0050, "prune": 0.0105}, "differs"),
+    ],
+)
+def test_accuracy_verdicts(ahd, verdict):
+    summary = summary_of(*(case("asia_ev0", m, ahd_query=ahd[m]) for m in METHODS))
+    (row,) = accuracy_rows(summary, ["asia_ev0"])
+    assert row.verdict == verdict
+    assert row.item == "Figure 5 (a) Asia_ev0"
+    assert f"prune {ahd['prune']:.4f}" in row.ours
+
+
+def test_accuracy_fixed_query_and_missing_case():
+    fixed = summary_of(*(case("asia_ev25", m, exact_query=1.0, ahd_query=0.0) for m in METHODS))
+    assert accuracy_rows(fixed, ["asia_ev25"])[0].verdict == "not testable"
+    partial = summary_of(case("alarm_ev0", "gibbs"))
+    (row,) = accuracy_rows(partial, ["alarm_ev0"])
+    assert row.verdict == "not testable" and "not in these results" in row.ours
+
+
+def test_summary_without_a_needed_column_is_refused():
+    summary = summary_of(case("asia_ev0", "gibbs")).drop(columns="ahd_query")
+    with pytest.raises(ValueError, match=r"lacks the column\(s\) \['ahd_query'\]"):
+        accuracy_rows(summary, ["asia_ev0"])
+
+
+def test_duplicate_cases_are_refused():
+    summary = summary_of(case("asia_ev0", "gibbs"), case("asia_ev0", "gibbs"))
+    with pytest.raises(ValueError, match="more than one forward-start case"):
+        accuracy_rows(summary, ["asia_ev0"])
+
+
+def test_examples_trapped_gibbs_and_converging_prune():
+    trapped = case("deterministic_pair", "gibbs", rhat=float("inf"), constant_chains=100)
+    good = case("deterministic_pair", "prune", estimate_query=0.503, sigma_T=0.05)  # 0.6 standard errors
+    biased = case("deterministic_pair", "prune", estimate_query=0.53, sigma_T=0.05)  # 6 standard errors
+    mixing = case("deterministic_pair", "gibbs")
+    assert example_rows(summary_of(trapped, good))[0].verdict == "reproduced"
+    assert example_rows(summary_of(trapped, biased))[0].verdict == "differs"
+    assert example_rows(summary_of(mixing, good))[0].verdict == "differs"
+    assert example_rows(summary_of(trapped, good))[1].verdict == "not testable"  # no block chain
+
+
+def test_alpha_claim_counts_only_benchmarks_where_all_three_mix():
+    rows = [case("alarm_ev0", "gibbs", alpha=2.0, ess_bulk=100.0), case("alarm_ev0", "metropolis", alpha=2.5),
+            case("alarm_ev0", "prune", alpha=0.85, ess_bulk=700.0),
+            # a trapped Gibbs: the benchmark does not count for the claim
+            case("grid-8x8", "gibbs", alpha=0.1, rhat=1.03), case("grid-8x8", "metropolis", alpha=0.1),
+            case("grid-8x8", "prune", alpha=0.9)]
+    table, claim = alpha_rows(summary_of(*rows), ["alarm_ev0", "grid-8x8"])
+    assert claim.verdict == "reversed"
+    assert "Alarm_ev0" in claim.ours and "Grid 8x8" not in claim.ours and "7.0×" in claim.ours
+    # paper's alpha (0.43, 0.46, 0.79 and 0.39, 0.40, 0.53) inside none of our intervals
+    assert table.verdict == "differs" and "6 cells: 1 marked" in table.ours and "interval in 0" in table.ours
+    rows[2] = case("alarm_ev0", "prune", alpha=3.0)
+    assert alpha_rows(summary_of(*rows), ["alarm_ev0", "grid-8x8"])[1].verdict == "reproduced"
+
+
+def test_alpha_table_reproduced_when_every_paper_value_is_inside():
+    paper = {"gibbs": 0.43, "metropolis": 0.46, "prune": 0.79}
+    rows = [case("alarm_ev0", m, alpha=paper[m], alpha_low=paper[m] - 0.01, alpha_high=paper[m] + 0.01)
+            for m in METHODS]
+    table, claim = alpha_rows(summary_of(*rows), ["alarm_ev0"])
+    assert table.verdict == "reproduced" and claim.verdict == "reproduced"
+
+
+def test_time_claims():
+    rows = []
+    for b in scorecard.SMALL_AND_MEDIUM:
+        rows += [case(b, "gibbs", seconds_to_target=1.0), case(b, "metropolis", seconds_to_target=2.0),
+                 case(b, "prune", seconds_to_target=0.5, seconds_per_sample=5e-6)]
+    for b in scorecard.LARGE:
+        rows += [case(b, m) for m in ("gibbs", "metropolis")] + [case(b, "prune", seconds_per_sample=50e-6)]
+    table, fast, slow = time_rows(summary_of(*rows))
+    assert table.verdict == "not testable"
+    assert fast.verdict == "reproduced" and "6 of the 6" in fast.ours
+    assert slow.verdict == "reproduced" and "50–50 Gibbs sweeps on the large" in slow.ours
+    for r in rows:
+        if r["method"] == "prune":
+            r["seconds_to_target"], r["seconds_per_sample"] = 5.0, 1e-6
+    _, fast, slow = time_rows(summary_of(*rows))
+    assert fast.verdict == "reversed" and slow.verdict == "differs"
+
+
+def test_figure6_slope_and_alpha():
+    t = np.array([1, 10, 100, 1000, 10000])
+    runs = np.arange(100)
+    rng = np.random.default_rng(5)
+    spread = rng.standard_normal(runs.size)
+    spread = (spread - spread.mean()) / spread.std()
+    curves = pd.DataFrame([{"case": "grid-8x8.metropolis", "run": r, "t": tt,
+                            "estimate_1": 0.5 + 0.4 * spread[r] / np.sqrt(tt)} for r in runs for tt in t])
+    summary = summary_of(case("grid-8x8", "metropolis", alpha=0.41, alpha_low=0.38, alpha_high=0.44))
+    a, bc, d = figure6_rows(summary, curves, exact_sink=0.139)
+    assert a.verdict == "not testable" and "0.139" in a.ours
+    assert bc.verdict == "reproduced" and "-0.50" in bc.ours
+    assert d.verdict == "reproduced"
+    stuck = curves.assign(estimate_1=0.5 + 0.4 * np.repeat(spread, t.size) * 0 + curves["run"] % 2 * 0.3)
+    mixed_badly = summary_of(case("grid-8x8", "metropolis", alpha=4.4, alpha_low=4.2, alpha_high=4.5, rhat=1.03))
+    _, bc, d = figure6_rows(mixed_badly, stuck, exact_sink=0.139)
+    assert bc.verdict == "differs" and "not ergodic" in bc.ours
+    assert d.verdict == "differs" and "not a rate" in d.ours
+
+
+def test_theory_and_networks_from_exact_computation():
+    rows = theory_rows() + network_rows()
+    assert [r.key for r in rows] == ["claim_theorem", "claim_q", "claim_trap", "fig1", "fig2", "table1"]
+    assert all(r.verdict == "reproduced" for r in rows), rows
+    assert "0.75" in rows[1].ours and "2 communicating classes" in rows[2].ours
+
+
+def test_figure2_transcription_is_what_is_checked(monkeypatch):
+    # leave the two Sports entries under l_g standing: l_g states survive, and S grows
+    struck = tuple(e for e in scorecard.FIGURE_2_STRUCK if e[0] != "Sports")
+    monkeypatch.setattr(scorecard, "FIGURE_2_STRUCK", struck)
+    fig2 = network_rows()[1]
+    assert fig2.verdict == "differs" and "l_g" in fig2.ours
+
+
+def test_rows_have_known_verdicts_and_unique_keys():
+    from prunelab.experiments import load_results
+    from prunelab.paper_numbers import BENCHMARKS
+
+    results = load_results("paper")
+    summary = results["summary"]
+    rows = (network_rows() + theory_rows() + example_rows(summary) + accuracy_rows(summary, BENCHMARKS)
+            + figure6_rows(summary, results["curves"], exact_sink=0.5) + alpha_rows(summary, BENCHMARKS)
+            + time_rows(summary))
+    assert {r.verdict for r in rows} <= set(VERDICTS)
+    keys = [r.key for r in rows]
+    assert len(keys) == len(set(keys))
+
+
+def test_by_benchmark_lays_out_the_paper_table():
+    summary = summary_of(case("grid-8x8", "gibbs", alpha=4.4), case("asia_ev0", "prune", alpha=0.7))
+    table = scorecard.by_benchmark(summary, "alpha")
+    assert list(table.columns) == ["gibbs", "metropolis", "prune"]
+    assert table.index[0] == "Asia_ev0" and table.index[-1] == "Grid 8x8" and len(table) == 9
+    assert table.loc["Grid 8x8", "gibbs"] == 4.4 and table.loc["Asia_ev0", "prune"] == 0.7
+    assert table.isna().sum().sum() == 25
+
+
+def test_query_estimates_by_run_and_an_unknown_case():
+    curves = pd.DataFrame({"case": "c", "run": [0, 0, 1, 1], "t": [1, 2, 1, 2], "estimate_1": [1.0, 0.5, 0.0, 0.5]})
+    t, estimates = scorecard.query_estimates(curves, "c", 1)
+    assert t.tolist() == [1, 2] and estimates.tolist() == [[1.0, 0.5], [0.0, 0.5]]
+    with pytest.raises(KeyError, match="case 'd' is not in these curves"):
+        scorecard.query_estimates(curves, "d", 1)
