@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"root seed (default {DEFAULT_ROOT_SEED})")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    tab = sub.add_parser("tables", help="print Table 1 (alpha) and Table 2 (seconds) beside the paper's")
+    tab = sub.add_parser("tables", help="print Table 2 (alpha) and Table 3 (seconds) beside the paper's")
     tab.add_argument("--profile", default="paper", choices=sorted(PROFILES))
     tab.add_argument("--out", metavar="DIR", help="results folder (default: data/results/<profile>)")
     tab.add_argument("--alpha", default="alpha", choices=["alpha", "alpha_free"],

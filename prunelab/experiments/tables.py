@@ -31,7 +31,7 @@ Columns of ``summary.parquet``
 ``seconds_per_sample``, ``init_seconds``
     Means over runs. ``cpu_seconds``: the case's total init + sampling time.
 ``samples_to_target``, ``seconds_to_target``
-    :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 2);
+    :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 3);
     ``_free`` from ``alpha_free``. ``t_below_target``: first checkpoint with
     sigma_t <= 0.01 (fit-free; null if never), ``seconds_below_target`` its cost.
 ``ahd_query``, ``ahd_all`` (and ``_rb``)
@@ -355,7 +355,7 @@ def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
 
 
 def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None = None) -> pd.DataFrame:
-    """Our Table 1 (``which="alpha"``) or Table 2 (``"seconds"``) beside the paper's.
+    """Our Table 2 (``which="alpha"``) or Table 3 (``"seconds"``) beside the paper's.
 
     Parameters
     ----------
@@ -392,7 +392,7 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
     """Tables 1 and 2 as text, ours beside the paper's (for ``python -m prunelab tables``).
 
     ``alpha_column`` is ``"alpha"`` (the paper's construction, delta = 0.9) or
-    ``"alpha_free"`` (delta fitted); Table 2 uses the matching time to sigma_t = 0.01.
+    ``"alpha_free"`` (delta fitted); Table 3 uses the matching time to sigma_t = 0.01.
     """
     seconds_column = {"alpha": "seconds_to_target", "alpha_free": "seconds_to_target_free"}.get(alpha_column)
     if seconds_column is None:
@@ -402,10 +402,10 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
     forward = summary[summary["init"] == "forward"]
     trapped = {(r["benchmark"], r["method"]) for _, r in forward.iterrows() if is_trapped(r)}
     lines = [
-        f"Table 1: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
+        f"Table 2: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
         _marked(alpha, trapped, "{:.2f}"),
         "",
-        f"Table 2: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
+        f"Table 3: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
         _marked(seconds, trapped, "{:.3g}"),
     ]
     if trapped:

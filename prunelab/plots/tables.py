@@ -34,7 +34,7 @@ def style_paper_table(
     flag_mark: str = "†",
     caption: str | None = None,
 ):
-    """Table 1 or 2, ours beside the paper's, for display: intervals, marks, bold best.
+    """Table 2 or 3, ours beside the paper's, for display: intervals, marks, bold best.
 
     Parameters
     ----------
