@@ -62,7 +62,9 @@ from numba.extending import register_jitable
 
 from ..clauses import WeightedClauses
 
-__all__ = ["ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_kernel", "samplesat_python"]
+__all__ = [
+    "ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_kernel", "samplesat_python",
+]
 
 
 class SampleSatOptions(NamedTuple):
