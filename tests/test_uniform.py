@@ -401,3 +401,23 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed):
             np.testing.assert_array_equal(ws.tables, full.tables)
         sizes.append(got)
     assert len(set(sizes) - {0.0}) >= 2  # non-empty sets of different sizes: the check is not vacuous
+
+
+def test_sparse_count_compiles_alike_from_counter_steps(monkeypatch):
+    """Live-entry positions from strides (steps counted with a counter) equal those from the unrolled gather."""
+    from prunelab.samplers.uniform import compile_sparse_count, compile_uniform_plan, compiler
+
+    bn = load_network("win95pts")
+    net = compile_network(bn, random_evidence(bn, 0.25, seed=5))
+    unrolled = compile_uniform_plan(net)
+    with monkeypatch.context() as patch:
+        patch.setattr(compiler, "GATHER_LIMIT", 0)
+        counted = compile_uniform_plan(net)
+    assert counted.gather.size == 0
+    possible = used_labels(net, net.cpt > 0, unrolled)
+    variable = possible & (net.cpt < 1)
+    a = compile_sparse_count(net, unrolled, possible, variable)
+    b = compile_sparse_count(net, counted, possible, variable)
+    assert a.cost == b.cost > 0
+    for x, y in zip(a[:-1], b[:-1]):
+        np.testing.assert_array_equal(x, y)

@@ -458,13 +458,17 @@ def compile_sparse_count(
         if scope.size == 1:
             root_factor.append(o0)
         live = np.flatnonzero(ws.tables[t0:t1] != 0.0)
-        digits = np.unravel_index(live, tuple(int(card[u]) for u in scope))
+        unrolled = plan.gather_ptr[k + 1] > plan.gather_ptr[k]
+        if not unrolled:
+            digits = np.stack(np.unravel_index(live, tuple(int(card[u]) for u in scope)))
         labels, messages, varies = [], [], False
-        for g in range(int(plan.step_input_ptr[k]), int(plan.step_input_ptr[k + 1])):
+        for a, g in enumerate(range(int(plan.step_input_ptr[k]), int(plan.step_input_ptr[k + 1]))):
             f = int(plan.step_input_factor[g])
-            stride = plan.input_stride[plan.input_stride_ptr[g] : plan.input_stride_ptr[g + 1]]
-            position = int(plan.factor_ptr[f]) + sum(int(st) * d for st, d in zip(stride, digits))
-            position = np.asarray(position, dtype=np.int64).reshape(live.shape)
+            if unrolled:  # the positions are in the full program's gather already
+                position = plan.gather[plan.gather_ptr[k] + a * (t1 - t0) + live]
+            else:
+                stride = plan.input_stride[plan.input_stride_ptr[g] : plan.input_stride_ptr[g + 1]]
+                position = plan.factor_ptr[f] + stride @ digits
             if f < plan.n_indicator:
                 label = plan.factor_label[position]
                 if variable[label].any():
