@@ -375,7 +375,7 @@ def step(
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
     >>> state.x.tolist(), info.size, info.method_name
-    ([0, 0], 1.0, 'enumerate')
+    ([0, 0], 1.0, 'count')
     """
     code = method_code(uniform)
     plan = prune_plan(net) if plan is None else plan
