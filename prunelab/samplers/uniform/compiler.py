@@ -438,8 +438,8 @@ def compile_sparse_count(
     >>> from prunelab.samplers.uniform import compile_sparse_count, uniform_plan
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> sparse = compile_sparse_count(net, uniform_plan(net), net.cpt > 0, (net.cpt > 0) & (net.cpt < 1))
-X
-    (2, 2)
+    >>> sparse.cost, int(sparse.live_entry.size)  # both steps read A's labels; 2 live entries each
+    (4, 4)
     """
     from .kernels import make_workspace  # local: the kernels import this module
 
