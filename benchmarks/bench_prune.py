@@ -111,7 +111,8 @@ def main(argv=None) -> None:
             prune.run_chain(np.random.default_rng(0), net, initial_state(np.random.default_rng(0), net), 2)
             worst, sizes = first_steps(net, args.starts)
             print(f"\n{name} evidence={label}: {net.n_labels} labels, {plan.random_label.size} random, "
-                  f"count cost {plan.uniform.count_cost}, search budget {plan.uniform.node_budget}")
+                  f"count cost {plan.uniform.count_cost} (specialised: {plan.count.cost if plan.count else '-'}), "
+                  f"auto search budget {plan.node_budget}")
             print(f"  first step from random forward ({args.starts} starts): worst {worst * 1e3:.2f} ms, "
                   f"|S| median {np.median(sizes):.3g}, max {sizes.max():.3g}")
             x0 = initial_state(np.random.default_rng(2), net, "forward")

@@ -7,17 +7,22 @@ Tolerances: a frequency from ``N`` independent initial states is binomial, so
 
 from __future__ import annotations
 
+import itertools
 import time
+import weakref
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from prunelab import BayesianNetwork, EvidenceError, load_evidence, load_network, random_evidence
+from prunelab.catalogue import pgmpy_example_path
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
+from prunelab.io import read_bif
 from prunelab.samplers.init import (
     InfeasibleStateError,
+    _exact_posterior_state,
     check_state,
     initial_state,
     start_state_from,
@@ -184,6 +189,80 @@ def test_exact_fallback_after_the_restart_budget(rng):
     # the fallback draws from P(x | e): C=1 with probability 0.8
     freq = states[:, 2].mean()
     assert abs(freq - 0.8) < Z_IID * np.sqrt(0.8 * 0.2 / len(states))
+
+
+def brute_force_posterior(bn, evidence):
+    """Every full state that agrees with ``evidence`` and its probability ``P(x | e)``."""
+    observed = bn.evidence_indices(evidence)
+    ranges = [[observed[i]] if i in observed else range(c) for i, c in enumerate(bn.cardinalities)]
+    states = np.array(list(itertools.product(*ranges)), dtype=np.int64)
+    weights = np.exp([bn.log_probability(x) for x in states])
+    return states, weights / weights.sum()
+
+
+@pytest.mark.parametrize(
+    "name,make_evidence",
+    [
+        ("asia", lambda bn: load_evidence("asia")),
+        ("asia", lambda bn: {"either": "yes", "tub": "no"}),
+        ("grid-3x3", lambda bn: random_evidence(bn, 0.25, seed=5)),
+        ("blood_pressure", lambda bn: None),
+    ],
+    ids=["asia-frozen", "asia-forced", "grid-3x3", "blood_pressure"],
+)
+def test_exact_fallback_draws_full_states_from_the_posterior(name, make_evidence, rng):
+    """Backward sampling through the junction tree: the joint of the draws is ``P(x | e)`` (chi-square)."""
+    bn = load_network(name)
+    evidence = make_evidence(bn)
+    states, posterior = brute_force_posterior(bn, evidence)
+    n = 12_000
+    draws = np.array([_exact_posterior_state(rng, bn, evidence, 1) for _ in range(n)])
+    index = {tuple(x): k for k, x in enumerate(states.tolist())}
+    counts = np.bincount([index[tuple(x)] for x in draws.tolist()], minlength=len(states))
+    assert counts[posterior == 0].sum() == 0  # never a state with P(x, e) = 0
+    support = posterior > 0
+    expected = n * posterior[support]
+    # pool the rare states so every cell expects at least 5 draws
+    rare = expected < 5
+    observed_cells = np.append(counts[support][~rare], counts[support][rare].sum())
+    expected_cells = np.append(expected[~rare], expected[rare].sum())
+    if not rare.any():
+        observed_cells, expected_cells = observed_cells[:-1], expected_cells[:-1]
+    assert stats.chisquare(observed_cells, expected_cells).pvalue > 1e-4
+
+
+def test_exact_fallback_runs_one_calibration_per_network_and_evidence(monkeypatch, rng):
+    """Chains share the upward pass; new evidence (or an impossible one) is calibrated afresh."""
+    import prunelab.exact as exact
+    import prunelab.samplers.init as init_module
+
+    monkeypatch.setattr(init_module, "_posterior_tables", weakref.WeakKeyDictionary())  # an empty cache
+    calls = []
+    calibrate = exact._calibrate
+    monkeypatch.setattr(exact, "_calibrate", lambda bn, ev: calls.append(dict(ev)) or calibrate(bn, ev))
+    bn = rare_evidence_network()
+    for _ in range(5):
+        x, info = initial_state(rng, bn, evidence={"B": "1"}, max_restarts=20, return_info=True)
+        assert info.method == "exact" and x[0] == 1
+    assert calls == [{"B": "1"}]
+    x, info = initial_state(rng, bn, evidence={"B": "1", "C": "0"}, max_restarts=20, return_info=True)
+    assert info.method == "exact" and x.tolist() == [1, 1, 0]
+    assert calls == [{"B": "1"}, {"B": "1", "C": "0"}]
+
+
+def test_exact_fallback_on_a_large_network_with_evidence(rng):
+    """diabetes (413 variables) with 25 % evidence: forward sampling fails, the posterior draw is feasible."""
+    bn = read_bif(pgmpy_example_path("diabetes"))
+    evidence = random_evidence(bn, 0.25, seed=7)
+    net = compile_network(bn, evidence)
+    starts = []
+    for _ in range(3):
+        x, info = initial_state(rng, bn, evidence=evidence, max_restarts=100, return_info=True)
+        assert info.method == "exact"
+        assert feasible(net, x)
+        np.testing.assert_array_equal(x[net.evidence_value >= 0], net.evidence_value[net.evidence_value >= 0])
+        starts.append(x)
+    assert len({tuple(x) for x in starts}) == 3  # independent draws, not one cached state
 
 
 def test_restart_budget_on_a_compiled_network_raises(rng):

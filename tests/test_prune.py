@@ -352,3 +352,16 @@ def test_pathfinder_runs():
     result = sample(bn, "prune", 5, seed=0)
     assert result.draws.shape == (1, 5, bn.n_variables)
     assert all(bn.log_probability(x) > -np.inf for x in result.draws[0])
+
+
+def test_auto_counts_first_then_follows_the_last_size():
+    """``"auto"`` counts the first step (no size yet) and then uses both methods, as the rule predicts."""
+    bn, net = make_net("alarm", "random")
+    plan = prune.prune_plan(net)
+    x0 = initial_state(np.random.default_rng(2), net, "forward")
+    out = prune.run_chain(np.random.default_rng(3), net, x0, 2000, "auto")
+    assert prune.METHOD_NAMES[out.method[0]] == "count"
+    assert {prune.METHOD_NAMES[m] for m in out.method} == {"count", "enumerate"}
+    # a search is tried only after a step whose |S| predicts a short one (>= the first estimate of nodes/member)
+    searched = out.method[1:] == prune.METHOD_NAMES.index("enumerate")
+    assert np.all(out.size[:-1][searched] * 1.0 <= prune.AUTO_SHARE * plan.node_budget)

@@ -19,13 +19,17 @@ soon as an evidence variable's CPT entry is zero given its sampled parents and
 starts again, up to ``max_restarts`` tries (default :data:`MAX_RESTARTS`). When the
 budget is spent, :func:`initial_state` falls back on exact inference
 (:mod:`prunelab.exact`): it raises :class:`~prunelab.EvidenceError` if
-``P(e) = 0`` and otherwise draws ``x`` from the exact posterior ``P(x | e)`` by
-sequential sampling, ``x_1 ~ P(X_1 | e)``, ``x_2 ~ P(X_2 | x_1, e)``, and so on.
+``P(e) = 0`` and otherwise draws ``x`` from the exact posterior ``P(x | e)``: one
+upward pass of the junction tree, then backward sampling through its cliques in
+reverse elimination order. The upward pass is cached per (network, evidence), so
+the chains of one :func:`prunelab.sample` call share one exact inference.
 Nothing loops without a bound.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -160,21 +164,44 @@ def _resolve_method(method: str, p: float) -> float:
     raise ValueError(f"unknown initialisation method {method!r}; choose one of {list(INIT_METHODS)}")
 
 
-def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
-                           max_restarts: int) -> np.ndarray:
-    """Draw ``x ~ P(x | e)`` by sequential exact conditioning.
+class _PosteriorTables(NamedTuple):
+    """One upward pass of exact inference, kept for backward sampling from ``P(x | e)``.
+
+    ``order`` and ``cliques`` are the junction tree's elimination order and cliques
+    (clique ``k`` is ``(order[k], *separator)``, every separator variable eliminated
+    later); ``potentials[k]`` is clique ``k``'s factors times its children's
+    messages after the upward pass, so ``potentials[k][:, sep]`` is proportional to
+    ``P(X_order[k] | sep, e)`` once the variables eliminated after it are fixed.
+    """
+
+    evidence: tuple[tuple[int, int], ...]
+    order: tuple[int, ...]
+    cliques: tuple[tuple[int, ...], ...]
+    potentials: tuple[np.ndarray, ...]
+
+
+_posterior_tables: weakref.WeakKeyDictionary[BayesianNetwork, _PosteriorTables] = weakref.WeakKeyDictionary()
+"""The last (evidence, tables) per network: chains of one :func:`prunelab.sample` call share it."""
+_posterior_lock = threading.Lock()
+
+
+def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_restarts: int) -> _PosteriorTables:
+    """The upward pass of exact inference for ``(bn, evidence)``, from the cache or computed once.
 
     Feasibility is decided on ``log P(e)`` (``-inf`` only when impossible), never on
-    ``P(e)``, which underflows to 0 for possible evidence on large networks. One
-    ``rng.random()`` is used per free variable, in topological order; a variable
-    whose posterior is a point mass takes its one state without a new calibration.
+    ``P(e)``, which underflows to 0 for possible evidence on large networks.
     """
     from .. import exact  # local: exact inference is only needed on this fallback
 
+    key = tuple(sorted(bn.evidence_indices(evidence).items()))
+    with _posterior_lock:
+        tables = _posterior_tables.get(bn)
+    if tables is not None and tables.evidence == key:
+        return tables
     named_evidence = bn.evidence_names(evidence)
     named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
     try:
-        log_p = exact.log_probability_of_evidence(bn, named_evidence)
+        tree, calibration = exact._calibrate(bn, named_evidence)
     except EvidenceError:
         raise
     except ValueError as exc:
@@ -182,28 +209,39 @@ def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, eviden
             f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} forward-sampling "
             f"tries: it may be impossible, and exact inference cannot tell ({exc})"
         ) from None
-    if log_p == -np.inf:
+    if calibration.log_probability == -np.inf:
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
-    clamped = dict(bn.evidence_indices(named_evidence))
+    tables = _PosteriorTables(key, tree.order, tree.cliques, tuple(calibration.potentials))
+    with _posterior_lock:
+        _posterior_tables[bn] = tables
+    return tables
+
+
+def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
+                           max_restarts: int) -> np.ndarray:
+    """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling.
+
+    The junction tree's upward pass (:mod:`prunelab.exact`) leaves in every clique
+    the product of its factors and its children's messages; drawing the variables
+    in reverse elimination order, each from its clique's row at the values already
+    drawn for its separator, samples the posterior exactly (forward filtering,
+    backward sampling). The pass is computed once per (network, evidence) and
+    cached, so every chain that falls back pays one exact inference in all and then
+    microseconds per variable. One ``rng.random()`` is used per free variable, in
+    reverse elimination order.
+    """
+    tables = _posterior_tables_for(bn, evidence, max_restarts)
     x = np.empty(bn.n_variables, dtype=np.int64)
-    for i, s in clamped.items():
+    for i, s in tables.evidence:
         x[i] = s
-    marginals = None
-    for i, v in enumerate(bn.variables):
-        if i in clamped:
-            continue
-        if marginals is None:
-            marginals = exact.exact_marginals(bn, {bn.variables[j]: s for j, s in clamped.items()})
-        marginal = marginals[v]
-        cumulative = np.cumsum(marginal)
+    for clique, potential in zip(reversed(tables.cliques), reversed(tables.potentials)):
+        row = potential[(slice(None), *x[list(clique[1:])])] if len(clique) > 1 else potential
+        cumulative = np.cumsum(row)
         s = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-        s = min(s, marginal.size - 1)
-        while marginal[s] <= 0.0:
+        s = min(s, row.size - 1)
+        while row[s] <= 0.0:
             s -= 1
-        if np.count_nonzero(marginal) > 1:
-            marginals = None  # conditioning on x_i changes the other posteriors
-        clamped[i] = s
-        x[i] = s
+        x[clique[0]] = s
     return x
 
 
@@ -261,13 +299,15 @@ def initial_state(
     See Also
     --------
     hybrid_forward_kernel : the kernel, with its order of random numbers.
-    prunelab.exact.exact_marginals : used by the fallback.
+    prunelab.exact : the junction tree whose upward pass the fallback samples backward.
 
     Notes
     -----
     Rejection of forward samples inconsistent with ``e`` keeps the forward bias the
     paper discusses. The exact fallback instead yields a draw from the posterior;
-    ``InitInfo.method == "exact"`` records that it happened.
+    ``InitInfo.method == "exact"`` records that it happened. It costs one upward
+    pass of exact inference per (network, evidence), cached and shared by later
+    calls, then one table row per free variable.
 
     References
     ----------
@@ -277,6 +317,9 @@ def initial_state(
        hybrid forward sampling).
     .. [2] D. Koller and N. Friedman, *Probabilistic Graphical Models*, MIT Press,
        2009, sec. 12.1 (forward sampling, rejection of samples inconsistent with e).
+    .. [3] R. Dechter, "Bucket elimination: a unifying framework for reasoning",
+       Artificial Intelligence 113 (1999), and Koller and Friedman, sec. 12.1.2
+       (sampling from the posterior after an elimination pass, backward).
 
     Examples
     --------

@@ -48,17 +48,31 @@ import numpy as np
 from ..compiled import CompiledNetwork, state_labels
 from .init import check_state
 from .uniform import (
+    AUTO,
+    COUNT,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
+    ENUMERATE,
+    HEURISTIC,
     METHOD_NAMES,
     PlanCache,
+    SparseCount,
     UniformPlan,
+    compile_sparse_count,
     compile_uniform_plan,
     make_workspace,
     method_code,
     used_labels,
 )
-from .uniform.kernels import label_nb, uniform_draw_nb
+from .uniform.kernels import (
+    backward_arrays,
+    count_nb,
+    count_sparse_arrays,
+    draw_member_arrays,
+    label_nb,
+    search_arrays,
+    uniform_draw_nb,
+)
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
@@ -75,10 +89,24 @@ __all__ = [
     "prune_around",
     "prune_plan",
     "compile_prune_plan",
+    "auto_searches",
+    "AUTO_SHARE",
+    "BACKWARD_UNITS",
+    "NODE_UNITS",
 ]
 
 RAO_BLACKWELL = False
 """Prune sampling has no Rao-Blackwell terms."""
+
+NODE_UNITS = 4
+"""Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba)."""
+
+BACKWARD_UNITS = 8
+"""Multiply-adds that one backward-sampling step is taken to cost."""
+
+AUTO_SHARE = 0.5
+"""``"auto"`` searches when the predicted search costs at most this share of a count."""
+
 
 class PruneState(NamedTuple):
     """State of the prune chain.
@@ -87,9 +115,18 @@ class PruneState(NamedTuple):
     ----------
     x : int64 (n,)
         Full state, topological order, evidence set.
+    size : float, default inf
+        ``|S|`` of the step that produced ``x`` (inf at the start).
+    nodes_per_member : float, default 0
+        Search nodes per member of ``S`` in the last completed search, raised to
+        ``budget / |S|`` when a search runs out of budget (0 before the first: the
+        plan's estimate is used). With ``size`` it predicts the next search, for
+        ``uniform="auto"``.
     """
 
     x: np.ndarray
+    size: float = np.inf
+    nodes_per_member: float = 0.0
 
 
 class PruneInfo(NamedTuple):
@@ -153,12 +190,27 @@ class PrunePlan(NamedTuple):
         The fixed part of every pruning: used labels with ``c = 1`` kept, labels
         with ``c = 0`` or used by no feasible state pruned; the random labels are
         overwritten at every step.
+    count : SparseCount or None
+        The counting program specialised to prunings that change only the
+        random labels (:func:`~prunelab.samplers.uniform.compile_sparse_count`),
+        which :func:`run_chain` counts with; None if it does not fit (the full
+        program is used).
+    node_budget : int
+        Search nodes ``uniform="auto"`` allows before it counts: about the cost
+        of one count (:data:`NODE_UNITS`, :data:`BACKWARD_UNITS`), at least 16.
+    nodes_per_member : float
+        First estimate of search nodes per member of ``S``: the number of free
+        variables (measured 0.6 to 15 times that on the benchmark networks; a
+        low first guess makes ``"auto"`` try a search early and learn the ratio).
     """
 
     uniform: UniformPlan
     random_label: np.ndarray
     random_c: np.ndarray
     base_kept: np.ndarray
+    count: SparseCount | None
+    node_budget: int
+    nodes_per_member: float
 
 
 def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
@@ -174,7 +226,10 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     ----------
     net : CompiledNetwork
     node_budget : int, optional
-        Passed to :func:`~prunelab.samplers.uniform.compile_uniform_plan`.
+        Search nodes ``uniform="auto"`` allows before it counts, in the chain
+        (:attr:`PrunePlan.node_budget`) and in the uniform plan
+        (:func:`~prunelab.samplers.uniform.compile_uniform_plan`). Default: about
+        one count's cost for the chain, the uniform plan's own default there.
 
     Returns
     -------
@@ -192,11 +247,17 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     uniform = compile_uniform_plan(net, node_budget)
     c = net.cpt
     used = used_labels(net, c > 0.0, uniform)
-    random_label = np.flatnonzero(used & (c < 1.0)).astype(np.int64)
+    random = used & (c < 1.0)
+    random_label = np.flatnonzero(random).astype(np.int64)
     arrays = (random_label, c[random_label].astype(np.float64), used)
     for a in arrays:
         a.setflags(write=False)
-    return PrunePlan(uniform, *arrays)
+    sparse = compile_sparse_count(net, uniform, used, random)
+    units = (uniform.count_cost if sparse is None else sparse.cost) + BACKWARD_UNITS * uniform.n_steps
+    if node_budget is None:
+        node_budget = max(16, units // NODE_UNITS)
+    nodes_per_member = float(max(net.free.size, 1))
+    return PrunePlan(uniform, *arrays, sparse, int(node_budget), nodes_per_member)
 
 
 _prune_plans = PlanCache(compile_prune_plan)
@@ -314,28 +375,79 @@ def step(
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
     >>> state.x.tolist(), info.size, info.method_name
-    ([0, 0], 1.0, 'enumerate')
+    ([0, 0], 1.0, 'count')
     """
     code = method_code(uniform)
     plan = prune_plan(net) if plan is None else plan
     x = state.x
     kept = prune_around(rng, net, x, plan)
     y = x.copy()
-    budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
-    size, used = uniform_draw_py(
+    budget = plan.node_budget if node_budget is None else int(node_budget)
+    ratio = state.nodes_per_member or plan.nodes_per_member
+    if code == AUTO and not auto_searches(state.size, ratio, budget):
+        code = COUNT
+    size, used, nodes = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
-    return PruneState(y), PruneInfo(float(size), int(used))
+    if used == ENUMERATE and size > 0:
+        ratio = nodes / size
+    elif code == AUTO and used == COUNT and size > 0:  # the search ran out of budget
+        ratio = max(ratio, budget / size)
+    return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used))
 
 
 @numba.njit(cache=True, nogil=True)
-def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_labels, x, y,
-                    n_draws, method, n_candidates, max_restarts, budget, ws, draws, sizes, methods):
+def auto_searches(size, nodes_per_member, budget):
+    """Does ``uniform="auto"`` search this step? The rule of :func:`step` and :func:`run_chain`.
+
+    The search is predicted to visit ``size * nodes_per_member`` nodes (the last
+    step's ``|S|`` times the nodes per member of the last completed search); it
+    is tried when that is at most :data:`AUTO_SHARE` of ``budget``, and stops
+    (for a count) when it exceeds ``budget``. Otherwise the step counts at once.
+    The choice depends on the chain's past and on the pruning only, never on the
+    draw's own random numbers, and both methods draw exactly uniformly from
+    ``S``, so the mixture is exact.
+    """
+    return size * nodes_per_member <= AUTO_SHARE * budget
+
+
+_NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] * 8), 0)
+"""Stands in for ``PrunePlan.count`` when it is None (numba needs one type); never read."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
+                    n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
+    # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
+    card = net.cardinality
     offset = net.cpt_offset
     parent_ptr = net.parent_ptr
     parent_index = net.parent_index
     parent_stride = net.parent_stride
+    order = uplan.dfs_order
+    check_ptr = uplan.check_ptr
+    check_var = uplan.check_var
+    look_ptr = uplan.look_ptr
+    look_var = uplan.look_var
+    const_label = uplan.const_label
+    table_ptr = uplan.table_ptr
+    scope_ptr = uplan.step_scope_ptr
+    scope_var = uplan.step_scope_var
+    scope_card = uplan.step_scope_card
+    value = ws.value
+    members = ws.members
+    factors = ws.factors
+    tables = ws.tables
+    live_ptr = sparse.live_ptr
+    live_entry = sparse.live_entry
+    live_row = sparse.live_row
+    n_label = sparse.n_label
+    n_input = sparse.n_input
+    gather_ptr = sparse.gather_ptr
+    gather = sparse.gather
+    root_factor = sparse.root_factor
+    size = np.inf
     for t in range(n_draws):
         for i in range(n):
             lab = label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
@@ -348,8 +460,35 @@ def _prune_chain_nb(rng, net, uplan, random_label, random_c, kept, marked, x_lab
         for i in range(n):
             kept[x_labels[i]] = True
             marked[x_labels[i]] = False
-        size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
-                                      max_restarts, budget, ws)
+        if method == HEURISTIC:
+            size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
+                                          max_restarts, budget, ws)
+        else:
+            count = -1
+            searched = method == ENUMERATE or (method == AUTO and auto_searches(size, ratio, budget))
+            if searched:
+                limit = budget if method == AUTO else -1
+                count, nodes = search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order,
+                                             check_ptr, check_var, look_ptr, look_var, const_label, kept, y,
+                                             value, limit, -1, members)
+            if count >= 0:
+                draw_member_arrays(rng, card, offset, parent_ptr, parent_index, parent_stride, order,
+                                   check_ptr, check_var, look_ptr, look_var, const_label, kept, y, value,
+                                   members, count)
+                size, used = float(count), ENUMERATE
+                if count > 0:
+                    ratio = nodes / count
+            else:
+                if use_sparse:
+                    size = count_sparse_arrays(const_label, kept, factors, tables, live_ptr, live_entry,
+                                               live_row, n_label, n_input, gather_ptr, gather, root_factor)
+                else:
+                    size = count_nb(uplan, kept, factors, tables, ws.counter, ws.radix, ws.stride, ws.base)
+                if size > 0.0:
+                    backward_arrays(rng, table_ptr, scope_ptr, scope_var, scope_card, tables, y)
+                    if method == AUTO and count == -1 and searched:  # the search ran out of budget
+                        ratio = max(ratio, budget / size)
+                used = COUNT
         for i in range(n):
             x[i] = y[i]
             draws[t, i] = y[i]
@@ -422,8 +561,9 @@ def run_chain(
         raise ValueError(f"n_draws must be >= 0, got {n_draws}")
     plan = prune_plan(net) if plan is None else plan
     x = check_state(net, x0)
-    budget = plan.uniform.node_budget if node_budget is None else int(node_budget)
-    ws = make_workspace(net, plan.uniform, int(n_candidates))
+    budget = plan.node_budget if node_budget is None else int(node_budget)
+    sparse = plan.count
+    ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)
     draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     sizes = np.empty(n_draws, dtype=np.float64)
     methods = np.empty(n_draws, dtype=np.int8)
@@ -431,8 +571,8 @@ def run_chain(
     marked = np.zeros(net.n_labels, dtype=np.bool_)
     x_labels = np.zeros(net.n_variables, dtype=np.int64)
     _prune_chain_nb(
-        rng, net, plan.uniform, plan.random_label, plan.random_c, kept, marked, x_labels,
-        x, x.copy(), n_draws, code, int(n_candidates), int(max_restarts), budget, ws,
-        draws, sizes, methods,
+        rng, net, plan.uniform, _NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
+        plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
+        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods,
     )
     return PruneChain(draws, sizes, methods)

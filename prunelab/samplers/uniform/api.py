@@ -215,7 +215,7 @@ def uniform_pruned_state(
     y = _start_state(net)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     if reference:
-        size, used = uniform_draw_py(rng, net, plan, kept, x, y, code, n_candidates, max_restarts, budget)
+        size, used, _ = uniform_draw_py(rng, net, plan, kept, x, y, code, n_candidates, max_restarts, budget)
     else:
         ws = make_workspace(net, plan, n_candidates)
         size, used = uniform_draw_nb(

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.np.random.generator_core import next_uint32
+from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bounded_lemire_uint32
 
 from prunelab.compiled import CompiledNetwork
 
@@ -23,10 +25,15 @@ from .compiler import (
 
 __all__ = [
     "UniformWorkspace",
+    "backward_arrays",
     "count_nb",
+    "count_sparse_arrays",
+    "draw_member_arrays",
+    "integer_below_nb",
     "label_nb",
     "make_workspace",
     "repeat_draws_nb",
+    "search_arrays",
     "search_nb",
     "support_nb",
     "uniform_draw_nb",
@@ -50,13 +57,21 @@ class UniformWorkspace(NamedTuple):
 
 
 def make_workspace(
-    net: CompiledNetwork, plan: UniformPlan, n_candidates: int = DEFAULT_N_CANDIDATES
+    net: CompiledNetwork,
+    plan: UniformPlan,
+    n_candidates: int = DEFAULT_N_CANDIDATES,
+    fill=None,
 ) -> UniformWorkspace:
-    """Scratch arrays for the numba kernels (one per chain; not shared between threads)."""
+    """Scratch arrays for the numba kernels (one per chain; not shared between threads).
+
+    With ``fill`` (bool array over the labels), the tables and factors are filled
+    by one count with those labels kept: a :class:`~.compiler.SparseCount` needs
+    ``fill=sparse.possible``, since it never recomputes the steps that do not vary.
+    """
     n_free = plan.dfs_order.shape[0]
     axes = int(np.diff(plan.step_scope_ptr).max(initial=0)) + 1
     inputs = int(np.diff(plan.step_input_ptr).max(initial=0)) + 1
-    return UniformWorkspace(
+    ws = UniformWorkspace(
         factors=np.zeros(int(plan.factor_ptr[-1]), dtype=np.float64),
         tables=np.zeros(int(plan.table_ptr[-1]), dtype=np.float64),
         value=np.zeros(n_free + 1, dtype=np.int64),
@@ -69,6 +84,10 @@ def make_workspace(
         stride=np.zeros((inputs, axes), dtype=np.int64),
         base=np.zeros(inputs, dtype=np.int64),
     )
+    if fill is not None:
+        count_nb(plan, np.ascontiguousarray(fill, dtype=np.bool_), ws.factors, ws.tables, ws.counter,
+                 ws.radix, ws.stride, ws.base)
+    return ws
 
 
 # Arrays are taken out of the network/plan tuples once, at the top of each kernel:
@@ -125,17 +144,21 @@ def search_nb(net, plan, kept, y, value, budget, target, members):
     ``budget`` nodes (tried values) were visited (then the count is -1).
     ``budget < 0`` or ``target < 0``: no limit. Returns ``(count, nodes)``.
     """
-    card = net.cardinality
-    offset = net.cpt_offset
-    parent_ptr = net.parent_ptr
-    parent_index = net.parent_index
-    parent_stride = net.parent_stride
-    order = plan.dfs_order
-    check_ptr = plan.check_ptr
-    check_var = plan.check_var
-    look_ptr = plan.look_ptr
-    look_var = plan.look_var
-    if not _constants_kept_nb(plan.const_label, kept):
+    return search_arrays(net.cardinality, net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
+                         plan.dfs_order, plan.check_ptr, plan.check_var, plan.look_ptr, plan.look_var,
+                         plan.const_label, kept, y, value, budget, target, members)
+
+
+@_jit
+def search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order, check_ptr, check_var,
+                  look_ptr, look_var, const_label, kept, y, value, budget, target, members):
+    """:func:`search_nb` on the arrays themselves.
+
+    Per-step kernels take arrays, not the plan's named tuple: numba updates a
+    reference count for every field read from a tuple, which on small networks
+    costs more than the search (about 250 ns a call).
+    """
+    if not _constants_kept_nb(const_label, kept):
         return 0, 0
     nf = order.shape[0]
     if nf == 0:
@@ -205,11 +228,33 @@ def search_nb(net, plan, kept, y, value, budget, target, members):
 
 
 @_jit
+def integer_below_nb(rng, n):
+    """``rng.integers(0, n)`` for ``n >= 1``: the same number from the same stream, without allocating.
+
+    numba's ``Generator.integers`` fills a fresh one-element array at every call
+    (about 60 ns); this runs the branch NumPy takes for one int64 (its
+    ``random_bounded_uint64_fill``: Lemire's method, on a buffered 32-bit draw
+    when ``n - 1`` fits in 32 bits) with numba's own translation of it. The
+    tests check it against ``Generator.integers`` for bounds on both sides of
+    ``2**32``.
+    """
+    r = np.uint64(n - 1)
+    if r == 0:
+        return np.int64(0)
+    bitgen = rng.bit_generator
+    if r <= np.uint64(0xFFFFFFFF):
+        if r == np.uint64(0xFFFFFFFF):
+            return np.int64(next_uint32(bitgen))
+        return np.int64(buffered_bounded_lemire_uint32(bitgen, r))
+    return np.int64(bounded_lemire_uint64(bitgen, r))
+
+
+@_jit
 def _choose_nb(rng, weights, start, n, total):
     """Index in ``weights[start:start+n]`` drawn proportionally to the weights."""
     acc = 0.0
     if total < EXACT_COUNT_LIMIT:  # integer-valued, exact
-        r = rng.integers(0, np.int64(total))
+        r = integer_below_nb(rng, np.int64(total))
         for a in range(n):
             acc += weights[start + a]
             if r < acc:
@@ -334,6 +379,55 @@ def count_nb(plan, kept, factors, tables, counter, radix, stride, base):
 
 
 @_jit
+def count_sparse_arrays(const_label, kept, factors, tables, live_ptr, live_entry, live_row, n_label, n_input,
+                        gather_ptr, gather, root_factor):
+    """|S| by the specialised program of a :class:`SparseCount` (the workspace filled by ``make_workspace``).
+
+    Recomputes only the live entries of the steps that depend on a varying label,
+    reading varying indicator entries straight from ``kept``; every product and
+    every row sum is the one :func:`count_nb` computes, in the same order, so
+    the tables and the count are the same numbers.
+    """
+    if not _constants_kept_nb(const_label, kept):
+        return 0.0
+    for d in range(live_ptr.shape[0] - 1):
+        l0 = live_ptr[d]
+        n_live = live_ptr[d + 1] - l0
+        g0 = gather_ptr[d]
+        nl = n_label[d]
+        ni = n_input[d]
+        row = -1
+        s = 0.0
+        for j in range(n_live):
+            if nl > 0:
+                prod = 1.0 if kept[gather[g0 + j]] else 0.0
+            else:
+                prod = factors[gather[g0 + j]]
+            g = 1
+            while g < ni and prod != 0.0:
+                if g < nl:
+                    if not kept[gather[g0 + g * n_live + j]]:
+                        prod = 0.0
+                else:
+                    prod *= factors[gather[g0 + g * n_live + j]]
+                g += 1
+            tables[live_entry[l0 + j]] = prod
+            r = live_row[l0 + j]
+            if r != row:
+                if row >= 0:
+                    factors[row] = s
+                row = r
+                s = 0.0
+            s += prod
+        if row >= 0:
+            factors[row] = s
+    total = 1.0
+    for r in range(root_factor.shape[0]):
+        total *= factors[root_factor[r]]
+    return total
+
+
+@_jit
 def support_nb(plan, kept, counter, radix, stride, base):
     """Which indicator-factor entries some member of ``S`` uses (boolean semiring).
 
@@ -406,10 +500,12 @@ def support_nb(plan, kept, counter, radix, stride, base):
 @_jit
 def _backward_nb(rng, plan, tables, y):
     """Draw the free variables of ``y`` uniformly from ``S`` (after :func:`count_nb`)."""
-    table_ptr = plan.table_ptr
-    scope_ptr = plan.step_scope_ptr
-    scope_var = plan.step_scope_var
-    scope_card = plan.step_scope_card
+    backward_arrays(rng, plan.table_ptr, plan.step_scope_ptr, plan.step_scope_var, plan.step_scope_card, tables, y)
+
+
+@_jit
+def backward_arrays(rng, table_ptr, scope_ptr, scope_var, scope_card, tables, y):
+    """:func:`_backward_nb` on the plan's arrays (see :func:`search_arrays` for why)."""
     for k in range(table_ptr.shape[0] - 2, -1, -1):
         s0 = scope_ptr[k]
         s1 = scope_ptr[k + 1]
@@ -460,7 +556,7 @@ def _heuristic_nb(rng, net, plan, kept, x, y, n_candidates, max_restarts, ws):
                 if na == 0:
                     complete = False
                     break
-                y[v] = allowed[rng.integers(0, na)]
+                y[v] = allowed[integer_below_nb(rng, na)]
             if complete:
                 break
         if not complete:
@@ -488,10 +584,29 @@ def _heuristic_nb(rng, net, plan, kept, x, y, n_candidates, max_restarts, ws):
         for i in range(y.shape[0]):
             y[i] = x[i]
         return 1.0
-    r = rng.integers(0, n_distinct)
+    r = integer_below_nb(rng, n_distinct)
     for p in range(nf):
         y[order[p]] = candidates[r, p]
     return float(n_distinct)
+
+
+@_jit
+def draw_member_arrays(rng, card, offset, parent_ptr, parent_index, parent_stride, order, check_ptr,
+                       check_var, look_ptr, look_var, const_label, kept, y, value, members, count):
+    """After a search that found ``count`` members, set ``y`` to one drawn uniformly.
+
+    One ``integer_below_nb(rng, count)``; a member beyond the first
+    ``len(members)`` kept by the search is reached by searching again.
+    """
+    if count <= 0:
+        return
+    r = integer_below_nb(rng, count)
+    if r < members.shape[0]:
+        for q in range(order.shape[0]):
+            y[order[q]] = members[r, q]
+    else:
+        search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order, check_ptr, check_var,
+                      look_ptr, look_var, const_label, kept, y, value, -1, r, members[:0])
 
 
 @_jit
@@ -504,17 +619,11 @@ def uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restar
         return _heuristic_nb(rng, net, plan, kept, x, y, n_candidates, max_restarts, ws), 2
     if method == 0 or method == 3:
         limit = budget if method == 3 else -1
-        members = ws.members
-        count, nodes = search_nb(net, plan, kept, y, ws.value, limit, -1, members)
+        args = (net.cardinality, net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
+                plan.dfs_order, plan.check_ptr, plan.check_var, plan.look_ptr, plan.look_var, plan.const_label)
+        count, nodes = search_arrays(*args, kept, y, ws.value, limit, -1, ws.members)
         if count >= 0:
-            if count > 0:
-                r = rng.integers(0, count)
-                if r < members.shape[0]:
-                    order = plan.dfs_order
-                    for q in range(order.shape[0]):
-                        y[order[q]] = members[r, q]
-                else:
-                    search_nb(net, plan, kept, y, ws.value, -1, r, members[:0])
+            draw_member_arrays(rng, *args, kept, y, ws.value, ws.members, count)
             return float(count), 0
     total = count_nb(plan, kept, ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base)
     if total > 0.0:

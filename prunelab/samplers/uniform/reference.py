@@ -141,15 +141,17 @@ def _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts):
 
 
 def uniform_draw_py(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget):
+    """Draw ``y`` from ``S``; returns ``(size, method used, search nodes)`` (nodes 0 without a search)."""
     if method == HEURISTIC:
-        return _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts), HEURISTIC
+        return _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts), HEURISTIC, 0
+    nodes = 0
     if method in (ENUMERATE, AUTO):
         members, nodes = search_py(net, plan, kept, y.copy())
         if method == ENUMERATE or nodes <= budget:
             if members:
                 y[:] = members[rng.integers(0, len(members))]
-            return float(len(members)), ENUMERATE
+            return float(len(members)), ENUMERATE, nodes
     total, tables = count_py(net, plan, kept)
     if total > 0:
         _backward_py(rng, plan, tables, y)
-    return total, COUNT
+    return total, COUNT, nodes
