@@ -173,7 +173,7 @@ def test_figure2_transcription_is_what_is_checked(monkeypatch):
 
 def test_rows_have_known_verdicts_and_unique_keys():
     from prunelab.experiments import load_results
-    from prunelab.paper_numbers import BENCHMARKS
+    from prunelab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
     results = load_results("paper")
     summary = results["summary"]
