@@ -34,8 +34,8 @@ leaves ``M`` unchanged (no state in it could violate them). A clause is kept whe
 ``u >= exp(-w)``: so, clause ``not l`` being the negation of label ``l``, the
 draws are those of prune sampling (label kept when ``u < c``), and for the same
 seed ``uniform="exact"`` gives prune sampling's chain (up to the rounding of
-``exp(log c)``). :func:`step` (numpy reference) and :func:`run_chain` (numba)
-consume the generator identically.
+``exp(log c)``) with ``uniform="count"``, the exact draw both use. :func:`step`
+(numpy reference) and :func:`run_chain` (numba) consume the generator identically.
 
 References
 ----------
@@ -59,7 +59,7 @@ from .init import check_state
 from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_kernel
 from .samplesat import samplesat_python
 from .uniform import (
-    AUTO,
+    COUNT,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
     PlanCache,
@@ -355,8 +355,8 @@ def step(
     kept, label_kept = select_clauses(rng, net, x, plan)
     y = x.copy()
     if mode == 0:
-        size, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, AUTO, DEFAULT_N_CANDIDATES,
-                                  DEFAULT_MAX_RESTARTS, plan.uniform.node_budget)
+        size, _, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, COUNT, DEFAULT_N_CANDIDATES,
+                                     DEFAULT_MAX_RESTARTS, plan.uniform.node_budget)
         return MCSatState(y), MCSatInfo(float(size), 0, 1)
     c = plan.clauses
     n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
@@ -384,7 +384,7 @@ def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause
         for i in range(n):
             y[i] = x[i]
         if mode == 0:
-            size, _ = uniform_draw_nb(rng, net, uplan, label_kept, x, y, AUTO, DEFAULT_N_CANDIDATES,
+            size, _ = uniform_draw_nb(rng, net, uplan, label_kept, x, y, COUNT, DEFAULT_N_CANDIDATES,
                                       DEFAULT_MAX_RESTARTS, uplan.node_budget, ws)
             sizes[t] = size
             flips[t] = 0
