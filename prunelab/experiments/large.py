@@ -94,6 +94,7 @@ __all__ = [
     "pgmpy_networks",
     "plan_runs",
     "run_large",
+    "run_peer_guarded",
     "simulate_large_run",
 ]
 
@@ -121,6 +122,13 @@ MIXING_VARIANTS = ("prune", "prune-restarts", "prune+gibbs", "gibbs")
 
 MIXED_PRUNE_STEPS = 20
 """Prune steps between two Gibbs sweeps in the ``prune+gibbs`` variant."""
+
+GUARDED_SAMPLERS = ("pyagrum-gibbs", "pyagrum-importance", "pyagrum-weighted")
+"""Peers run in a child process that is stopped if it overruns (see :func:`run_peer_guarded`);
+loopy belief propagation checks its clock at every message round and runs in the worker."""
+
+PEER_GRACE_SECONDS = 60.0
+"""A pyAgrum run is given its budget plus this long (process start, conversion) before it is stopped."""
 
 CHECK_FALSE_ALARM = 0.01
 """Family-wise false-alarm rate of the ESS check of a network's prune chains (Bonferroni over variables)."""
@@ -400,8 +408,6 @@ def _ess_check(draws: np.ndarray, bn: BayesianNetwork, exact: dict) -> dict:
     """
     from scipy.stats import norm
 
-    from ..diagnostics import convergence_summary
-
     z_bound = float(norm.isf(CHECK_FALSE_ALARM / (2 * max(len(exact), 1))))
     zs, rhats, failed = {}, [], []
     for v, p_exact in exact.items():
@@ -412,7 +418,7 @@ def _ess_check(draws: np.ndarray, bn: BayesianNetwork, exact: dict) -> dict:
         if p >= 1.0 - 1e-12:
             zs[v] = 0.0 if p_hat == 1.0 else math.inf
         else:
-            summary = convergence_summary(indicator)
+            summary = _convergence_summary(indicator)
             n_eff = summary["ess_bulk"]
             if not np.isfinite(n_eff):
                 zs[v] = 0.0 if abs(p_hat - p) <= OFF_THRESHOLD / 10 else math.inf
@@ -423,7 +429,19 @@ def _ess_check(draws: np.ndarray, bn: BayesianNetwork, exact: dict) -> dict:
             failed.append(v)
     worst = max(zs, key=zs.get)
     return {"z_bound": z_bound, "z_max": zs[worst], "z_worst_variable": worst, "n_z_failed": len(failed),
-            "z_failed": ",".join(failed[:10]), "rhat_max": float(np.nanmax(rhats)) if rhats else math.nan}
+            "z_failed": ",".join(failed[:10]), "rhat_max": max((r for r in rhats if np.isfinite(r)), default=math.nan)}
+
+
+def _convergence_summary(indicator) -> dict:
+    """:func:`prunelab.diagnostics.convergence_summary`, with arviz's 0/0 warning on split chains
+    that do not vary turned into the NaN R-hat it gives (such variables are counted, not hidden)."""
+    import warnings
+
+    from ..diagnostics import convergence_summary as summary
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "invalid value encountered in scalar divide", RuntimeWarning)
+        return summary(indicator)
 
 
 def _steps_for(seconds: float, probe_steps: int, probe_seconds: float, max_steps: int) -> int:
@@ -497,7 +515,10 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     exact, refusal = _exact(run.network, run.evidence)
     seed = int(run.seed(root_seed).generate_state(1)[0])
     try:
-        peer = run_sampler(run.sampler, bn, evidence, seconds=run.budget, seed=seed)
+        if run.sampler in GUARDED_SAMPLERS:
+            peer = run_peer_guarded(run.sampler, bn, evidence, run.budget, seed, run.budget + PEER_GRACE_SECONDS)
+        else:
+            peer = run_sampler(run.sampler, bn, evidence, seconds=run.budget, seed=seed)
     except Exception as exc:  # a peer that raises is a finding, not the end of the sweep  # noqa: BLE001
         record = {"status": "crashed", "note": f"{type(exc).__name__}: {exc}"[:500], "n_steps": 0}
     else:
@@ -509,6 +530,70 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
             record.update(_off_figures(peer.marginals, exact))
     record.update(step_unit=sampler_info(run.sampler).step_unit, exact_refused=refusal or "")
     return record
+
+
+def _peer_child() -> None:
+    """Body of :func:`run_peer_guarded`'s child: pickled arguments on stdin, the pickled result to a file."""
+    import pickle
+
+    from ..peers import run_sampler
+
+    out, sampler, bn, evidence, seconds, seed = pickle.load(sys.stdin.buffer)
+    try:
+        result = run_sampler(sampler, bn, evidence, seconds=seconds, seed=seed)
+    except Exception as exc:  # sent to the parent, which raises it  # noqa: BLE001
+        result = exc
+    Path(out).write_bytes(pickle.dumps(result))
+
+
+def run_peer_guarded(sampler: str, bn: BayesianNetwork, evidence, seconds: float, seed: int, timeout: float):
+    """:func:`prunelab.peers.run_sampler` in a child process, stopped after ``timeout`` seconds.
+
+    pyAgrum checks its time limit between samples, and its likelihood weighting
+    draws again a sample whose weight is zero: on evidence that forward samples
+    almost never meet, one sample never ends and ``setMaxTime`` is not enforced. The
+    child (a fresh interpreter, which works inside joblib's workers too) is then
+    killed and the run is returned with status ``"timed out"``.
+
+    Returns
+    -------
+    PeerRun
+
+    Raises
+    ------
+    Exception
+        What the sampler raised in the child.
+    """
+    import os
+    import pickle
+    import subprocess
+    import tempfile
+
+    from ..peers import PeerRun
+
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    code = "from prunelab.experiments.large import _peer_child; _peer_child()"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.pickle"
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, env=env)
+        try:
+            _, err = child.communicate(pickle.dumps((str(out), sampler, bn, evidence, seconds, seed)), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            return PeerRun(sampler, "timed out", note=(
+                f"no result {timeout:g} s after the start of a {seconds:g} s budget: the peer checks its time "
+                "limit only between samples, and draws again a sample whose weight is zero"))
+        if not out.exists():  # the child died without a word (a crash in the C++ library)
+            last = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+            return PeerRun(sampler, "crashed", note=f"the peer's process ended with exit code {child.returncode}: "
+                                                    f"{last[0][:300]}")
+        result = pickle.loads(out.read_bytes())
+    if isinstance(result, Exception):
+        raise result
+    return result
 
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
@@ -555,8 +640,6 @@ def _longest_stay(series: np.ndarray) -> int:
 
 
 def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from ..diagnostics import convergence_summary
-
     bn, evidence = load_large(run.network, True)
     exact, _ = _exact(run.network, True)
     draws, sizes, seconds = _mixing_chains(run.sampler, bn, evidence, prof, run.seed(root_seed))
@@ -574,7 +657,7 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
         else:
             dwell_size.append(math.nan)
     top = int(np.argmax(p))
-    summary = convergence_summary((column == top).astype(float))
+    summary = _convergence_summary((column == top).astype(float))
     record = {
         "variable": var, "n_chains": int(draws.shape[0]), "steps_per_chain": int(draws.shape[1]),
         "seconds": seconds, "hellinger": float(hellinger(estimate, p)),
@@ -591,7 +674,6 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from ..diagnostics import convergence_summary
     from ..samplers import prune
     from ..sampling import sample
 
@@ -614,8 +696,8 @@ def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     draws = result.draws.astype(np.int64)
     rhats, esses = [], []
     for i in range(bn.n_variables):
-        summary = convergence_summary(draws[:, :, i] == 1)
-        if np.isfinite(summary["ess_bulk"]):
+        summary = _convergence_summary(draws[:, :, i] == 1)
+        if np.isfinite(summary["ess_bulk"]) and np.isfinite(summary["rhat"]):
             rhats.append(summary["rhat"])
             esses.append(summary["ess_bulk"])
     record.update(
