@@ -756,6 +756,7 @@ def _record_path(out: Path, run_id: str) -> Path:
 
 def _check_settings(out: Path, settings: dict) -> None:
     """Record the settings in ``sweep.json`` or refuse to mix runs made with others."""
+    settings = json.loads(json.dumps(settings))  # tuples as the lists read back
     path = Path(out) / "sweep.json"
     if path.exists() and any((Path(out) / "runs").glob("*/*.json")):
         old = json.loads(path.read_text())
