@@ -807,7 +807,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     for tmp in (out / "runs").glob("*/.*.tmp"):
         tmp.unlink(missing_ok=True)
     todo = [r for r in runs if not _record_path(out, r.id).exists()]
-    tic, started, load_start = time.perf_counter(), _now(), _load()
+    tic, started, load_start, git = time.perf_counter(), _now(), _load(), _git_commit()  # the code that ran
     tasks = (delayed(simulate_large_run)(r, prof, root_seed) for r in todo)
     results = (t[0](*t[1], **t[2]) for t in tasks) if n_jobs == 1 else Parallel(
         n_jobs=n_jobs, return_as="generator_unordered")(tasks)
@@ -822,7 +822,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     report = {
         "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         "regenerate": f"python -m prunelab large --profile {prof.name} --jobs {n_jobs}",
-        "prunelab_version": _package_version(), "git": _git_commit(), "root_seed": str(root_seed),
+        "prunelab_version": _package_version(), "git": git, "root_seed": str(root_seed),
         "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
         "start_time": started, "end_time": _now(), "sweep_seconds": sweep_seconds,
