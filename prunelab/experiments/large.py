@@ -90,7 +90,10 @@ __all__ = [
     "freeze_evidence",
     "large_results_dir",
     "load_large",
+    "growth_fit",
+    "large_results_for",
     "load_large_results",
+    "network_table",
     "pgmpy_networks",
     "plan_runs",
     "run_large",
@@ -109,13 +112,16 @@ BUDGET_SAMPLERS = (
 )
 """Samplers compared at equal wall-clock budgets (keys of :data:`prunelab.peers.PEER_SAMPLERS`)."""
 
-MIXING_VARIANTS = ("prune", "prune-restarts", "prune+gibbs", "gibbs")
+MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "gibbs")
 """What the mixing study compares, each at the same number of steps in all:
 
 * ``prune``: :attr:`LargeProfile.mixing_chains` chains from forward starts;
 * ``prune-restarts``: ten times as many chains, each a tenth as long, from forward
-  starts (which, with evidence, are exact posterior draws: forward sampling with
-  rejection, or exact sampling after :data:`~prunelab.samplers.init.MAX_RESTARTS`);
+  starts (with evidence clamped, not weighted: they follow the prior of a root such as
+  hailfinder's ``Scenario``, not its posterior);
+* ``prune-exact-restarts``: the same from exact posterior draws (sequential exact
+  conditioning, the initialiser's fallback): every chain is stationary from its first
+  step, so pooling them is unbiased even where each chain is stuck;
 * ``prune+gibbs``: blocks of :data:`MIXED_PRUNE_STEPS` prune steps and one Gibbs sweep;
 * ``gibbs``: prunelab's Gibbs sampler, one draw a sweep.
 """
@@ -603,11 +609,17 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
     from ..sampling import sample
 
     total = prof.mixing_chains * prof.mixing_steps
-    if variant in ("prune", "prune-restarts", "gibbs"):
-        chains = prof.mixing_chains * (10 if variant == "prune-restarts" else 1)
+    if variant in ("prune", "prune-restarts", "prune-exact-restarts", "gibbs"):
+        chains = prof.mixing_chains * (10 if variant.endswith("restarts") else 1)
         method = "gibbs" if variant == "gibbs" else "prune"
         options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if method == "gibbs" else {}
-        result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, seed=seed,
+        init = "forward"
+        if variant == "prune-exact-restarts":
+            from ..samplers.init import _exact_posterior_state  # the initialiser's exact fallback
+
+            rng = np.random.default_rng(seed.spawn(1)[0])
+            init = np.stack([_exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
+        result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
                         traps="off", **options)
         sizes = result.stats["size"] if method == "prune" else None
         return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum())
@@ -825,6 +837,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         "prunelab_version": _package_version(), "git": git, "root_seed": str(root_seed),
         "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
+        "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
         "start_time": started, "end_time": _now(), "sweep_seconds": sweep_seconds,
         "machine": {**_machine(), "load_average_start": load_start}, "libraries": {**_versions(), **_peer_versions()},
         "previous_sessions": _previous_sessions(out / "provenance.json"),
@@ -866,3 +879,86 @@ def load_large_results(out) -> dict:
     results = {p.stem: pd.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
     results["provenance"] = json.loads((out / "provenance.json").read_text())
     return results
+
+
+def large_results_for(profile: str) -> dict:
+    """The chapter's results: frozen at the paper profile, else the smoke profile run now in a temporary folder.
+
+    Parameters
+    ----------
+    profile : str
+        The book profile (:func:`prunelab.notebook.setup`): ``"paper"`` reads
+        ``data/results/large`` (``python -m prunelab large --profile paper``
+        regenerates it); any other runs :data:`LARGE_PROFILES` ``["smoke"]`` on one core.
+
+    Returns
+    -------
+    dict
+        As :func:`load_large_results`.
+    """
+    import tempfile
+
+    if profile == "paper":
+        return load_large_results(large_results_dir("paper"))
+    with tempfile.TemporaryDirectory() as tmp:
+        run_large("smoke", out=tmp, n_jobs=1, command="large_results_for('smoke')")
+        return load_large_results(tmp)
+
+
+# ----------------------------------------------------------------------------- tables for the chapter
+def network_table(results: dict, budget: float | None = None):
+    """One row per network: size, treewidth, determinism, set-up, speed, ``|S|``, ESS check, AHD per sampler.
+
+    Set-up and speed columns are given without evidence (``_ev0``) and with the
+    frozen 25 % evidence (``_ev25``); the ESS check and the AHD columns
+    (``ahd_<sampler>``, at ``budget`` seconds, default the largest budget run) are
+    with evidence. A sampler that gave no estimate has its status instead
+    (``status_<sampler>``) and a NaN AHD.
+    """
+    import pandas as pd
+
+    nets = results["networks"]
+    keep = ["n_variables", "n_arcs", "max_states", "deterministic_share", "treewidth", "exact_seconds",
+            "setup_seconds", "setup_ratio", "setup_refused", "steps_per_second", "mean_size", "init_seconds",
+            "check_steps", "n_z_failed", "check_ahd", "check_n_off", "rhat_max", "z_failed", "n_free"]
+    keep = [c for c in keep if c in nets]
+    wide = []
+    for ev, suffix in ((False, "_ev0"), (True, "_ev25")):
+        part = nets[nets["evidence"] == ev].set_index("network")[keep]
+        wide.append(part.add_suffix(suffix))
+    table = pd.concat(wide, axis=1)
+    table = table.rename(columns={"n_variables_ev0": "n_variables", "n_arcs_ev0": "n_arcs",
+                                  "max_states_ev0": "max_states", "deterministic_share_ev0": "deterministic_share"})
+    table = table.drop(columns=[c for c in table if c.endswith("_ev25") and c.replace("_ev25", "") in
+                                ("n_variables", "n_arcs", "max_states", "deterministic_share")])
+    if "budget" in results:
+        runs = results["budget"]
+        budget = runs["budget"].max() if budget is None else budget
+        at = runs[runs["budget"] == budget]
+        for sampler, rows in at.groupby("sampler", sort=False):
+            rows = rows.set_index("network")
+            table[f"ahd_{sampler}"] = rows["ahd"] if "ahd" in rows else np.nan
+            table[f"off_{sampler}"] = rows["n_off"] if "n_off" in rows else np.nan
+            table[f"status_{sampler}"] = rows["status"]
+    return table.sort_values("n_variables", kind="stable")
+
+
+def growth_fit(grids) -> dict:
+    """Least-squares lines ``log2(seconds) = a + b * side`` per determinism, for set-up and for one step.
+
+    Returns
+    -------
+    dict
+        ``{determinism: {"setup": (a, b), "step": (a, b)}}`` over the grids that ran
+        (refusals excluded); ``b`` is the doubling rate per unit of side.
+    """
+    fits = {}
+    for d, rows in grids[grids["setup_refused"] == ""].groupby("determinism"):
+        fit = {}
+        for name, seconds in (("setup", rows["setup_seconds"]), ("step", 1.0 / rows.get("steps_per_second"))):
+            ok = np.isfinite(seconds.to_numpy(float)) & (seconds.to_numpy(float) > 0)
+            if ok.sum() >= 2:
+                b, a = np.polyfit(rows["side"].to_numpy(float)[ok], np.log2(seconds.to_numpy(float)[ok]), 1)
+                fit[name] = (float(a), float(b))
+        fits[float(d)] = fit
+    return fits
