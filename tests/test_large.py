@@ -127,7 +127,7 @@ def test_likelihood_weighting_that_never_meets_the_evidence_is_stopped():
     tic = time.perf_counter()
     run = large.run_peer_guarded("pyagrum-weighted", _rare_pair(), {"B": "1"}, 0.05, 1, timeout=4.0)
     assert time.perf_counter() - tic < 15
-    assert run.status == "timed out" and "weight is zero" in run.note and run.marginals is None
+    assert run.status == "timed out" and "did not end" in run.note and run.marginals is None
 
 
 def test_guarded_peer_gives_the_same_run_as_in_process():

@@ -590,8 +590,9 @@ def run_peer_guarded(sampler: str, bn: BayesianNetwork, evidence, seconds: float
             child.kill()
             child.communicate()
             return PeerRun(sampler, "timed out", note=(
-                f"no result {timeout:g} s after the start of a {seconds:g} s budget: the peer checks its time "
-                "limit only between samples, and draws again a sample whose weight is zero"))
+                f"no result {timeout:g} s after the start of a {seconds:g} s budget: pyAgrum checks its time "
+                "limit only between samples, and one sample did not end (likelihood weighting draws again a "
+                "sample whose weight is zero)"))
         if not out.exists():  # the child died without a word (a crash in the C++ library)
             last = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
             return PeerRun(sampler, "crashed", note=f"the peer's process ended with exit code {child.returncode}: "
