@@ -838,6 +838,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         "prunelab_version": _package_version(), "git": git, "root_seed": str(root_seed),
         "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
+        "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
         "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
         "start_time": started, "end_time": _now(), "sweep_seconds": sweep_seconds,
         "machine": {**_machine(), "load_average_start": load_start}, "libraries": {**_versions(), **_peer_versions()},
