@@ -1,4 +1,4 @@
-"""Command line: ``python -m prunelab reproduce|tables|cases``.
+"""Command line: ``python -m prunelab reproduce|tables|cases|large``.
 
 ::
 
@@ -8,6 +8,7 @@
     python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
     python -m prunelab tables --profile paper                    # Tables 1-2 beside the paper's
     python -m prunelab cases                                     # the case ids
+    python -m prunelab large --profile paper --jobs 2            # every pgmpy network, data/results/large
 
 A killed ``reproduce`` resumes where it stopped when started again with the same
 arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
@@ -67,6 +68,17 @@ def _parser() -> argparse.ArgumentParser:
                      help="our alpha: the paper's fixed delta = 0.9 (default) or delta fitted")
 
     sub.add_parser("cases", help="list the case ids")
+
+    from .experiments.large import LARGE_PROFILES
+
+    big = sub.add_parser("large", help="prune sampling on every pgmpy network, its peers, grids (data/results/large)")
+    big.add_argument("--profile", default="paper", choices=sorted(LARGE_PROFILES))
+    big.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1: timed budgets share no core)")
+    big.add_argument("--out", metavar="DIR", help="results folder (default: data/results/large[-<profile>])")
+    big.add_argument("--kinds", nargs="+", choices=["network", "budget", "mixing", "grid"], help="only these runs")
+    big.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
+    big.add_argument("--freeze-evidence", action="store_true",
+                     help="only write the missing data/evidence/<network>-25.json files")
     return parser
 
 
@@ -103,8 +115,20 @@ def _main(argv) -> int:
         print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
         sys.stdout.flush()
         return 0
-    # reproduce
     argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    if args.command == "large":
+        from .experiments import large
+
+        if args.freeze_evidence:
+            for path in large.freeze_evidence():
+                print(f"wrote {path}")
+            return 0
+        report = large.run_large(args.profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
+                                 kinds=args.kinds, progress=True, command=argv_text)
+        print(f"large {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
+              f"results in {report['out']}; wall time {report['sweep_seconds']:.0f} s")
+        return 0
+    # reproduce
     if args.out is None:
         print(f"results go to {experiments.results_dir(args.profile)} (pass --out to choose)", file=sys.stderr)
     try:

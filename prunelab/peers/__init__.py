@@ -16,6 +16,9 @@ sampler                   what runs, and what one step is
                           is only built up to :data:`PGMPY_MAX_STATES` joint states.
 ``pyagrum-gibbs``         ``pyagrum.GibbsSampling`` (C++), one iteration set to a
                           systematic sweep, epsilon and rate stopping rules off.
+``pyagrum-lbp``,          pyAgrum's loopy belief propagation, importance sampling and
+``pyagrum-importance``,   likelihood weighting (:mod:`prunelab.peers.pyagrum_other`); not
+``pyagrum-weighted``      MCMC, compared with prune sampling at equal budgets.
 ``pymc-cgm-uniform``      ``pymc.CategoricalGibbsMetropolis(proposal="uniform")``;
                           one draw is a sweep (random scan).
 ``pymc-cgm-proportional`` the same with ``proposal="proportional"`` (see
@@ -55,6 +58,7 @@ module                 what it holds
 ``peers.pgmpy``        :func:`run_pgmpy_gibbs`, :func:`pgmpy_random_start`, :func:`pgmpy_nan_rows`
 ``peers.pyagrum``      :func:`run_pyagrum_gibbs`, :func:`pyagrum_default_gibbs`,
                        :func:`pyagrum_exact_marginals`
+``peers.pyagrum_other`` :func:`run_pyagrum_other` (loopy belief propagation, importance sampling)
 ``peers.pymc``         :func:`run_pymc` and the ``proportional`` proposal's bug
                        (:func:`pymc_categorical_frequencies`, :func:`metropolized_gibbs_as_coded`)
 ``peers.prunelab``     :func:`run_prunelab`, prunelab's samplers behind the same interface
@@ -80,6 +84,7 @@ from .convert import PGMPY_MAX_STATES, import_pyagrum, import_pymc, to_pgmpy_gib
 from .pgmpy import pgmpy_nan_rows, pgmpy_random_start, run_pgmpy_gibbs
 from .prunelab import run_prunelab
 from .pyagrum import pyagrum_available, pyagrum_default_gibbs, pyagrum_exact_marginals, run_pyagrum_gibbs
+from .pyagrum_other import PYAGRUM_OTHER, run_pyagrum_other
 from .pymc import (
     metropolized_gibbs_as_coded,
     metropolized_gibbs_liu,
@@ -123,6 +128,8 @@ __all__ = [
     "pgmpy_random_start",
     "run_pgmpy_gibbs",
     "run_pyagrum_gibbs",
+    "run_pyagrum_other",
+    "PYAGRUM_OTHER",
     "pyagrum_default_gibbs",
     "run_pymc",
     "run_prunelab",
@@ -158,4 +165,6 @@ def run_sampler(sampler: str, bn: BayesianNetwork, evidence: Mapping | None = No
         return run_pymc(bn, evidence, sampler, n_steps=n_steps, seconds=seconds, seed=seed, start=start, cache=cache)
     if library == "pgmpy":
         return run_pgmpy_gibbs(bn, evidence, n_steps=n_steps, seconds=seconds, seed=seed, start=start, cache=cache)
+    if sampler in PYAGRUM_OTHER:
+        return run_pyagrum_other(bn, evidence, sampler, n_steps=n_steps, seconds=seconds, seed=seed)
     return run_pyagrum_gibbs(bn, evidence, n_steps=n_steps, seconds=seconds, seed=seed)

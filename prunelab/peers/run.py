@@ -48,6 +48,9 @@ class SamplerInfo(NamedTuple):
 PEER_SAMPLERS: dict[str, SamplerInfo] = {
     "pgmpy-gibbs": SamplerInfo("pgmpy", "sweep", "prunelab-gibbs"),
     "pyagrum-gibbs": SamplerInfo("pyagrum", "sweep", "prunelab-gibbs"),
+    "pyagrum-lbp": SamplerInfo("pyagrum", "message round", "prunelab-prune"),
+    "pyagrum-importance": SamplerInfo("pyagrum", "sample", "prunelab-prune"),
+    "pyagrum-weighted": SamplerInfo("pyagrum", "sample", "prunelab-prune"),
     "pymc-cgm-uniform": SamplerInfo("pymc", "sweep", "prunelab-gibbs"),
     "pymc-cgm-proportional": SamplerInfo("pymc", "sweep", "prunelab-gibbs"),
     "pymc-metropolis": SamplerInfo("pymc", "sweep", "prunelab-metropolis"),

@@ -51,6 +51,9 @@ _METHOD_STYLES = {
 _PEER_STYLES = {
     "pgmpy-gibbs": SamplerStyle("#e7298a", "s"),
     "pyagrum-gibbs": SamplerStyle("#66a61e", "D"),
+    "pyagrum-lbp": SamplerStyle("#1f78b4", "P"),
+    "pyagrum-importance": SamplerStyle("#b15928", "X"),
+    "pyagrum-weighted": SamplerStyle("#6a3d9a", "h"),
     "pymc-cgm-uniform": SamplerStyle("#e6ab02", "v"),
     "pymc-cgm-proportional": SamplerStyle("#a6761d", "<"),
     "pymc-metropolis": SamplerStyle("#666666", ">"),
