@@ -22,7 +22,7 @@ from prunelab.exact import exact_marginals
 from prunelab.io import read_bif
 from prunelab.samplers.init import (
     InfeasibleStateError,
-    _exact_posterior_state,
+    exact_posterior_state,
     check_state,
     initial_state,
     start_state_from,
@@ -216,7 +216,7 @@ def test_exact_fallback_draws_full_states_from_the_posterior(name, make_evidence
     evidence = make_evidence(bn)
     states, posterior = brute_force_posterior(bn, evidence)
     n = 12_000
-    draws = np.array([_exact_posterior_state(rng, bn, evidence, 1) for _ in range(n)])
+    draws = np.array([exact_posterior_state(rng, bn, evidence, 1) for _ in range(n)])
     index = {tuple(x): k for k, x in enumerate(states.tolist())}
     counts = np.bincount([index[tuple(x)] for x in draws.tolist()], minlength=len(states))
     assert counts[posterior == 0].sum() == 0  # never a state with P(x, e) = 0

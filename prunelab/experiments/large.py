@@ -616,10 +616,10 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if method == "gibbs" else {}
         init = "forward"
         if variant == "prune-exact-restarts":
-            from ..samplers.init import _exact_posterior_state  # the initialiser's exact fallback
+            from ..samplers.init import exact_posterior_state  # the initialiser's exact fallback
 
             rng = np.random.default_rng(seed.spawn(1)[0])
-            init = np.stack([_exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
+            init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
         result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
                         traps="off", **options)
         sizes = result.stats["size"] if method == "prune" else None
@@ -733,9 +733,9 @@ def simulate_large_run(run: LargeRun, profile, root_seed: int = DEFAULT_ROOT_SEE
 
     Nothing is written: :func:`run_large` writes the records as they arrive.
     """
-    from .runner import _quiet_worker
+    from .runner import quiet_worker
 
-    _quiet_worker()
+    quiet_worker()
     prof = get_large_profile(profile)
     tic = time.perf_counter()
     figures = _RUNNERS[run.kind](run, prof, root_seed)
@@ -810,7 +810,9 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     """
     from joblib import Parallel, delayed
 
-    from .runner import _git_commit, _machine, _now, _package_version, _previous_sessions, _versions, check_root_seed
+    from .runner import (
+        check_root_seed, git_commit, library_versions, machine_info, package_version, previous_sessions, utc_now,
+    )
 
     root_seed = check_root_seed(root_seed)
     prof = get_large_profile(profile)
@@ -820,7 +822,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     for tmp in (out / "runs").glob("*/.*.tmp"):
         tmp.unlink(missing_ok=True)
     todo = [r for r in runs if not _record_path(out, r.id).exists()]
-    tic, started, load_start, git = time.perf_counter(), _now(), _load(), _git_commit()  # the code that ran
+    tic, started, load_start, git = time.perf_counter(), utc_now(), _load(), git_commit()  # the code that ran
     tasks = (delayed(simulate_large_run)(r, prof, root_seed) for r in todo)
     results = (t[0](*t[1], **t[2]) for t in tasks) if n_jobs == 1 else Parallel(
         n_jobs=n_jobs, return_as="generator_unordered")(tasks)
@@ -835,14 +837,14 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     report = {
         "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         "regenerate": f"python -m prunelab large --profile {prof.name} --jobs {n_jobs}",
-        "prunelab_version": _package_version(), "git": git, "root_seed": str(root_seed),
+        "prunelab_version": package_version(), "git": git, "root_seed": str(root_seed),
         "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
         "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
-        "start_time": started, "end_time": _now(), "sweep_seconds": sweep_seconds,
-        "machine": {**_machine(), "load_average_start": load_start}, "libraries": {**_versions(), **_peer_versions()},
-        "previous_sessions": _previous_sessions(out / "provenance.json"),
+        "start_time": started, "end_time": utc_now(), "sweep_seconds": sweep_seconds,
+        "machine": {**machine_info(), "load_average_start": load_start}, "libraries": {**library_versions(), **_peer_versions()},
+        "previous_sessions": previous_sessions(out / "provenance.json"),
     }
     store.write_json_atomic(report, out / "provenance.json")
     return report

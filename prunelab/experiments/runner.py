@@ -99,7 +99,7 @@ def simulate_run(
     dict
         A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
     """
-    _quiet_worker()
+    quiet_worker()
     bn, evidence = load_case_network(case)
     exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
@@ -166,7 +166,7 @@ def simulate_run(
     return record
 
 
-def _quiet_worker() -> None:
+def quiet_worker() -> None:
     """In a worker process, leave Ctrl-C to the parent (which stops the sweep and says so once).
 
     A terminal's Ctrl-C reaches every process of the group; without this each loky
@@ -194,7 +194,7 @@ def _json_dumps(obj) -> str:
 
 
 # ----------------------------------------------------------------------------- provenance
-def _git_commit() -> dict:
+def git_commit() -> dict:
     """The checkout's commit and whether it has changes; ``None`` for an installed wheel."""
     root = Path(__file__).resolve().parents[2]
     info = {"commit": None, "dirty": None}
@@ -214,7 +214,7 @@ def _git_commit() -> dict:
     return info
 
 
-def _versions() -> dict:
+def library_versions() -> dict:
     out = {}
     for name in LIBRARIES:
         try:
@@ -224,7 +224,7 @@ def _versions() -> dict:
     return out
 
 
-def _machine() -> dict:
+def machine_info() -> dict:
     try:
         load = os.getloadavg()
     except OSError:
@@ -250,7 +250,7 @@ def _cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def _now() -> str:
+def utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
@@ -370,8 +370,8 @@ def reproduce(
     from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
 
     tic = time.perf_counter()
-    started = _now()
-    load_start = _machine()["load_average"]
+    started = utc_now()
+    load_start = machine_info()["load_average"]
     root_seed = check_root_seed(root_seed)  # before anything is written
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer (-1: all cores), got {n_jobs!r}")
@@ -433,8 +433,8 @@ def reproduce(
     wall = time.perf_counter() - tic
     report = ReproduceReport(
         command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
-        prunelab_version=_package_version(),
-        git=_git_commit(),
+        prunelab_version=package_version(),
+        git=git_commit(),
         root_seed=str(int(root_seed)),
         profile=prof.to_dict(),
         cases=[c.id for c in specs],
@@ -445,12 +445,12 @@ def reproduce(
         n_done=n_done,
         n_skipped=n_skipped,
         start_time=started,
-        end_time=_now(),
+        end_time=utc_now(),
         sweep_seconds=sweep_seconds,
         wall_seconds=wall,
-        machine={**_machine(), "load_average_start": load_start},
-        libraries=_versions(),
-        previous_sessions=_previous_sessions(out / "provenance.json"),
+        machine={**machine_info(), "load_average_start": load_start},
+        libraries=library_versions(),
+        previous_sessions=previous_sessions(out / "provenance.json"),
     )
     store.write_json_atomic(dict(report), out / "provenance.json")
     return report
@@ -460,7 +460,7 @@ _SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", 
                  "n_jobs", "scheduler", "prunelab_version")
 
 
-def _previous_sessions(path: Path) -> list[dict]:
+def previous_sessions(path: Path) -> list[dict]:
     """Earlier sessions that wrote to the same folder (condensed), oldest first."""
     import json
 
@@ -473,7 +473,7 @@ def _previous_sessions(path: Path) -> list[dict]:
     return [*old.get("previous_sessions", []), {k: old.get(k) for k in _SESSION_KEYS}]
 
 
-def _package_version() -> str:
+def package_version() -> str:
     from .. import __version__
 
     return __version__

@@ -217,7 +217,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
     return tables
 
 
-def _exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
+def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
                            max_restarts: int) -> np.ndarray:
     """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling.
 
@@ -364,7 +364,7 @@ def initial_state(
                 f"no state consistent with the evidence in {max_restarts} forward-sampling tries; "
                 "pass the BayesianNetwork (not a CompiledNetwork) to fall back on exact inference"
             )
-        x = _exact_posterior_state(rng, bn, evidence, max_restarts)
+        x = exact_posterior_state(rng, bn, evidence, max_restarts)
         info = InitInfo("exact", max_restarts)
     if not _feasible(net, x):  # cannot happen; a cheap guard for the kernel itself
         raise AssertionError(f"initialiser produced an infeasible state {x.tolist()}")

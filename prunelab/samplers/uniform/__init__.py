@@ -106,15 +106,14 @@ from .compiler import (
     METHOD_NAMES,
     UNIFORM_METHODS,
     PlanCache,
-    SparseCount,
     UniformPlan,
-    compile_sparse_count,
     compile_uniform_plan,
     method_code,
     network_key,
     uniform_plan,
 )
 from .kernels import UniformWorkspace, make_workspace
+from .sparse import SparseCount, compile_sparse_count
 
 __all__ = [
     "AUTO",

@@ -65,7 +65,7 @@ def make_workspace(
     """Scratch arrays for the numba kernels (one per chain; not shared between threads).
 
     With ``fill`` (bool array over the labels), the tables and factors are filled
-    by one count with those labels kept: a :class:`~.compiler.SparseCount` needs
+    by one count with those labels kept: a :class:`~.sparse.SparseCount` needs
     ``fill=sparse.possible``, since it never recomputes the steps that do not vary.
     """
     n_free = plan.dfs_order.shape[0]
