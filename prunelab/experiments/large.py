@@ -259,6 +259,7 @@ class LargeProfile:
     grid_seconds: float = 3.0
 
     def to_dict(self) -> dict:
+        """The spec as plain JSON-ready values."""
         return asdict(self)
 
 
@@ -297,6 +298,7 @@ class LargeRun:
 
     @property
     def id(self) -> str:
+        """The run's id: kind, network, evidence and the kind's own settings."""
         parts = [self.kind, self.network]
         if self.kind != "grid":
             parts.append("ev25" if self.evidence else "ev0")
@@ -439,8 +441,11 @@ def _ess_check(draws: np.ndarray, bn: BayesianNetwork, exact: dict) -> dict:
 
 
 def _convergence_summary(indicator) -> dict:
-    """:func:`prunelab.diagnostics.convergence_summary`, with arviz's 0/0 warning on split chains
-    that do not vary turned into the NaN R-hat it gives (such variables are counted, not hidden)."""
+    """:func:`prunelab.diagnostics.convergence_summary`, arviz's 0/0 warning silenced.
+
+    On split chains that do not vary, arviz warns and gives a NaN R-hat; the NaN stays
+    (such variables are counted, not hidden).
+    """
     import warnings
 
     from ..diagnostics import convergence_summary as summary
@@ -843,7 +848,8 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
         "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
         "start_time": started, "end_time": utc_now(), "sweep_seconds": sweep_seconds,
-        "machine": {**machine_info(), "load_average_start": load_start}, "libraries": {**library_versions(), **_peer_versions()},
+        "machine": {**machine_info(), "load_average_start": load_start},
+        "libraries": {**library_versions(), **_peer_versions()},
         "previous_sessions": previous_sessions(out / "provenance.json"),
     }
     store.write_json_atomic(report, out / "provenance.json")

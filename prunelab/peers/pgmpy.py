@@ -51,7 +51,7 @@ def _pgmpy_build(bn, evidence, max_states, sink):
 
 def pgmpy_random_start(bn: BayesianNetwork, evidence: Mapping | None = None, n_steps: int = 50, seed=None,
                        max_states: int = PGMPY_MAX_STATES) -> PeerRun:
-    """pgmpy's Gibbs sampler from its own default start (uniformly random): does it run?
+    """Whether pgmpy's Gibbs sampler runs from its own default start (uniformly random).
 
     Like :func:`run_pgmpy_gibbs`, it seeds numpy's global generator for the run only.
 

@@ -23,8 +23,8 @@ evidence and whose ``n`` labels are all kept. Prune sampling needs one state dra
     free variables in an elimination order (the cheapest by multiply-adds that
     :func:`prunelab.elimination.find_order` finds, compiled once per network and
     evidence, and refused before anything is allocated if its tables exceed the
-    caps of :mod:`prunelab.elimination`) gives ``|S|`` without listing it; the combined table of every elimination step is
-    kept, and one member of ``S`` is drawn by backward sampling (forward-filter,
+    caps of :mod:`prunelab.elimination`) gives ``|S|`` without listing it; the combined
+    table of every elimination step is kept, and one member of ``S`` is drawn by backward sampling (forward-filter,
     backward-sample) through those tables: variables are drawn in reverse
     elimination order, each with probability proportional to the number of
     members of ``S`` that extend the values drawn so far. The cost grows with the

@@ -83,7 +83,8 @@ def count_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = N
     """
     plan = uniform_plan(net) if plan is None else plan
     ws = make_workspace(net, plan, 1)
-    return float(count_nb(plan, _check_kept(net, kept), ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base))
+    kept = _check_kept(net, kept)
+    return float(count_nb(plan, kept, ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base))
 
 
 def used_labels(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> np.ndarray:

@@ -153,6 +153,7 @@ class UniformPlan(NamedTuple):
 
     @property
     def n_steps(self) -> int:
+        """Steps of the elimination program."""
         return int(self.table_ptr.shape[0] - 1)
 
 
@@ -296,7 +297,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
     factor_sizes = [len(lab) for lab in labels]
     factor_scopes = list(scopes)
     step_scopes, step_inputs, input_strides, table_sizes = [], [], [], []
-    for v, combined, inputs, strides, out_id, out_scope in steps:
+    for _v, combined, inputs, strides, _out_id, out_scope in steps:
         step_scopes.append(combined)
         step_inputs.append(inputs)
         input_strides.extend(strides)
@@ -306,7 +307,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
     factor_ptr = np.concatenate([[0], np.cumsum(factor_sizes)]).astype(np.int64)
     table_ptr = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
     gathers, gather_sizes = [], []
-    for (v, combined, inputs, strides, out_id, out_scope), size in zip(steps, table_sizes):
+    for (_v, combined, inputs, strides, _out_id, _out_scope), size in zip(steps, table_sizes):
         unrolled = size * len(inputs)
         if unrolled > GATHER_STEP_LIMIT or sum(gather_sizes) + unrolled > GATHER_LIMIT:
             gather_sizes.append(0)  # counted with a mixed-radix counter instead
@@ -381,6 +382,7 @@ class PlanCache:
         self._lock = threading.Lock()
 
     def __call__(self, net: CompiledNetwork):
+        """The plan of ``net``: compiled on first use, then from the cache."""
         key = network_key(net)
         with self._lock:
             plan = self._plans.get(key)

@@ -107,7 +107,7 @@ def label_nb(offset, parent_ptr, parent_index, parent_stride, y, i):
 @_jit
 def _consistent_nb(card, offset, parent_ptr, parent_index, parent_stride, order,
                    check_ptr, check_var, look_ptr, look_var, kept, y, p):
-    """Do the checks of search position ``p`` pass for the values in ``y``?"""
+    """Whether the checks of search position ``p`` pass for the values in ``y``."""
     if not kept[label_nb(offset, parent_ptr, parent_index, parent_stride, y, order[p])]:
         return False
     for k in range(check_ptr[p], check_ptr[p + 1]):
@@ -540,9 +540,9 @@ def _heuristic_nb(rng, net, plan, kept, x, y, n_candidates, max_restarts, ws):
     if not _constants_kept_nb(plan.const_label, kept):
         return 0.0
     n_distinct = 0
-    for c in range(n_candidates):
+    for _c in range(n_candidates):
         complete = False
-        for attempt in range(max_restarts + 1):
+        for _attempt in range(max_restarts + 1):
             complete = True
             for p in range(nf):
                 v = order[p]
@@ -633,6 +633,7 @@ def uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restar
 
 @numba.njit(cache=True)
 def repeat_draws_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget, ws, repeats):
+    """``repeats`` uniform draws from the same pruned set (for timing); returns the last |S|."""
     size = 0.0
     for _ in range(repeats):
         size, _ = uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget, ws)
