@@ -56,8 +56,11 @@ test: $(INSTALL_STAMP)
 ##      the font cache" notice cannot reach a page on a fresh machine;
 ##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
 ##      plain .ipynb of each chapter to the page's download menu;
-##   3. scripts/check_site.py checks every page of the toc in its HTML;
-##   4. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
+##   3. scripts/figures.py gathers every figure of the executed chapters into
+##      _build/html/figures/ (a page with captions, SVG files, figures.zip);
+##   4. scripts/check_site.py checks every page of the toc in its HTML, and the page
+##      of figures;
+##   5. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
 ##      /usr/bin/chromium), checks what a reader sees (maths typeset, images shown, no
 ##      page errors) and saves screenshots to _build/screenshots. Without Chromium it
 ##      says so and skips, except under CI, where it fails.
@@ -66,6 +69,7 @@ book: $(INSTALL_STAMP)
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	$(PY) -c 'import matplotlib.font_manager'
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
+	$(PY) scripts/figures.py --build $(BUILD_DIR)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
 	$(PY) scripts/screenshot_site.py --html $(HTML_DIR) --out $(BUILD_DIR)/screenshots $(if $(CI),--require-browser)
 	@echo "== book: open $(HTML_DIR)/index.html"

@@ -142,20 +142,25 @@ def export(source: Path, target: Path, context: Context) -> Path:
     return target
 
 
+def contexts(execute_dir: Path, root: Path = ROOT, toc: Path | None = None) -> dict[str, Context]:
+    """What the translation of each notebook page of the toc needs: its glued values, the book's labels and works.
+
+    Glued values come from ``execute_dir`` (MyST-NB's executed copies, ``_build/jupyter_execute``).
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    titles, works, blocks = label_titles(root, toc), bibliography(root), book_blocks(root, toc)
+    return {docname: Context(glued_values(execute_dir, docname), titles, works, format_plain_text, blocks)
+            for docname in notebook_pages(root, toc)}
+
+
 def export_all(html_dir: Path, root: Path = ROOT, toc: Path | None = None) -> list[Path]:
     """Write ``<html>/_sources/<docname>.ipynb`` for every notebook page of the toc.
 
     Glued values come from ``<html>/../jupyter_execute`` (MyST-NB's executed copies).
     """
-    from myst_nb.core.variables import format_plain_text
-
-    execute_dir = html_dir.parent / "jupyter_execute"
-    titles, works, blocks = label_titles(root, toc), bibliography(root), book_blocks(root, toc)
-    written = []
-    for docname in notebook_pages(root, toc):
-        context = Context(glued_values(execute_dir, docname), titles, works, format_plain_text, blocks)
-        written.append(export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb", context))
-    return written
+    return [export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb", context)
+            for docname, context in contexts(html_dir.parent / "jupyter_execute", root, toc).items()]
 
 
 # ----------------------------------------------------------------- Sphinx extension
