@@ -3,6 +3,7 @@
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
 #   make test                 ruff (config in pyproject.toml), then the test suite (PYTEST_ARGS="-k prune -x")
+#   make lift                 run each section of each chapter after only its setup cell (smoke profile)
 #   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
 #
@@ -27,7 +28,9 @@ BUILD_DIR := _build
 HTML_DIR  := $(BUILD_DIR)/html
 PYTEST_ARGS ?=
 
-.PHONY: venv test book downloads clean
+CHAPTERS  := $(wildcard notebooks/*.md)
+
+.PHONY: venv test book lift downloads clean
 
 ## venv: create .venv and install the package with its test, book and peer extras
 ##   (book pulls in chapters = experiments + plots; together: every dependency)
@@ -73,6 +76,13 @@ book: $(INSTALL_STAMP)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
 	$(PY) scripts/screenshot_site.py --html $(HTML_DIR) --out $(BUILD_DIR)/screenshots $(if $(CI),--require-browser)
 	@echo "== book: open $(HTML_DIR)/index.html"
+
+## lift: run each `## ` section of each chapter after only the chapter's setup cell
+##   (its first code cell), in one Jupyter kernel per chapter, at the smoke profile
+##   whatever PROFILE says: a section that uses a name only an earlier section
+##   defines fails, unless its first line says "Runs after {ref}`label`" (issue 14).
+lift: $(INSTALL_STAMP)
+	time $(PY) scripts/check_lift.py --profile smoke $(CHAPTERS)
 
 ## downloads: run each chapter's .ipynb download on its own, as a teacher would: in a
 ##   new venv outside the repository with only the prunelab wheel and its chapters extra,
