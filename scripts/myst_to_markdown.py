@@ -42,10 +42,11 @@ check can fail on anything this module does not yet translate.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
-__all__ = ["Block", "Context", "Progress", "Work", "labelled_blocks", "plain_markdown", "unresolved"]
+__all__ = ["Block", "Context", "Directive", "Progress", "Work", "directives", "labelled_blocks", "plain_markdown",
+           "unresolved"]
 
 GLOSSARY_LABEL = "glossary"
 """The label of the glossary page: a reference to it reads "the glossary"."""
@@ -180,15 +181,33 @@ def _reference_list(cited: list[str], ctx: Context) -> list[str]:
     return lines or ["(no works cited)"]
 
 
-class _Directive(NamedTuple):
+class Directive(NamedTuple):
+    """A fenced MyST directive: ``{name} argument``, its ``:key: value`` options and its body lines."""
+
     name: str
     argument: str
     options: dict[str, str]
     body: list[str]
+    start: int  # index of its opening line
     end: int  # index of the line after the closing fence
 
 
-def _directive(lines: list[str], i: int) -> _Directive | None:
+def directives(text: str) -> Iterator[Directive]:
+    r"""Every fenced directive of a MyST text, in order, nested ones too (``{code-cell}`` is one).
+
+    Examples
+    --------
+    >>> [(d.name, d.argument, d.options, d.body) for d in directives("```{solution-start} ex-a\n:class: dropdown\n```")]
+    [('solution-start', 'ex-a', {'class': 'dropdown'}, [])]
+    """
+    lines = text.split("\n")
+    for i in range(len(lines)):
+        directive = _directive(lines, i)
+        if directive is not None:
+            yield directive
+
+
+def _directive(lines: list[str], i: int) -> Directive | None:
     """The directive that opens at ``lines[i]`` (its options, its body up to the closing fence), if one does."""
     opened = _DIRECTIVE.match(lines[i])
     if not opened:
@@ -203,7 +222,7 @@ def _directive(lines: list[str], i: int) -> _Directive | None:
         j += 1
     while body and not body[0].strip():
         body.pop(0)
-    return _Directive(opened["name"], opened["argument"], options, body, j + 1)
+    return Directive(opened["name"], opened["argument"], options, body, i, j + 1)
 
 
 def _quote(header: str, body: list[str], ctx: Context, progress: Progress) -> list[str]:
@@ -212,7 +231,7 @@ def _quote(header: str, body: list[str], ctx: Context, progress: Progress) -> li
     return [f"> **{header}**", ">"] + [f"> {b}".rstrip() for b in inner.split("\n")] if inner else [f"> **{header}**"]
 
 
-def _translate_directive(d: _Directive, ctx: Context, progress: Progress) -> list[str] | None:
+def _translate_directive(d: Directive, ctx: Context, progress: Progress) -> list[str] | None:
     """Plain Markdown for one directive, or None for a directive this module leaves as it is."""
     if d.name == "admonition":
         return _quote(_roles(d.argument, ctx, progress), d.body, ctx, progress)
@@ -304,12 +323,9 @@ def labelled_blocks(text: str) -> dict[str, Block]:
      'ex-b': Block(kind='exercise', title='', number=2)}
     """
     blocks, exercises = {}, 0
-    lines = text.split("\n")
-    for i in range(len(lines)):
-        opened = _DIRECTIVE.match(lines[i])
-        if not opened or not (opened["name"] == "exercise-start" or opened["name"].startswith("prf:")):
+    for directive in directives(text):
+        if not (directive.name == "exercise-start" or directive.name.startswith("prf:")):
             continue
-        directive = _directive(lines, i)
         exercises += directive.name == "exercise-start"
         label = directive.options.get("label")
         if label:
