@@ -20,7 +20,10 @@ over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
 The replicas share everything prune compiles for the network (the uniform plan, the
 counting program, the lists of random labels: :class:`~prunelab.samplers.prune.PrunePlan`);
 only ``random_c``, the values of the labels pruned at random, is raised to
-``beta_k``, one small array per replica (:func:`tempered_plan`).
+``beta_k``, one small array per replica (:func:`tempered_plan`). A draw costs ``K``
+prune steps. The default ladder, :data:`DEFAULT_BETAS`, is the usual first choice:
+geometric (:func:`geometric_betas`), ``K = 4`` down to ``beta = 0.2``, where a label
+of 0.01 survives a pruning with probability 0.4.
 
 Why a tempered replica is exact
 -------------------------------
@@ -81,7 +84,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
-from .prune import _NO_SPARSE_COUNT, PrunePlan, PruneState, _prune_chain_nb, prune_plan
+from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_kernel, prune_plan
 from .prune import step as prune_step
 from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
 from .uniform.kernels import label_nb
@@ -116,7 +119,7 @@ DEFAULT_N_REPLICAS = 4
 """Replicas of the default ladder."""
 
 DEFAULT_BETA_MIN = 0.2
-"""Inverse temperature of the hottest replica of the default ladder: a label of 0.01 survives with 0.4."""
+"""Inverse temperature of the hottest replica of the default ladder."""
 
 
 def geometric_betas(n_replicas: int, beta_min: float) -> np.ndarray:
@@ -504,9 +507,9 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
         for r in range(n_replicas):
             for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
                 scratch[r, i] = replicas[r, i]
-            _prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
-                            x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
-                            DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
+            prune_chain_kernel(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
+                               x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
+                               DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
         _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
@@ -580,7 +583,7 @@ def run_chain(
     methods = np.empty(start.n_draws, dtype=np.int8)
     swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
     _tempered_chain_nb(
-        rng, net, plan.uniform, _NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
+        rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),
         np.zeros(net.n_variables, dtype=np.int64), replicas, replicas.copy(), state_labels(net, replicas),
         _log_labels(net), betas, start.n_draws, code, plan.node_budget, plan.nodes_per_member, ws,
