@@ -118,7 +118,7 @@ LONG_BUDGET_NETWORKS = ("barley", "diabetes", "hailfinder", "link", "mildew", "m
 (pathfinder, pigs, link, munin, diabetes, mildew) and the two where no sampler reached an AHD of
 0.01 at 10 s in the first frozen run (barley, hailfinder)."""
 
-MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "gibbs")
+MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "prune-tempered", "gibbs")
 """What the mixing study compares, each at the same number of steps in all:
 
 * ``prune``: :attr:`LargeProfile.mixing_chains` chains from forward starts;
@@ -129,6 +129,9 @@ MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gib
   conditioning, the initialiser's fallback): every chain is stationary from its first
   step, so pooling them is unbiased even where each chain is stuck;
 * ``prune+gibbs``: blocks of :data:`MIXED_PRUNE_STEPS` prune steps and one Gibbs sweep;
+* ``prune-tempered``: parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`),
+  its default ladder (4 replicas, geometric down to beta = 0.2), forward starts; the beta = 1
+  replica's draws, one a step (the record adds ``betas`` and ``swap_acceptance`` per pair);
 * ``gibbs``: prunelab's Gibbs sampler, one draw a sweep.
 """
 
@@ -625,12 +628,19 @@ def run_peer_guarded(sampler: str, bn: BayesianNetwork, evidence, seconds: float
 
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
-    """``(draws (chain, draw, variable), sizes or None, seconds)`` of one mixing variant."""
+    """``(draws (chain, draw, variable), sizes or None, seconds, extra record fields)`` of one mixing variant."""
     from ..samplers import gibbs, prune
     from ..samplers.init import initial_state
     from ..sampling import sample
 
     total = prof.mixing_chains * prof.mixing_steps
+    if variant == "prune-tempered":
+        from ..samplers.tempering import DEFAULT_BETAS, swap_rates
+
+        result = sample(bn, variant, prof.mixing_steps, n_chains=prof.mixing_chains, evidence=evidence,
+                        init="forward", seed=seed, traps="off")
+        swaps = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
+        return result.draws.astype(np.int64), result.stats["size"], float(result.sample_seconds.sum()), swaps
     if variant in ("prune", "prune-restarts", "prune-exact-restarts", "gibbs"):
         chains = prof.mixing_chains * (10 if variant.endswith("restarts") else 1)
         method = "gibbs" if variant == "gibbs" else "prune"
@@ -644,7 +654,7 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
                         traps="off", **options)
         sizes = result.stats["size"] if method == "prune" else None
-        return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum())
+        return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum()), {}
     net = compile_network(bn, evidence)
     plan = prune.prune_plan(net)
     draws, sizes, seconds = [], [], 0.0
@@ -663,7 +673,7 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         seconds += time.perf_counter() - tic
         draws.append(np.concatenate(rows)[: prof.mixing_steps])
         sizes.append(np.concatenate(size_rows)[: prof.mixing_steps])
-    return np.stack(draws), np.stack(sizes), seconds
+    return np.stack(draws), np.stack(sizes), seconds, {}
 
 
 def _longest_stay(series: np.ndarray) -> int:
@@ -676,7 +686,7 @@ def _longest_stay(series: np.ndarray) -> int:
 def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     bn, evidence = load_large(run.network, True)
     exact, _ = _exact(run.network, True)
-    draws, sizes, seconds = _mixing_chains(run.sampler, bn, evidence, prof, run.seed(root_seed))
+    draws, sizes, seconds, extra = _mixing_chains(run.sampler, bn, evidence, prof, run.seed(root_seed))
     var = prof.mixing_variable
     column = draws[:, :, bn.index(var)]
     p = exact[var]
@@ -703,7 +713,7 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
         "start_values": [bn.states[var][int(c[0])] for c in column],
         "n_children": sum(var in bn.parents[v] for v in bn.variables),
     }
-    record.update(_off_figures(_marginals_of(draws, bn, list(exact)), exact))
+    record.update(_off_figures(_marginals_of(draws, bn, list(exact)), exact), **extra)
     return record
 
 

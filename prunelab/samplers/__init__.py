@@ -30,7 +30,8 @@ checks the interface for every name of :func:`available_methods`, so a sampler a
 here is tested without a test file of its own.
 
 Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
-``"metropolis"``, ``"prune"`` and ``"mc-sat"`` are known, and :func:`register_method` adds more.
+``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`)
+and ``"mc-sat"`` are known, and :func:`register_method` adds more.
 Modules are imported on first use.
 """
 
@@ -48,6 +49,7 @@ _METHODS: dict[str, str | ModuleType] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
+    "prune-tempered": "prunelab.samplers.tempering",
     "mc-sat": "prunelab.samplers.mcsat",
 }
 
