@@ -19,13 +19,21 @@ import numpy as np
 
 from ..network import BayesianNetwork
 
-__all__ = ["CHUNK_SHARE", "MAX_CHUNKS", "PILOT_SECONDS", "ChainTally", "check_budget", "fill_budget", "peer_seed"]
+__all__ = [
+    "CHUNK_SHARE", "MAX_CHUNKS", "MAX_CHUNK_CELLS", "PILOT_SECONDS", "ChainTally", "check_budget", "fill_budget",
+    "peer_seed",
+]
 
 PILOT_SECONDS = 0.05
 """Target length of the pilot run that measures a sampler's rate before a budget run."""
 
 MAX_CHUNKS = 6
 """Most continuation chunks used to fill a budget (see :func:`fill_budget`)."""
+
+MAX_CHUNK_CELLS = 2**25
+"""Most draws x variables held at once by one chunk (a 60 s budget of a fast chain on a
+large network would otherwise ask :func:`prunelab.sample` for gigabytes): a chunk cut to
+this size does not count towards :data:`MAX_CHUNKS`."""
 
 CHUNK_SHARE = 0.7
 """Share of the remaining budget each chunk aims at, so a rate misjudged by the pilot
@@ -107,14 +115,15 @@ class ChainTally:
         return self.n_moves / self.n_steps if self.n_steps else math.nan
 
 
-def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int) -> float:
+def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int, max_draws: int | None = None) -> float:
     """Draw ``n_steps``, or fill a time budget, through ``draw(n, start, salt) -> (draws, seconds)``.
 
     Under a budget, pilots of growing size (from ``pilot_start`` draws, not
     counted) measure the rate until one lasts :data:`PILOT_SECONDS`; then chunks
     of ``CHUNK_SHARE * rate * remaining`` draws continue the chain from its last
     state until at least 90 % of the budget is spent (at most :data:`MAX_CHUNKS`
-    chunks; the rate is re-measured after each).
+    chunks; the rate is re-measured after each). No call asks for more than
+    ``max_draws`` draws: a longer fixed run or chunk is cut into pieces of that size.
 
     Parameters
     ----------
@@ -128,6 +137,8 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int) -> 
     n_steps, seconds : exactly one of them (see :func:`check_budget`)
     pilot_start : int
         Draws of the first pilot.
+    max_draws : int, optional
+        Most draws per call of ``draw`` (see :data:`MAX_CHUNK_CELLS`); default no limit.
 
     Returns
     -------
@@ -135,23 +146,37 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int) -> 
         The setup time: pilots, and time outside the sampler's own clock.
     """
     t_start = time.perf_counter()
+    cap = int(max_draws) if max_draws is not None else None
+    if cap is not None and cap < 1:
+        raise ValueError(f"max_draws must be at least 1, got {max_draws!r}")
     if n_steps is not None:
-        draws, elapsed = draw(int(n_steps), tally.last, 0)
-        tally.add(draws, elapsed)
+        left, salt = int(n_steps), 0
+        while left > 0:  # one call (salt 0) unless the run is longer than the cap
+            n = left if cap is None else min(left, cap)
+            draws, elapsed = draw(n, tally.last, salt)
+            tally.add(draws, elapsed)
+            left, salt = left - n, (salt + 1000 if salt else 1000)
         return time.perf_counter() - t_start - tally.seconds
     n_pilot, salt = pilot_start, 1
     while True:
-        _, pilot_seconds = draw(n_pilot, tally.last, salt)
+        _, pilot_seconds = draw(n_pilot if cap is None else min(n_pilot, cap), tally.last, salt)
         salt += 1
-        if pilot_seconds >= PILOT_SECONDS or n_pilot >= 10**8:
+        if pilot_seconds >= PILOT_SECONDS or n_pilot >= 10**8 or (cap is not None and n_pilot >= cap):
             break
         n_pilot *= 8
+    n_pilot = n_pilot if cap is None else min(n_pilot, cap)
     rate = n_pilot / max(pilot_seconds, 1e-9)
-    for _ in range(MAX_CHUNKS):
+    n_chunks = 0
+    while n_chunks < MAX_CHUNKS:
         remaining = float(seconds) - tally.seconds
         if remaining <= 0.1 * float(seconds):
             break
-        draws, elapsed = draw(max(1, round(CHUNK_SHARE * rate * remaining)), tally.last, salt)
+        n = max(1, round(CHUNK_SHARE * rate * remaining))
+        if cap is not None and n > cap:
+            n = cap  # a piece of a longer chunk: not counted
+        else:
+            n_chunks += 1
+        draws, elapsed = draw(n, tally.last, salt)
         salt += 1
         tally.add(draws, elapsed)
         rate = draws.shape[0] / max(elapsed, 1e-9)

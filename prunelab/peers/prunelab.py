@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..network import BayesianNetwork
-from .budget import ChainTally, check_budget, fill_budget, peer_seed
+from .budget import MAX_CHUNK_CELLS, ChainTally, check_budget, fill_budget, peer_seed
 from .run import PEER_SAMPLERS, PeerRun, chain_start
 
 __all__ = ["run_prunelab"]
@@ -49,5 +49,6 @@ def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: 
     draw(1, x0, 99)  # numba compile and warm-up, outside the timing
     warm = time.perf_counter() - t0
     tally = ChainTally(bn, evidence, x0)
-    setup = warm + fill_budget(draw, tally, n_steps, seconds, pilot_start=100)
+    setup = warm + fill_budget(draw, tally, n_steps, seconds, pilot_start=100,
+                               max_draws=max(1, MAX_CHUNK_CELLS // len(bn.variables)))
     return PeerRun(sampler, "ok", tally.n_steps, tally.seconds, setup, tally.marginals(), tally.move_rate)

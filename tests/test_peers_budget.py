@@ -1,0 +1,58 @@
+"""The budget loop that fills a time budget chunk by chunk (prunelab.peers.budget.fill_budget)."""
+
+import numpy as np
+import pytest
+
+from prunelab import load_network
+from prunelab.peers.budget import MAX_CHUNKS, ChainTally, fill_budget
+
+
+def fake_sampler(rate: float):
+    """A ``draw`` that 'runs' at ``rate`` draws per second on its own clock and records each call's size."""
+    calls = []
+
+    def draw(n, start, salt):
+        calls.append((int(n), salt))
+        return np.zeros((int(n), 2), dtype=np.int64), n / rate
+
+    return draw, calls
+
+
+def test_a_long_budget_is_cut_into_pieces_no_larger_than_the_cap():
+    bn = load_network("deterministic_pair")
+    draw, calls = fake_sampler(rate=1e6)
+    tally = ChainTally(bn, None, [0, 0])
+    fill_budget(draw, tally, None, 60.0, pilot_start=100, max_draws=250_000)
+    assert max(n for n, _ in calls) <= 250_000
+    assert tally.seconds >= 0.9 * 60.0  # the budget is still filled, in more than MAX_CHUNKS calls
+    assert len(calls) > MAX_CHUNKS + 1
+    assert len({salt for _, salt in calls}) == len(calls)  # every call its own seed
+
+
+def test_without_a_cap_a_budget_takes_at_most_max_chunks_chunks():
+    bn = load_network("deterministic_pair")
+    draw, calls = fake_sampler(rate=1e6)
+    tally = ChainTally(bn, None, [0, 0])
+    fill_budget(draw, tally, None, 60.0, pilot_start=100)
+    pilots = [n for n, salt in calls if n < 1e5]
+    assert len(calls) - len(pilots) <= MAX_CHUNKS
+    assert max(n for n, _ in calls) > 250_000
+
+
+def test_a_fixed_run_longer_than_the_cap_is_drawn_in_pieces_with_the_first_seed_unchanged():
+    bn = load_network("deterministic_pair")
+    draw, calls = fake_sampler(rate=1e6)
+    tally = ChainTally(bn, None, [0, 0])
+    fill_budget(draw, tally, 1_000, None, pilot_start=100, max_draws=300)
+    assert [n for n, _ in calls] == [300, 300, 300, 100]
+    assert calls[0][1] == 0 and tally.n_steps == 1_000
+    draw, calls = fake_sampler(rate=1e6)
+    fill_budget(draw, ChainTally(bn, None, [0, 0]), 1_000, None, pilot_start=100, max_draws=5_000)
+    assert calls == [(1_000, 0)]  # under the cap: one call with salt 0, as before the cap existed
+
+
+def test_a_cap_below_one_draw_is_refused():
+    bn = load_network("deterministic_pair")
+    draw, _ = fake_sampler(rate=1e6)
+    with pytest.raises(ValueError, match="max_draws must be at least 1"):
+        fill_budget(draw, ChainTally(bn, None, [0, 0]), None, 1.0, pilot_start=100, max_draws=0)
