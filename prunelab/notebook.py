@@ -11,6 +11,10 @@ tool chain, so the chapters call these functions instead:
   paper's scale, or computed on the spot at a smaller profile;
 - :func:`glue` is MyST-NB's ``glue`` when MyST-NB is installed, and otherwise only
   shows the value (when asked to), since plain Jupyter has no prose to paste into;
+  :func:`glue_float` and :func:`glue_range` glue a number, or a range of numbers, for
+  the prose without showing it;
+- :func:`draw_seed` gives a peer library or a run an integer seed drawn from the
+  chapter's one generator;
 - :func:`watermark` reports the date, Python, the machine and package versions from
   the standard library alone.
 """
@@ -29,7 +33,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Chapter", "PROFILE_VARIABLE", "glue", "results_for", "setup", "watermark"]
+__all__ = [
+    "Chapter",
+    "PROFILE_VARIABLE",
+    "draw_seed",
+    "glue",
+    "glue_float",
+    "glue_range",
+    "results_for",
+    "setup",
+    "watermark",
+]
 
 PROFILE_VARIABLE = "PRUNELAB_PROFILE"
 """The environment variable that names the book's profile (``make book`` sets it)."""
@@ -173,6 +187,97 @@ def glue(name: str, value, display: bool = True) -> None:
             show(value)
         return
     myst_glue(name, value, display=display)
+
+
+def glue_float(name: str, value) -> None:
+    """Glue ``value`` as a plain Python float for the prose, without showing it.
+
+    Parameters
+    ----------
+    name : str
+        The key the prose refers to, as in ``{glue:text}`name:.2f```.
+    value : real number or None
+        A Python or numpy number; ``None`` (a figure that could not be computed,
+        such as the maximum of nothing) is glued as NaN, which the prose shows as
+        ``nan``.
+
+    Notes
+    -----
+    MyST-NB formats the text of a glued value's ``repr``: a numpy scalar's,
+    ``np.float64(0.5)``, is no number to a format spec such as ``:.2f``, and reads
+    as code without one; a float's, ``0.5``, is.
+
+    Examples
+    --------
+    >>> glue_float("share", np.float64(0.25))
+    >>> glue_float("largest_of_nothing", None)
+    """
+    glue(name, float(value) if value is not None else float("nan"), display=False)
+
+
+def glue_range(name: str, low, high, fmt: str) -> str:
+    """Glue ``"low–high"`` formatted with ``fmt``, or one number when both round alike.
+
+    Parameters
+    ----------
+    name : str
+        The key the prose refers to, as in ``{glue:text}`name```.
+    low, high : real number
+        The ends of the range (NaN ends are formatted as ``nan``).
+    fmt : str
+        A format spec, as in ``format(low, fmt)``: ``".1f"``, ``",.0f"``.
+
+    Returns
+    -------
+    str
+        The text glued, not shown.
+
+    Raises
+    ------
+    ValueError
+        If ``low > high``: the ends are swapped, and the prose would read backwards.
+
+    Examples
+    --------
+    >>> glue_range("ratio", 1.04, 2.96, ".1f")
+    '1.0–3.0'
+    >>> glue_range("ratio", 2.01, 2.04, ".1f")
+    '2.0'
+    """
+    if low > high:
+        raise ValueError(f"glue_range({name!r}): low {low!r} is above high {high!r}")
+    low_text, high_text = format(low, fmt), format(high, fmt)
+    text = low_text if low_text == high_text else f"{low_text}–{high_text}"
+    glue(name, text, display=False)
+    return text
+
+
+def draw_seed(rng: np.random.Generator, high: int = 2**31 - 1) -> int:
+    """A fresh integer seed in ``[0, high)`` drawn from the chapter's generator.
+
+    For code that takes an integer seed rather than a generator (a peer library,
+    :func:`prunelab.sample`), so that every random number of a chapter still comes
+    from the one ``rng`` of :func:`setup`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The chapter's generator; one ``rng.integers(high)`` is drawn from it.
+    high : int, default ``2**31 - 1``
+        Exclusive upper bound. The default fits every library the book runs (a
+        C ``int`` seed, as pyAgrum's).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> draw_seed(rng) == int(np.random.default_rng(7).integers(2**31 - 1))
+    True
+    """
+    return int(rng.integers(high))
 
 
 def _version_of(package: str) -> str:

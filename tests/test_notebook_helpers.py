@@ -1,6 +1,7 @@
 """The helpers that let the chapters run in plain Jupyter, and where data is found."""
 
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from prunelab import load_network
 from prunelab.catalogue import data_dir, frozen_network_path
 from prunelab.compiled import compile_network
-from prunelab.notebook import glue, results_for, setup, watermark
+from prunelab.notebook import draw_seed, glue, glue_float, glue_range, results_for, setup, watermark
 from prunelab.samplers.uniform import seconds_per_uniform_draw
 
 
@@ -86,3 +87,52 @@ def test_setup_asks_a_kernel_for_svg_figures(monkeypatch, capsys, in_kernel):
     monkeypatch.setenv("PRUNELAB_PROFILE", "smoke")
     setup(seed=1, packages=["numpy"])
     assert calls == ([("svg", "png")] if in_kernel else [])
+
+
+@pytest.fixture
+def glued(monkeypatch):
+    """What the glue helpers hand to MyST-NB's glue, as ``(name, value, display)`` tuples."""
+    calls = []
+    fake = types.SimpleNamespace(glue=lambda name, value, display=True: calls.append((name, value, display)))
+    monkeypatch.setitem(sys.modules, "myst_nb", fake)
+    return calls
+
+
+def test_glue_float_glues_a_plain_float_and_nan_for_none_without_showing_it(glued, capsys):
+    glue_float("share", np.float64(0.25))
+    glue_float("count", np.int64(3))
+    glue_float("missing", None)
+    (n1, v1, d1), (n2, v2, d2), (n3, v3, d3) = glued
+    assert (n1, v1, type(v1), d1) == ("share", 0.25, float, False)
+    assert (n2, v2, type(v2)) == ("count", 3.0, float)
+    assert n3 == "missing" and type(v3) is float and np.isnan(v3) and not d3
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "fmt", "text"),
+    [
+        (1.04, 2.96, ".1f", "1.0–3.0"),
+        (2.01, 2.04, ".1f", "2.0"),
+        (1200, 35000, ",.0f", "1,200–35,000"),
+        (3, 3, "d", "3"),
+    ],
+)
+def test_glue_range_glues_one_number_when_both_ends_round_alike(glued, low, high, fmt, text):
+    assert glue_range("r", low, high, fmt) == text
+    assert glued == [("r", text, False)]
+
+
+def test_glue_range_refuses_swapped_ends_before_gluing(glued):
+    with pytest.raises(ValueError, match=r"glue_range\('speed'\): low 5 is above high 2"):
+        glue_range("speed", 5, 2, "d")
+    assert glued == []
+
+
+def test_draw_seed_is_one_draw_of_the_chapter_generator():
+    rng, same = np.random.default_rng(11), np.random.default_rng(11)
+    seeds = [draw_seed(rng) for _ in range(3)]
+    assert seeds == [int(same.integers(2**31 - 1)) for _ in range(3)]
+    assert all(type(s) is int for s in seeds)
+    assert rng.random() == same.random()  # one draw each, nothing more
+    assert {draw_seed(rng, high=2) for _ in range(50)} == {0, 1}

@@ -14,7 +14,14 @@ from matplotlib.colors import to_rgba  # noqa: E402
 from prunelab import plots  # noqa: E402
 from prunelab.paper_numbers import METHODS  # noqa: E402
 from prunelab.peers import PEER_SAMPLERS  # noqa: E402
-from prunelab.plots import SAMPLER_STYLES, ahd_figure, plot_alpha_by_query, sampler_style  # noqa: E402
+from prunelab.plots import (  # noqa: E402
+    SAMPLER_LABELS,
+    SAMPLER_STYLES,
+    ahd_figure,
+    plot_alpha_by_query,
+    sampler_label,
+    sampler_style,
+)
 
 from .test_ahd import fake_curves  # noqa: E402
 
@@ -63,3 +70,16 @@ def test_the_package_exports_what_it_promises():
         missing = set(module.__all__) - set(plots.__all__)
         assert not missing, f"{module.__name__} names not exported by prunelab.plots: {sorted(missing)}"
     assert not {"ahd_table", "ahd_decay"} & set(dir(plots))
+
+
+def test_every_styled_sampler_has_one_label_and_the_labels_tell_them_apart():
+    assert set(SAMPLER_LABELS) == set(SAMPLER_STYLES)
+    peers = [SAMPLER_LABELS[s] for s in PEER_SAMPLERS]
+    assert len(set(peers)) == len(peers)
+    for method in METHODS:  # prunelab's own under both names: the same sampler, qualified beside the peers
+        assert sampler_label(f"prunelab-{method}").lower() == f"prunelab {sampler_label(method).lower()}"
+
+
+def test_an_unknown_sampler_has_no_label_rather_than_its_raw_name():
+    with pytest.raises(ValueError, match=r"no label for sampler 'hmc'; known: \['gibbs'"):
+        sampler_label("hmc")

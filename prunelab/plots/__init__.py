@@ -10,7 +10,8 @@ helper works out itself are the plain means and quantiles of what it is handed
 
 ``prunelab.plots.style``
     One colour and marker per sampler in every figure (:data:`SAMPLER_STYLES`,
-    :func:`sampler_style`), the samplers' display names (:data:`METHOD_LABELS`),
+    :func:`sampler_style`), the samplers' display names (:data:`METHOD_LABELS`,
+    :data:`SAMPLER_LABELS`, :func:`sampler_label`),
     and what the helpers share (:data:`T_LABEL`, :func:`given_or_new_axes`).
 ``prunelab.plots.networks``
     A small network drawn with its CPTs beside the nodes and pruned labels struck
@@ -42,13 +43,24 @@ from .results import (
     running_estimate_figure,
     trace_figure,
 )
-from .style import METHOD_LABELS, METHODS, SAMPLER_STYLES, T_LABEL, SamplerStyle, given_or_new_axes, sampler_style
+from .style import (
+    METHOD_LABELS,
+    METHODS,
+    SAMPLER_LABELS,
+    SAMPLER_STYLES,
+    T_LABEL,
+    SamplerStyle,
+    given_or_new_axes,
+    sampler_label,
+    sampler_style,
+)
 from .tables import style_paper_table
 
 __all__ = [
     "METHODS",
     "METHOD_LABELS",
     "PAPER_LAYOUTS",
+    "SAMPLER_LABELS",
     "SAMPLER_STYLES",
     "SamplerStyle",
     "T_LABEL",
@@ -67,6 +79,7 @@ __all__ = [
     "plot_sigma",
     "plot_transition_matrix",
     "running_estimate_figure",
+    "sampler_label",
     "sampler_style",
     "state_label",
     "style_paper_table",

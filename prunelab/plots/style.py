@@ -11,6 +11,10 @@ same colour whichever name it goes by. A chapter draws a sampler with::
 
     color, marker = SAMPLER_STYLES[sampler]
 
+and names it, in a legend, a table's index or a tick label, with
+:func:`sampler_label` (:data:`SAMPLER_LABELS`): ``"Gibbs"`` for prunelab's own in
+the chapters that show only prunelab, ``"prunelab Gibbs"`` beside the peers.
+
 The plotting helpers draw on the axes they are given, or on new ones
 (:func:`given_or_new_axes`), and label a number of draws :data:`T_LABEL`.
 """
@@ -27,10 +31,12 @@ from ..paper_numbers import METHODS
 __all__ = [
     "METHODS",
     "METHOD_LABELS",
+    "SAMPLER_LABELS",
     "SAMPLER_STYLES",
     "T_LABEL",
     "SamplerStyle",
     "given_or_new_axes",
+    "sampler_label",
     "sampler_style",
 ]
 
@@ -69,6 +75,27 @@ SAMPLER_STYLES: dict[str, SamplerStyle] = {
 METHOD_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "Prune"}
 """Display names of prunelab's samplers."""
 
+SAMPLER_LABELS: dict[str, str] = {
+    **METHOD_LABELS,
+    "prunelab-gibbs": "prunelab Gibbs",
+    "prunelab-metropolis": "prunelab Metropolis",
+    "prunelab-prune": "prunelab prune",
+    "pgmpy-gibbs": "pgmpy Gibbs",
+    "pyagrum-gibbs": "pyAgrum Gibbs",
+    "pyagrum-lbp": "pyAgrum loopy BP",
+    "pyagrum-importance": "pyAgrum importance sampling",
+    "pyagrum-weighted": "pyAgrum likelihood weighting",
+    "pymc-cgm-uniform": "PyMC CGM uniform",
+    "pymc-cgm-proportional": "PyMC CGM proportional",
+    "pymc-metropolis": "PyMC Metropolis",
+}
+"""Sampler name -> display name, for every key of :data:`SAMPLER_STYLES`.
+
+prunelab's samplers are named by :data:`METHOD_LABELS` where only they appear, and
+``"prunelab ..."`` under their :data:`prunelab.peers.PEER_SAMPLERS` names, beside
+the peers; a peer's name says its library.
+"""
+
 
 def sampler_style(sampler: str) -> SamplerStyle:
     """The :class:`SamplerStyle` of ``sampler`` (a key of :data:`SAMPLER_STYLES`).
@@ -90,6 +117,28 @@ def sampler_style(sampler: str) -> SamplerStyle:
         return SAMPLER_STYLES[sampler]
     except KeyError:
         raise ValueError(f"no style for sampler {sampler!r}; known: {list(SAMPLER_STYLES)}") from None
+
+
+def sampler_label(sampler: str) -> str:
+    """The display name of ``sampler`` (a key of :data:`SAMPLER_LABELS`).
+
+    Raises
+    ------
+    ValueError
+        For a name without a label (the message lists the known ones), rather than
+        the raw name shown silently.
+
+    Examples
+    --------
+    >>> sampler_label("pyagrum-gibbs")
+    'pyAgrum Gibbs'
+    >>> sampler_label("prunelab-prune"), sampler_label("prune")
+    ('prunelab prune', 'Prune')
+    """
+    try:
+        return SAMPLER_LABELS[sampler]
+    except KeyError:
+        raise ValueError(f"no label for sampler {sampler!r}; known: {list(SAMPLER_LABELS)}") from None
 
 
 T_LABEL = "number of samples $t$"
