@@ -287,8 +287,8 @@ LARGE_PROFILES = {
         mixing_chains=2, mixing_steps=2_000, grid_sides=(4, 6), grid_determinism=(0.5, 0.9), grid_seconds=0.1,
     ),
 }
-"""``paper``: every pgmpy network, budgets 10 s and 1 s, 60 s on :data:`LONG_BUDGET_NETWORKS` (about 75 min on 2 cores, see
-``provenance.json``); ``smoke``: two small networks and tiny grids (seconds, for the
+"""``paper``: every pgmpy network, budgets 10 s and 1 s, 60 s on :data:`LONG_BUDGET_NETWORKS`
+(about 75 min on 2 cores, see ``provenance.json``); ``smoke``: two small networks and tiny grids (seconds, for the
 book's smoke build and the tests)."""
 
 
