@@ -13,15 +13,10 @@ all writing, so a remote cluster needs no shared file system.
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
-import platform
 import shlex
-import subprocess
 import sys
 import time
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +26,8 @@ from ..samplers import get_method
 from ..sampling import sample
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
+from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
+from .provenance import git_commit, library_versions, machine_info, package_version, previous_sessions, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
 from .tables import consolidate
 
@@ -38,13 +35,6 @@ __all__ = [
     "reproduce", "simulate_run", "ReproduceReport",
     "SweepInterrupted", "check_root_seed",
 ]
-
-LIBRARIES = (
-    "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
-    "arviz", "tqdm", "pgmpy",
-)
-"""Libraries whose versions go into ``provenance.json``."""
-
 
 def check_root_seed(root_seed) -> int:
     """A sweep's root seed: an int ``>= 0`` (numpy integers too, not a bool).
@@ -191,67 +181,6 @@ def _json_dumps(obj) -> str:
     import json
 
     return json.dumps(obj, sort_keys=True)
-
-
-# ----------------------------------------------------------------------------- provenance
-def git_commit() -> dict:
-    """The checkout's commit and whether it has changes; ``None`` for an installed wheel."""
-    root = Path(__file__).resolve().parents[2]
-    info = {"commit": None, "dirty": None}
-    if not (root / ".git").exists() or not (root / "prunelab" / "__init__.py").is_file():
-        return info  # not our checkout (a wheel in site-packages, maybe inside another repository)
-    try:
-        info["commit"] = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
-            text=True, timeout=10, check=True,
-        ).stdout
-        info["dirty"] = bool(status.strip())
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return info
-
-
-def library_versions() -> dict:
-    out = {}
-    for name in LIBRARIES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def machine_info() -> dict:
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = None
-    return {
-        "cpu_model": _cpu_model(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "hostname": platform.node(),
-        "load_average": load,
-    }
-
-
-def _cpu_model() -> str | None:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -454,26 +383,3 @@ def reproduce(
     )
     store.write_json_atomic(dict(report), out / "provenance.json")
     return report
-
-
-_SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", "n_skipped", "cases", "git",
-                 "n_jobs", "scheduler", "prunelab_version")
-
-
-def previous_sessions(path: Path) -> list[dict]:
-    """Earlier sessions that wrote to the same folder (condensed), oldest first."""
-    import json
-
-    if not path.exists():
-        return []
-    try:
-        old = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []
-    return [*old.get("previous_sessions", []), {k: old.get(k) for k in _SESSION_KEYS}]
-
-
-def package_version() -> str:
-    from .. import __version__
-
-    return __version__
