@@ -263,7 +263,7 @@ def test_fit_alpha_raises_when_optimiser_fails(monkeypatch):
             active_mask=np.zeros(3, dtype=int), fun=fun(x0),
         )
 
-    monkeypatch.setattr(indicators, "optimize", types.SimpleNamespace(least_squares=failing_least_squares))
+    monkeypatch.setattr(indicators.convergence, "optimize", types.SimpleNamespace(least_squares=failing_least_squares))
     with pytest.raises(AlphaFitError, match="did not converge"):
         fit_alpha(CURVE_T, synthetic_sigma(CURVE_T))
 
