@@ -243,10 +243,10 @@ def test_impossible_evidence_on_a_network_too_wide_names_the_evidence(monkeypatc
     import weakref
 
     import prunelab.elimination as elimination
-    import prunelab.exact as exact
+    import prunelab.junction_tree as junction_tree
 
     monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 2)  # asia becomes "too wide"
-    monkeypatch.setattr(exact, "_compiled", weakref.WeakKeyDictionary())  # not a tree compiled under the old cap
+    monkeypatch.setattr(junction_tree, "_trees", weakref.WeakKeyDictionary())  # not a tree compiled under the old cap
     with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no\}.*cannot tell"):
         sample(load_network("asia"), "gibbs", 5, evidence={"tub": "yes", "either": "no"}, seed=0, max_restarts=50)
 

@@ -191,7 +191,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
     Feasibility is decided on ``log P(e)`` (``-inf`` only when impossible), never on
     ``P(e)``, which underflows to 0 for possible evidence on large networks.
     """
-    from .. import exact  # local: exact inference is only needed on this fallback
+    from .. import junction_tree  # local: exact inference is only needed on this fallback
 
     key = tuple(sorted(bn.evidence_indices(evidence).items()))
     with _posterior_lock:
@@ -201,7 +201,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
     named_evidence = bn.evidence_names(evidence)
     named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
     try:
-        tree, calibration = exact._calibrate(bn, named_evidence)
+        tree, calibration = junction_tree.calibrate(bn, named_evidence)
     except EvidenceError:
         raise
     except ValueError as exc:
