@@ -295,9 +295,6 @@ def reproduce(
     >>> sorted(p.name for p in tmp.glob("*.parquet"))  # doctest: +SKIP
     ['curves.parquet', 'final_marginals.parquet', 'runs.parquet', 'summary.parquet']
     """
-    from joblib import Parallel, delayed
-    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
-
     tic = time.perf_counter()
     started = utc_now()
     load_start = machine_info()["load_average"]
@@ -307,59 +304,15 @@ def reproduce(
     prof = get_profile(profile)
     specs = select_cases(cases if cases is not None else prof.cases, init=init)
     out = Path(out) if out is not None else results_dir(prof.name)
-    checkpoints = prof.checkpoints
     prepared = {c.id: prepare_case(c, root_seed) for c in specs}  # fails early on a bad case
-    store.check_sweep(
-        out,
-        {
-            "root_seed": str(int(root_seed)),
-            "n_samples": prof.n_samples,
-            "checkpoints": checkpoints.tolist(),
-            "cases": {c.id: case_fingerprint(c) for c in specs},
-        },
-    )
+    _lock_settings(out, prof, specs, root_seed)
     store.remove_stale_tmp(out)
-    todo = [
-        (case, run)
-        for case in specs
-        for run in sorted(set(range(prof.n_runs)) - store.finished_runs(out, case.id))
-    ]
-    n_skipped = len(specs) * prof.n_runs - len(todo)
-    tasks = (
-        delayed(simulate_run)(
-            case, run, prof.n_samples, checkpoints, root_seed,
-            prepared[case.id]["query_state"], prepared[case.id]["start"],
-        )
-        for case, run in todo
-    )
+    todo = _runs_to_do(out, specs, prof.n_runs)
     n_done = 0
     if todo:
-        with _parallel_context(scheduler, n_jobs), tqdm(
-            total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
-        ) as bar:
-            if n_jobs == 1 and scheduler is None:
-                results = (task[0](*task[1], **task[2]) for task in tasks)
-            else:
-                results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
-            try:
-                for record in results:
-                    store.write_run(out, record)
-                    n_done += 1
-                    bar.update()
-                    if on_run_written is not None:
-                        on_run_written(record["case"], record["run"])
-            except KeyboardInterrupt:
-                if hasattr(results, "close"):
-                    with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
-                        warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
-                        results.close()  # joblib aborts its pending tasks
-                if scheduler is None and n_jobs != 1:
-                    _stop_workers()
-                on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
-                raise SweepInterrupted(out, n_done, on_disk) from None
+        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs)
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
-    wall = time.perf_counter() - tic
     report = ReproduceReport(
         command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         prunelab_version=package_version(),
@@ -372,14 +325,78 @@ def reproduce(
         n_jobs=n_jobs,
         scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
         n_done=n_done,
-        n_skipped=n_skipped,
+        n_skipped=len(specs) * prof.n_runs - len(todo),
         start_time=started,
         end_time=utc_now(),
         sweep_seconds=sweep_seconds,
-        wall_seconds=wall,
+        wall_seconds=time.perf_counter() - tic,
         machine={**machine_info(), "load_average_start": load_start},
         libraries=library_versions(),
         previous_sessions=previous_sessions(out / "provenance.json"),
     )
     store.write_json_atomic(dict(report), out / "provenance.json")
     return report
+
+
+def _runs_to_do(out: Path, specs, n_runs: int) -> list[tuple]:
+    """``(case, run)`` of every run of ``specs`` not finished in ``out``, case by case, runs in order."""
+    return [(case, run) for case in specs for run in sorted(set(range(n_runs)) - store.finished_runs(out, case.id))]
+
+
+def _lock_settings(out: Path, prof, specs, root_seed: int) -> None:
+    """Record the sweep's settings in ``sweep.json``, or refuse a folder holding runs made with others."""
+    store.check_sweep(
+        out,
+        {
+            "root_seed": str(int(root_seed)),
+            "n_samples": prof.n_samples,
+            "checkpoints": prof.checkpoints.tolist(),
+            "cases": {c.id: case_fingerprint(c) for c in specs},
+        },
+    )
+
+
+def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs) -> int:
+    """Compute the runs of ``todo`` and write each as it arrives; the number written.
+
+    Raises
+    ------
+    SweepInterrupted
+        On Ctrl-C: pending tasks are cancelled, the workers stopped, every file written is kept.
+    """
+    from joblib import Parallel, delayed
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+
+    checkpoints = prof.checkpoints
+    tasks = (
+        delayed(simulate_run)(
+            case, run, prof.n_samples, checkpoints, root_seed,
+            prepared[case.id]["query_state"], prepared[case.id]["start"],
+        )
+        for case, run in todo
+    )
+    n_done = 0
+    with _parallel_context(scheduler, n_jobs), tqdm(
+        total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
+    ) as bar:
+        if n_jobs == 1 and scheduler is None:
+            results = (task[0](*task[1], **task[2]) for task in tasks)
+        else:
+            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+        try:
+            for record in results:
+                store.write_run(out, record)
+                n_done += 1
+                bar.update()
+                if on_run_written is not None:
+                    on_run_written(record["case"], record["run"])
+        except KeyboardInterrupt:
+            if hasattr(results, "close"):
+                with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
+                    warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
+                    results.close()  # joblib aborts its pending tasks
+            if scheduler is None and n_jobs != 1:
+                _stop_workers()
+            on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
+            raise SweepInterrupted(out, n_done, on_disk) from None
+    return n_done
