@@ -39,6 +39,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, compile_network, state_labels
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
+from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
@@ -83,71 +84,71 @@ class InitInfo(NamedTuple):
     n_tries: int
 
 
-def _hybrid_forward_python(rng, cardinality, parent_ptr, parent_index, parent_stride,
-                           cpt_offset, cpt, evidence_value, p, max_restarts, x):
-    """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1.
+def _hybrid_forward(inverse_cdf):
+    """The hybrid forward kernel's one source, drawing from a CPT row with ``inverse_cdf``.
 
-    Written once and compiled with numba (:func:`hybrid_forward_kernel`); the
-    plain-Python version runs the same code (slowly), for tests.
+    Made twice: with :func:`~prunelab.samplers.inverse_cdf.inverse_cdf_py` it is the
+    plain-Python reference (slow, for tests); with its compiled twin, compiled by
+    numba, it is :func:`hybrid_forward_kernel`.
     """
-    n = cardinality.shape[0]
-    toss = 0.0 < p < 1.0
-    for attempt in range(max_restarts):
-        feasible = True
-        for i in range(n):
-            base = cpt_offset[i]
-            for k in range(parent_ptr[i], parent_ptr[i + 1]):
-                base += x[parent_index[k]] * parent_stride[k]
-            card = cardinality[i]
-            observed = evidence_value[i]
-            if observed >= 0:
-                x[i] = observed
-                if cpt[base + observed] == 0.0:
-                    feasible = False
-                    break
-                continue
-            if toss:
-                use_cpt = rng.random() < p
-            else:
-                use_cpt = p >= 1.0
-            if use_cpt:
-                # forward: inverse CDF of the CPT row, never a zero entry
-                total = 0.0
-                for s in range(card):
-                    total += cpt[base + s]
-                u = rng.random() * total
-                cumulative = 0.0
-                chosen = card - 1
-                for s in range(card):
-                    cumulative += cpt[base + s]
-                    if cumulative > u:
-                        chosen = s
+
+    def hybrid_forward(rng, cardinality, parent_ptr, parent_index, parent_stride,
+                       cpt_offset, cpt, evidence_value, p, max_restarts, x):
+        """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1."""
+        n = cardinality.shape[0]
+        toss = 0.0 < p < 1.0
+        for attempt in range(max_restarts):
+            feasible = True
+            for i in range(n):
+                base = cpt_offset[i]
+                for k in range(parent_ptr[i], parent_ptr[i + 1]):
+                    base += x[parent_index[k]] * parent_stride[k]
+                card = cardinality[i]
+                observed = evidence_value[i]
+                if observed >= 0:
+                    x[i] = observed
+                    if cpt[base + observed] == 0.0:
+                        feasible = False
                         break
-                while cpt[base + chosen] == 0.0:
-                    chosen -= 1
-            else:
-                # random forward: uniform over the row's non-zero entries
-                count = 0
-                for s in range(card):
-                    if cpt[base + s] > 0.0:
-                        count += 1
-                j = int(rng.random() * count)
-                if j > count - 1:
-                    j = count - 1
-                chosen = -1
-                for s in range(card):
-                    if cpt[base + s] > 0.0:
-                        if j == 0:
-                            chosen = s
-                            break
-                        j -= 1
-            x[i] = chosen
-        if feasible:
-            return attempt + 1
-    return -1
+                    continue
+                if toss:
+                    use_cpt = rng.random() < p
+                else:
+                    use_cpt = p >= 1.0
+                if use_cpt:
+                    # forward: inverse CDF of the CPT row, never a zero entry
+                    total = 0.0
+                    for s in range(card):
+                        total += cpt[base + s]
+                    chosen = inverse_cdf(cpt[base:base + card], card, rng.random() * total)
+                else:
+                    # random forward: uniform over the row's non-zero entries
+                    count = 0
+                    for s in range(card):
+                        if cpt[base + s] > 0.0:
+                            count += 1
+                    j = int(rng.random() * count)
+                    if j > count - 1:
+                        j = count - 1
+                    chosen = -1
+                    for s in range(card):
+                        if cpt[base + s] > 0.0:
+                            if j == 0:
+                                chosen = s
+                                break
+                            j -= 1
+                x[i] = chosen
+            if feasible:
+                return attempt + 1
+        return -1
+
+    return hybrid_forward
 
 
-hybrid_forward_kernel = numba.njit(cache=True, nogil=True)(_hybrid_forward_python)
+_hybrid_forward_python = _hybrid_forward(inverse_cdf_py)
+"""The plain-Python hybrid forward kernel (``initial_state(..., backend="numpy")``)."""
+
+hybrid_forward_kernel = numba.njit(cache=True, nogil=True)(_hybrid_forward(inverse_cdf_nb))
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
@@ -236,12 +237,7 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
         x[i] = s
     for clique, potential in zip(reversed(tables.cliques), reversed(tables.potentials)):
         row = potential[(slice(None), *x[list(clique[1:])])] if len(clique) > 1 else potential
-        cumulative = np.cumsum(row)
-        s = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-        s = min(s, row.size - 1)
-        while row[s] <= 0.0:
-            s -= 1
-        x[clique[0]] = s
+        x[clique[0]] = inverse_cdf_py(row, row.size, rng.random() * np.cumsum(row)[-1])
     return x
 
 

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork
+from .chain import start_chain
 from .init import check_state
 from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_kernel
 from .samplesat import samplesat_python
@@ -466,13 +467,9 @@ def run_chain(
     """
     mode = _check_uniform(uniform)
     options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = mcsat_plan(net) if plan is None else plan
-    x = check_state(net, x0)
     c, index = plan.clauses, plan.index
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.empty(n_draws, dtype=np.int64)
     founds = np.empty(n_draws, dtype=np.int64)

@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
+from .chain import start_chain
 from .init import check_state
 from .uniform import (
     AUTO,
@@ -556,20 +557,15 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code = method_code(uniform)
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     plan = prune_plan(net) if plan is None else plan
-    x = check_state(net, x0)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
     ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     sizes = np.empty(n_draws, dtype=np.float64)
     methods = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    x_labels = np.zeros(net.n_variables, dtype=np.int64)
     _prune_chain_nb(
         rng, net, plan.uniform, _NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
