@@ -15,15 +15,15 @@ import numpy as np
 
 from .compiled import CompiledNetwork, compile_network
 from .sample_result import draw_dtype
-from .samplers.init import hybrid_forward_kernel, initial_state
+from .samplers.init import hybrid_forward_nb, initial_state
 
 __all__ = ["run_chain_job"]
 
 
-def _warm_init_kernel(net: CompiledNetwork) -> None:
+def _warm_initialiser(net: CompiledNetwork) -> None:
     """Compile (or load from the cache) the init kernel outside the timed region."""
     scratch = np.zeros(net.n_variables, dtype=np.int64)
-    hybrid_forward_kernel(
+    hybrid_forward_nb(
         np.random.default_rng(0), net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
         net.cpt_offset, net.cpt, net.evidence_value, 0.5, 1, scratch,
     )
@@ -63,7 +63,7 @@ def _start_state(rng, bn, net, evidence, start, p, max_restarts):
     """``(x0, seconds, initialiser)``: drawn by the initialiser named ``start``, or ``start`` itself."""
     if not isinstance(start, str):
         return np.asarray(start, dtype=np.int64), 0.0, "given"
-    _warm_init_kernel(net)
+    _warm_initialiser(net)
     tic = time.perf_counter()
     x0, info = initial_state(rng, bn, start, p=p, evidence=evidence, max_restarts=max_restarts, return_info=True)
     return x0, time.perf_counter() - tic, info.method

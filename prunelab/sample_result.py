@@ -10,6 +10,7 @@ import numpy as np
 
 from . import indicators
 from .checkpoints import checked_checkpoints
+from .deprecation import renamed_attribute
 from .diagnostics import TrapReport
 
 __all__ = ["SampleResult", "distinct_rows", "draw_dtype"]
@@ -53,7 +54,8 @@ class SampleResult:
         State names per variable.
     evidence : dict of str to str
         The evidence, states by name.
-    method : str
+    sampler : str
+        The sampler's name (``method`` is its deprecated name).
     init_seconds, sample_seconds : float64 (chain,)
         Wall time of the initial state and of the chain, per chain, numba compile
         time excluded.
@@ -107,7 +109,7 @@ class SampleResult:
     variables: tuple[str, ...]
     states: Mapping[str, tuple[str, ...]]
     evidence: dict[str, str]
-    method: str
+    sampler: str
     init_seconds: np.ndarray
     sample_seconds: np.ndarray
     initial_states: np.ndarray
@@ -121,6 +123,8 @@ class SampleResult:
     options: dict[str, Any] = field(default_factory=dict)
     seed_spawn_key: tuple[int, ...] = ()
     trap: TrapReport = TrapReport()
+
+    method = renamed_attribute("prunelab.SampleResult", "method", "sampler")
 
     # ------------------------------------------------------------ shape
     @property
@@ -252,7 +256,7 @@ class SampleResult:
             return indicators.running_marginals(self.draws[:, :, i], card, cps)
         if estimator == "rao_blackwell":
             if self.rb_sums is None:
-                raise ValueError(f"method {self.method!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
+                raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
             recorded = self.rb_checkpoints
             cps = self._checked(checkpoints, recorded)
             where = np.searchsorted(recorded, cps)
@@ -296,7 +300,7 @@ class SampleResult:
         for v in self.free_variables:
             if estimator == "rao_blackwell":
                 if self.rb_checkpoints is None or self.rb_checkpoints.size == 0:
-                    raise ValueError(f"method {self.method!r} recorded no Rao-Blackwell sums")
+                    raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums")
                 last = [int(self.rb_checkpoints[-1])]
                 out[v] = self.running_marginals(v, last, estimator)[:, 0, :].mean(axis=0)
             elif estimator == "empirical":
@@ -308,6 +312,6 @@ class SampleResult:
 
     def __repr__(self) -> str:
         return (
-            f"SampleResult(method={self.method!r}, chains={self.n_chains}, draws={self.n_draws}, "
+            f"SampleResult(sampler={self.sampler!r}, chains={self.n_chains}, draws={self.n_draws}, "
             f"variables={len(self.variables)}, evidence={len(self.evidence)})"
         )

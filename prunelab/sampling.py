@@ -44,7 +44,7 @@ Rao-Blackwell estimates
 For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
 conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (1)) are recorded at
 ``rb_checkpoints`` only, by default :data:`DEFAULT_N_CHECKPOINTS` log-spaced draw
-counts ending at ``n_samples`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
+counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
 ``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100
 chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
 you can afford it; the empirical estimator always has every draw.
@@ -61,12 +61,12 @@ import numpy as np
 from .chain_job import run_chain_job
 from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import compile_network
-from .deprecation import warn_renamed
+from .deprecation import renamed_keyword, warn_renamed
 from .diagnostics import SamplerTrappedWarning, TrapReport
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
 from .sample_result import SampleResult, draw_dtype
-from .samplers import get_method
+from .samplers import get_sampler
 from .samplers.init import INIT_METHODS, MAX_RESTARTS, start_state_from
 from .traps import trap_report, trap_seed
 
@@ -102,15 +102,15 @@ def _integer(value, name: str, minimum: int | None = 1) -> int:
     return int(value)
 
 
-def _planned_bytes(bn, n_chains, n_samples, n_checkpoints, n_workers) -> dict[str, int]:
+def _planned_bytes(bn, n_chains, n_draws, n_checkpoints, n_workers) -> dict[str, int]:
     """Bytes :func:`sample` will hold at its peak, by what holds them."""
     n = bn.n_variables
     itemsize = np.dtype(draw_dtype(bn.cardinalities)).itemsize
     return {
         # per-chain draws, then np.stack copies them into the result
-        "draws": 2 * n_chains * n_samples * n * itemsize,
-        "chain buffers": n_workers * n_samples * n * 8,  # int64 draws of a running chain
-        "statistics": 2 * n_chains * n_samples * _STAT_BYTES_PER_DRAW,
+        "draws": 2 * n_chains * n_draws * n * itemsize,
+        "chain buffers": n_workers * n_draws * n * 8,  # int64 draws of a running chain
+        "statistics": 2 * n_chains * n_draws * _STAT_BYTES_PER_DRAW,
         "Rao-Blackwell sums": 2 * n_chains * n_checkpoints * int(bn.cardinalities.sum()) * 8,
         "bookkeeping": n_chains * _BYTES_PER_CHAIN,
     }
@@ -136,12 +136,12 @@ def _explicit_starts(bn, net, init, n_chains) -> list[np.ndarray] | None:
     return [start_state_from(bn, net, s) for s in per_chain]
 
 
-def _checked_arguments(bn, method, n_samples, n_chains, n_jobs, max_restarts, init_p, backend, init, traps):
+def _checked_arguments(bn, sampler, n_draws, n_chains, n_jobs, max_restarts, init_p, backend, init, traps):
     """The sampler module and the counts as ints; every argument checked before anything is computed."""
     if not isinstance(bn, BayesianNetwork):
         raise TypeError(f"bn must be a BayesianNetwork, got {type(bn).__name__}")
-    module = get_method(method)
-    n_samples = _integer(n_samples, "n_samples")
+    module = get_sampler(sampler)
+    n_draws = _integer(n_draws, "n_draws")
     n_chains = _integer(n_chains, "n_chains")
     n_jobs = _integer(n_jobs, "n_jobs", minimum=None)
     if n_jobs == 0:
@@ -155,39 +155,39 @@ def _checked_arguments(bn, method, n_samples, n_chains, n_jobs, max_restarts, in
         raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_METHODS)} or give a start state")
     if traps not in ("warn", "record", "off"):
         raise ValueError(f"traps must be 'warn', 'record' or 'off', got {traps!r}")
-    return module, n_samples, n_chains, n_jobs, max_restarts
+    return module, n_draws, n_chains, n_jobs, max_restarts
 
 
-def _rb_checkpoints(module, method, rb_checkpoints, n_samples) -> np.ndarray | None:
+def _rb_checkpoints(module, sampler, rb_checkpoints, n_draws) -> np.ndarray | None:
     """The Rao-Blackwell checkpoints of a sampler that has the estimate (checked), else None."""
     if getattr(module, "RAO_BLACKWELL", False):
         if rb_checkpoints is None:
-            return log_checkpoints(n_samples, DEFAULT_N_CHECKPOINTS)
-        return checked_checkpoints(rb_checkpoints, n_samples, name="rb_checkpoints", increasing=True)
+            return log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)
+        return checked_checkpoints(rb_checkpoints, n_draws, name="rb_checkpoints", increasing=True)
     if rb_checkpoints is not None:
-        raise ValueError(f"method {method!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
+        raise ValueError(f"sampler {sampler!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
     return None
 
 
-def _check_memory(bn, n_chains, n_samples, cps, n_jobs, max_bytes) -> None:
+def _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes) -> None:
     """Refuse a run that would hold more than ``max_bytes`` at its peak; the message gives the sizes."""
     n_workers = 1 if n_jobs == 1 else min(n_chains, os.cpu_count() or 1) if n_jobs < 0 else min(n_chains, n_jobs)
-    planned = _planned_bytes(bn, n_chains, n_samples, 0 if cps is None else cps.size, n_workers)
+    planned = _planned_bytes(bn, n_chains, n_draws, 0 if cps is None else cps.size, n_workers)
     if sum(planned.values()) > max_bytes:
         detail = ", ".join(f"{name} {size / 2**20:,.0f} MiB" for name, size in planned.items() if size)
         raise MemoryError(
             f"sample() would need about {sum(planned.values()) / 2**20:,.0f} MiB for n_chains={n_chains} x "
-            f"n_samples={n_samples} x {bn.n_variables} variables ({detail}), more than "
+            f"n_draws={n_draws} x {bn.n_variables} variables ({detail}), more than "
             f"max_bytes={max_bytes:,}; use fewer chains or draws, or pass a larger max_bytes"
         )
 
 
-def _run_jobs(jobs: list, n_jobs: int, progress: bool, method: str) -> list[dict]:
+def _run_jobs(jobs: list, n_jobs: int, progress: bool, sampler: str) -> list[dict]:
     """Every chain's :func:`~prunelab.chain_job.run_chain_job`, in order, over joblib's workers or here."""
     from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
 
     results = []
-    with tqdm(total=len(jobs), disable=not progress, desc=f"{method} chains") as bar:
+    with tqdm(total=len(jobs), disable=not progress, desc=f"{sampler} chains") as bar:
         if n_jobs != 1 and len(jobs) > 1:
             from joblib import Parallel, delayed
 
@@ -202,7 +202,7 @@ def _run_jobs(jobs: list, n_jobs: int, progress: bool, method: str) -> list[dict
     return results
 
 
-def _gathered(results: list[dict], n_samples: int):
+def _gathered(results: list[dict], n_draws: int):
     """``(draws, stats, extras, rb_sums)`` of all chains, stacked along a first (chain) axis.
 
     A chain output field that is an array of one entry per draw is a per-draw
@@ -214,7 +214,7 @@ def _gathered(results: list[dict], n_samples: int):
         if name in _RESERVED_FIELDS:
             continue
         values = [o[name] for o in outputs]
-        if all(isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n_samples for v in values):
+        if all(isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n_draws for v in values):
             stats[name] = np.stack(values)
         else:
             extras[name] = values
@@ -227,8 +227,8 @@ def _gathered(results: list[dict], n_samples: int):
 
 def sample(
     bn: BayesianNetwork,
-    method: str,
-    n_samples: int,
+    sampler: str | None = None,
+    n_draws: int | None = None,
     n_chains: int = 1,
     evidence: Mapping | None = None,
     init="forward",
@@ -242,6 +242,8 @@ def sample(
     rb_checkpoints=None,
     traps: str = "warn",
     max_bytes: int = MAX_BYTES,
+    method: str | None = None,
+    n_samples: int | None = None,
     **options,
 ) -> SampleResult:
     """Run ``n_chains`` independent chains of a sampler on ``bn`` given ``evidence``.
@@ -249,10 +251,10 @@ def sample(
     Parameters
     ----------
     bn : BayesianNetwork
-    method : str
-        A registered sampler: ``"gibbs"``, ``"metropolis"``, ``"prune"``
-        (see :func:`prunelab.samplers.register_method`).
-    n_samples : int
+    sampler : str
+        A registered sampler: ``"gibbs"``, ``"metropolis"``, ``"prune"``, ``"mc-sat"``
+        (see :func:`prunelab.samplers.register_sampler`).
+    n_draws : int
         Draws per chain; one draw is one sweep (Gibbs, Metropolis) or one step.
         No burn-in and no thinning, as in the paper: slice ``draws`` for those.
         An integer (numpy integers too): ``2.7``, ``"5"`` or ``True`` are refused.
@@ -285,7 +287,7 @@ def sample(
         Forward-sampling tries before the exact fallback of the initialiser.
     rb_checkpoints : array_like of int, optional
         For Rao-Blackwell samplers (Gibbs): draw counts at which running sums of
-        the conditionals are kept; default ``log_checkpoints(n_samples, DEFAULT_N_CHECKPOINTS)``
+        the conditionals are kept; default ``log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)``
         (:func:`prunelab.checkpoints.log_checkpoints`).
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
@@ -297,6 +299,8 @@ def sample(
     max_bytes : int, default :data:`MAX_BYTES` (4 GiB)
         Refuse at once, before allocating anything, a run whose draws, per-draw
         statistics, Rao-Blackwell sums and chain buffers would need more.
+    method, n_samples
+        Deprecated names of ``sampler`` and ``n_draws`` (a DeprecationWarning).
     **options
         Passed to the sampler's ``run_chain`` and ``step``.
 
@@ -342,12 +346,14 @@ def sample(
     >>> sorted(result.marginals())
     ['BloodPressure', 'Kidney', 'Lifestyle', 'Sports']
     """
-    module, n_samples, n_chains, n_jobs, max_restarts = _checked_arguments(
-        bn, method, n_samples, n_chains, n_jobs, max_restarts, init_p, backend, init, traps)
+    sampler = renamed_keyword("sample", "method", "sampler", method, sampler, None)
+    n_draws = renamed_keyword("sample", "n_samples", "n_draws", n_samples, n_draws, None)
+    module, n_draws, n_chains, n_jobs, max_restarts = _checked_arguments(
+        bn, sampler, n_draws, n_chains, n_jobs, max_restarts, init_p, backend, init, traps)
     evidence = as_evidence(evidence)
     root = as_seed_sequence(seed)
-    cps = _rb_checkpoints(module, method, rb_checkpoints, n_samples)
-    _check_memory(bn, n_chains, n_samples, cps, n_jobs, max_bytes)
+    cps = _rb_checkpoints(module, sampler, rb_checkpoints, n_draws)
+    _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes)
     net = compile_network(bn, evidence)  # checks the evidence names early
     evidence_names = bn.evidence_names(evidence)
     starts = _explicit_starts(bn, net, init, n_chains)
@@ -355,24 +361,24 @@ def sample(
     seeds = [tuple(child.spawn(2)) for child in root.spawn(n_chains)]
     jobs = [
         (module.__name__, bn, evidence_names, init if starts is None else starts[c], init_p,
-         max_restarts, seeds[c], n_samples, backend, cps, options)
+         max_restarts, seeds[c], n_draws, backend, cps, options)
         for c in range(n_chains)
     ]
-    results = _run_jobs(jobs, n_jobs, progress, method)
-    draws, stats, extras, rb_sums = _gathered(results, n_samples)
+    results = _run_jobs(jobs, n_jobs, progress, sampler)
+    draws, stats, extras, rb_sums = _gathered(results, n_draws)
     initial_states = np.stack([r["x0"] for r in results]).astype(np.int64)
     trap = TrapReport()
     if traps != "off":
         single_site = bool(getattr(module, "SINGLE_SITE", False))
         trap = trap_report(bn, net, draws, initial_states, trap_seed(root), single_site=single_site)
     if trap.trapped and traps == "warn":
-        warnings.warn(trap.message(method, n_chains), SamplerTrappedWarning, stacklevel=2)
+        warnings.warn(trap.message(sampler, n_chains), SamplerTrappedWarning, stacklevel=2)
     return SampleResult(
         draws=draws,
         variables=bn.variables,
         states=dict(bn.states),
         evidence=evidence_names,
-        method=method,
+        sampler=sampler,
         init_seconds=np.array([r["init_seconds"] for r in results]),
         sample_seconds=np.array([r["sample_seconds"] for r in results]),
         initial_states=initial_states,

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..deprecation import renamed_keyword
 from ..indicators import hellinger, mean_hellinger_over_variables
-from ..samplers import get_method
+from ..samplers import get_sampler
 from ..sampling import sample
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
@@ -66,15 +67,17 @@ def _stat_means(stats: dict) -> dict:
 def simulate_run(
     case: CaseSpec,
     run: int,
-    n_samples: int,
-    checkpoints,
-    root_seed: int,
-    query_state: int,
+    n_draws: int | None = None,
+    checkpoints=None,
+    root_seed: int | None = None,
+    query_state: int | None = None,
     start=None,
+    *,
+    n_samples: int | None = None,
 ) -> dict:
-    """One run: a chain of ``n_samples`` draws, reduced to curves at the checkpoints.
+    """One run: a chain of ``n_draws`` draws, reduced to curves at the checkpoints.
 
-    The chain is ``prunelab.sample(bn, case.method, n_samples, n_chains=1, seed=s)``
+    The chain is ``prunelab.sample(bn, case.method, n_draws, n_chains=1, seed=s)``
     with ``s = run_seed(root_seed, case, run)``. Recorded (see
     :data:`prunelab.experiments.store.RUN_SCHEMA`): the running estimate of the
     query marginal (all states), its Hellinger distance to the exact marginal, the
@@ -84,23 +87,42 @@ def simulate_run(
     the variables the chain was stuck on (``SampleResult.trap.stuck``; sampled with
     ``traps="record"``, so a trapped run is recorded, not warned about).
 
+    Parameters
+    ----------
+    case : CaseSpec
+    run : int
+        The run's index; its seed is ``run_seed(root_seed, case, run)``.
+    n_draws : int
+        Draws of the chain (``n_samples``: its deprecated name).
+    checkpoints : array_like of int
+    root_seed : int
+    query_state : int
+        The query state whose probability the curves follow.
+    start : int array, optional
+        The start of every run of a ``"fixed"`` case.
+
     Returns
     -------
     dict
         A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
     """
+    n_draws = renamed_keyword("simulate_run", "n_samples", "n_draws", n_samples, n_draws, None)
+    missing = [k for k, v in (("n_draws", n_draws), ("checkpoints", checkpoints), ("root_seed", root_seed),
+                              ("query_state", query_state)) if v is None]
+    if missing:
+        raise TypeError(f"simulate_run() missing required argument(s): {', '.join(missing)}")
     quiet_worker()
     bn, evidence = load_case_network(case)
     exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
     options = dict(case.options)
-    rao_blackwell = bool(getattr(get_method(case.method), "RAO_BLACKWELL", False))
+    rao_blackwell = bool(getattr(get_sampler(case.method), "RAO_BLACKWELL", False))
     if rao_blackwell:
         options["rb_checkpoints"] = cps
     init = case.init if case.init != "fixed" else np.asarray(start, dtype=np.int64)
     seed = run_seed(root_seed, case, run)
     result = sample(
-        bn, case.method, n_samples, n_chains=1, evidence=evidence, init=init, seed=seed,
+        bn, case.method, n_draws, n_chains=1, evidence=evidence, init=init, seed=seed,
         n_jobs=1, progress=False, traps="record", **options,
     )
     draws = result.draws[0]  # (T, variable)
@@ -116,7 +138,7 @@ def simulate_run(
 
     estimate, h_query, h_all = curves("empirical")
     final = np.concatenate(
-        [np.bincount(draws[:, i], minlength=len(bn.states[v])) / n_samples for i, v in enumerate(bn.variables)]
+        [np.bincount(draws[:, i], minlength=len(bn.states[v])) / n_draws for i, v in enumerate(bn.variables)]
     )
     record = {
         "case": case.id,
@@ -129,7 +151,7 @@ def simulate_run(
         "query_state": int(query_state),
         "n_states": n_states,
         "run": int(run),
-        "n_samples": int(n_samples),
+        "n_samples": int(n_draws),  # the stored name
         "root_seed": str(int(root_seed)),
         "spawn_key": [int(k) for k in seed.spawn_key],
         "init_method": result.init_methods[0],
@@ -349,7 +371,7 @@ def _lock_settings(out: Path, prof, specs, root_seed: int) -> None:
         out,
         {
             "root_seed": str(int(root_seed)),
-            "n_samples": prof.n_samples,
+            "n_samples": prof.n_draws,  # the stored name
             "checkpoints": prof.checkpoints.tolist(),
             "cases": {c.id: case_fingerprint(c) for c in specs},
         },
@@ -370,7 +392,7 @@ def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress,
     checkpoints = prof.checkpoints
     tasks = (
         delayed(simulate_run)(
-            case, run, prof.n_samples, checkpoints, root_seed,
+            case, run, prof.n_draws, checkpoints, root_seed,
             prepared[case.id]["query_state"], prepared[case.id]["start"],
         )
         for case, run in todo

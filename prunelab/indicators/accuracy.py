@@ -1,7 +1,7 @@
 """Accuracy: the Hellinger distance, running estimates, and the two averages of the distance (AHD).
 
-:func:`mean_hellinger_over_runs` is the paper's AHD(t) of one variable over runs;
-:func:`mean_hellinger_over_variables` is one run's accuracy over the network.
+:func:`mean_hellinger_over_chains` is the paper's AHD(t) of one variable over its runs (one
+chain each); :func:`mean_hellinger_over_variables` is one chain's accuracy over the network.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 from ..checkpoints import checked_checkpoints
 
-__all__ = ["hellinger", "mean_hellinger_over_runs", "mean_hellinger_over_variables", "running_marginals",
+__all__ = ["hellinger", "mean_hellinger_over_chains", "mean_hellinger_over_variables", "running_marginals",
            "scalar_or_array"]
 
 
@@ -70,17 +70,17 @@ def hellinger(p, q):
 def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
     """Running estimate of a one-variable marginal after ``t`` draws, at each checkpoint.
 
-    For run ``s`` and checkpoint ``t`` the estimate of ``P(X = k)`` is the fraction of
+    For chain ``s`` and checkpoint ``t`` the estimate of ``P(X = k)`` is the fraction of
     the first ``t`` draws in state ``k`` (or, for probability-vector input, the mean of
-    the first ``t`` vectors). Computed with cumulative sums: ``O(runs T n_states)``
+    the first ``t`` vectors). Computed with cumulative sums: ``O(chains T n_states)``
     time, no loop over ``t``.
 
     Parameters
     ----------
     x : array_like
-        Either integer draws of shape ``(runs, T)`` with values in
+        Either integer draws of shape ``(chains, T)`` with values in
         ``range(n_states)``, or per-draw probability vectors of shape
-        ``(runs, T, n_states)`` (e.g. Rao-Blackwellised Gibbs).
+        ``(chains, T, n_states)`` (e.g. Rao-Blackwellised Gibbs).
     n_states : int
         Number of states of the query variable.
     checkpoints : array_like of int
@@ -89,7 +89,7 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of float64
-        Shape ``(runs, len(checkpoints), n_states)``.
+        Shape ``(chains, len(checkpoints), n_states)``.
 
     Raises
     ------
@@ -118,7 +118,7 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
         if not (np.issubdtype(x.dtype, np.integer) or x.dtype == bool):
             raise TypeError(
                 f"2-D draws must be integer states, got dtype {x.dtype}; pass probability "
-                "vectors as a (runs, T, n_states) array"
+                "vectors as a (chains, T, n_states) array"
             )
         if x.size and (x.min() < 0 or x.max() >= n_states):
             raise ValueError(f"draws must lie in range({n_states})")
@@ -133,19 +133,21 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
         cps = checked_checkpoints(checkpoints, x.shape[1])
         sums = np.cumsum(x, axis=1, dtype=np.float64)[:, cps - 1, :]
         return sums / cps[None, :, None]
-    raise ValueError(f"x must be (runs, T) draws or (runs, T, n_states) vectors, got shape {x.shape}")
+    raise ValueError(f"x must be (chains, T) draws or (chains, T, n_states) vectors, got shape {x.shape}")
 
 
-def mean_hellinger_over_runs(estimates, exact) -> np.ndarray:
-    """The paper's AHD(t) of one variable: the mean over runs of H(estimate, exact).
+def mean_hellinger_over_chains(estimates, exact) -> np.ndarray:
+    """The paper's AHD(t) of one variable: the mean over chains (the paper's runs) of H(estimate, exact).
 
-    Not to be confused with :func:`mean_hellinger_over_variables` (one run, the mean
+    ``mean_hellinger_over_runs`` and ``average_hellinger`` are its deprecated names.
+
+    Not to be confused with :func:`mean_hellinger_over_variables` (one chain, the mean
     over the network's free variables).
 
     Parameters
     ----------
     estimates : array_like
-        Running estimates of shape ``(runs, n_checkpoints, n_states)`` (from
+        Running estimates of shape ``(chains, n_checkpoints, n_states)`` (from
         :func:`running_marginals`); the first axis is averaged over.
     exact : array_like
         The exact marginal, shape ``(n_states,)`` (or anything that broadcasts
@@ -164,22 +166,22 @@ def mean_hellinger_over_runs(estimates, exact) -> np.ndarray:
 
     Examples
     --------
-    >>> est = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])   # two runs, one checkpoint
-    >>> mean_hellinger_over_runs(est, [1.0, 0.0]).tolist()
+    >>> est = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])   # two chains, one checkpoint
+    >>> mean_hellinger_over_chains(est, [1.0, 0.0]).tolist()
     [0.5]
     """
     estimates = np.asarray(estimates, dtype=float)
     if estimates.ndim < 2:
-        raise ValueError(f"estimates must have a leading runs axis, got shape {estimates.shape}")
+        raise ValueError(f"estimates must have a leading chains axis, got shape {estimates.shape}")
     return np.asarray(hellinger(estimates, exact)).mean(axis=0)
 
 
 def mean_hellinger_over_variables(estimates: Mapping[str, np.ndarray], exact: Mapping[str, np.ndarray]):
-    """One run's accuracy over the whole network: the mean over variables of H(estimate, exact).
+    """One chain's accuracy over the whole network: the mean over variables of H(estimate, exact).
 
     The average runs over the variables of ``exact`` (the free ones, as
     :func:`prunelab.exact_marginals` gives them), in their order. Not to be confused with
-    :func:`mean_hellinger_over_runs`, the paper's AHD(t) of one variable over runs;
+    :func:`mean_hellinger_over_chains`, the paper's AHD(t) of one variable over its runs;
     the experiment tables hold both (``hellinger_all`` is this one, per run).
 
     Parameters

@@ -53,11 +53,11 @@ class AlphaInterval(NamedTuple):
 
 
 def _select_state(estimates, state) -> np.ndarray:
-    """(runs, n_checkpoints) running estimates of P(query = state)."""
+    """(chains, n_checkpoints) running estimates of P(query = state)."""
     estimates = np.asarray(estimates, dtype=float)
     if estimates.ndim == 3:
         if state is None:
-            raise ValueError("state is required for (runs, n_checkpoints, n_states) estimates")
+            raise ValueError("state is required for (chains, n_checkpoints, n_states) estimates")
         return estimates[:, :, int(state)]
     if estimates.ndim == 2:
         if state is not None:
@@ -67,22 +67,22 @@ def _select_state(estimates, state) -> np.ndarray:
 
 
 def sigma_t(estimates, state=None) -> np.ndarray:
-    """Standard deviation across runs of the running estimate of ``P(query = state)``.
+    """Standard deviation across chains (the paper's runs) of the running estimate of ``P(query = state)``.
 
     .. math:: \\sigma_t = \\sqrt{\\langle y_t^2\\rangle - \\langle y_t\\rangle^2}, \\quad
               \\langle y_t\\rangle = \\frac{1}{N}\\sum_{s=1}^N y_s^{(t)}
 
-    with ``y_s^(t)`` the estimate of run ``s`` after ``t`` draws: the population
-    standard deviation (``ddof=0``) over the ``N`` runs. The paper writes this as
+    with ``y_s^(t)`` the estimate of chain ``s`` after ``t`` draws: the population
+    standard deviation (``ddof=0``) over the ``N`` chains. The paper writes this as
     :math:`\\sigma_t^2` but calls it, and uses it as, the standard deviation
     (it falls like :math:`t^{-1/2}`); that is what is returned.
 
     Parameters
     ----------
     estimates : array_like
-        Either ``(runs, n_checkpoints, n_states)`` running estimates (from
+        Either ``(chains, n_checkpoints, n_states)`` running estimates (from
         :func:`running_marginals`), with ``state`` naming the column, or
-        ``(runs, n_checkpoints)`` estimates of one probability, with ``state=None``.
+        ``(chains, n_checkpoints)`` estimates of one probability, with ``state=None``.
     state : int, optional
         State of the query variable whose probability is tracked.
 
@@ -132,6 +132,7 @@ def _linear_in_power(t, g, delta):
 
 
 def _check_alpha(alpha, what):
+    # this message (and fit_alpha's) is stored in the results' alpha_note: its words stay as they were
     if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
         raise AlphaFitError(
             f"{what} gave alpha = {alpha}; alpha must be positive and finite. sigma_t that is "
@@ -265,8 +266,8 @@ def fit_alpha(t, sigma, delta=None, t_min=10, *, delta_bounds=DELTA_BOUNDS) -> A
     return AlphaFit(alpha, beta, delta, t_min, n_points, rms)
 
 
-def _per_run_estimates(data, checkpoints, state):
-    """(runs, n_checkpoints) running estimates of one probability, for bootstrap_alpha."""
+def _per_chain_estimates(data, checkpoints, state):
+    """(chains, n_checkpoints) running estimates of one probability, for bootstrap_alpha."""
     data = np.asarray(data)
     checkpoints = np.asarray(checkpoints)
     if data.ndim == 3:
@@ -294,21 +295,21 @@ def bootstrap_alpha(
     t_min=10,
     level: float = 0.95,
 ) -> AlphaInterval:
-    """Bootstrap interval for alpha: resample runs with replacement, refit.
+    """Bootstrap interval for alpha: resample chains with replacement, refit.
 
-    Each replicate draws ``runs`` run indices with replacement, recomputes
-    :func:`sigma_t` over the chosen runs at every checkpoint, and refits with
-    :func:`fit_alpha`. Runs are independent, so they are the resampling unit; the
-    draws within a run are never split.
+    Each replicate draws as many chain indices with replacement, recomputes
+    :func:`sigma_t` over the chosen chains at every checkpoint, and refits with
+    :func:`fit_alpha`. Chains (the paper's runs) are independent, so they are the
+    resampling unit; the draws within a chain are never split.
 
     Parameters
     ----------
     estimates_or_indicator : array_like
         One of
 
-        * running estimates ``(runs, len(checkpoints), n_states)`` from
+        * running estimates ``(chains, len(checkpoints), n_states)`` from
           :func:`running_marginals`, with ``state`` naming the column;
-        * per-draw values ``(runs, T)``: with ``state`` given, integer draws ``x``
+        * per-draw values ``(chains, T)``: with ``state`` given, integer draws ``x``
           (the indicator ``x == state`` is taken); with ``state=None``, values
           ``y`` used as they are (an indicator, or a Rao-Blackwellised probability).
     checkpoints : array_like of int
@@ -328,7 +329,7 @@ def bootstrap_alpha(
     Returns
     -------
     AlphaInterval
-        ``alpha`` fitted on all runs, ``low`` and ``high`` the percentile interval,
+        ``alpha`` fitted on all chains, ``low`` and ``high`` the percentile interval,
         ``samples`` the ``n_boot`` bootstrap alphas.
 
     Raises
@@ -359,11 +360,11 @@ def bootstrap_alpha(
     n_boot = int(n_boot)
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
-    y = _per_run_estimates(estimates_or_indicator, checkpoints, state)
+    y = _per_chain_estimates(estimates_or_indicator, checkpoints, state)
     t = np.asarray(checkpoints, dtype=float)
     point = fit_alpha(t, y.std(axis=0), delta=delta, t_min=t_min).alpha
-    runs = y.shape[0]
-    picks = rng.integers(0, runs, size=(n_boot, runs))
+    n_chains = y.shape[0]
+    picks = rng.integers(0, n_chains, size=(n_boot, n_chains))
     sigmas = y[picks].std(axis=1)  # (n_boot, n_checkpoints)
     if delta is None:
         samples = np.array([fit_alpha(t, s, t_min=t_min).alpha for s in sigmas])

@@ -6,31 +6,38 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..deprecation import renamed_attribute, renamed_keyword
 from .accuracy import scalar_or_array
 
 __all__ = ["TimeToSigma", "first_checkpoint_below", "time_to_sigma"]
 
 
 class TimeToSigma(NamedTuple):
-    """Result of :func:`time_to_sigma`: samples ``t* = (alpha/target)^2`` and the seconds they cost."""
+    """Result of :func:`time_to_sigma`: draws ``t* = (alpha/target)^2`` and the seconds they cost.
 
-    samples: float
+    ``samples`` is the deprecated name of ``draws``.
+    """
+
+    draws: float
     seconds: float
 
+    samples = renamed_attribute("prunelab.indicators.TimeToSigma", "samples", "draws")
 
-def time_to_sigma(alpha, seconds_per_sample, init_seconds=0.0, target=0.01) -> TimeToSigma:
-    """Samples and seconds needed to bring sigma_t down to ``target``.
+
+def time_to_sigma(alpha, seconds_per_draw=None, init_seconds=0.0, target=0.01, *,
+                  seconds_per_sample=None) -> TimeToSigma:
+    """Draws and seconds needed to bring sigma_t down to ``target``.
 
     From :math:`\\sigma_t = \\alpha/\\sqrt{t}`: :math:`t^* = (\\alpha/\\text{target})^2`
-    samples, costing ``init_seconds + t* * seconds_per_sample`` seconds (the paper
+    draws, costing ``init_seconds + t* * seconds_per_draw`` seconds (the paper
     includes the generation of the initial state).
 
     Parameters
     ----------
     alpha : float or array_like
         Rate-of-convergence constant (from :func:`fit_alpha`).
-    seconds_per_sample : float or array_like
-        Measured sampling time per draw.
+    seconds_per_draw : float or array_like
+        Measured sampling time per draw (``seconds_per_sample``: its deprecated name).
     init_seconds : float or array_like, default 0.0
         Time to build the initial state.
     target : float, default 0.01
@@ -39,7 +46,7 @@ def time_to_sigma(alpha, seconds_per_sample, init_seconds=0.0, target=0.01) -> T
     Returns
     -------
     TimeToSigma
-        ``samples`` (not rounded, so ``alpha = 0.4`` gives 1600) and ``seconds``;
+        ``draws`` (not rounded, so ``alpha = 0.4`` gives 1600) and ``seconds``;
         floats for scalar input, arrays when inputs broadcast.
 
     References
@@ -50,18 +57,22 @@ def time_to_sigma(alpha, seconds_per_sample, init_seconds=0.0, target=0.01) -> T
     Examples
     --------
     >>> time_to_sigma(0.5, 1e-4, init_seconds=0.2)
-    TimeToSigma(samples=2500.0, seconds=0.45)
+    TimeToSigma(draws=2500.0, seconds=0.45)
     """
+    seconds_per_draw = renamed_keyword("time_to_sigma", "seconds_per_sample", "seconds_per_draw", seconds_per_sample,
+                                       seconds_per_draw, None)
+    if seconds_per_draw is None:
+        raise TypeError("time_to_sigma() missing required argument: 'seconds_per_draw'")
     alpha = np.asarray(alpha, dtype=float)
-    seconds_per_sample = np.asarray(seconds_per_sample, dtype=float)
+    seconds_per_draw = np.asarray(seconds_per_draw, dtype=float)
     init_seconds = np.asarray(init_seconds, dtype=float)
     if not target > 0:
         raise ValueError(f"target must be positive, got {target}")
-    if (alpha < 0).any() or (seconds_per_sample < 0).any() or (init_seconds < 0).any():
+    if (alpha < 0).any() or (seconds_per_draw < 0).any() or (init_seconds < 0).any():
         raise ValueError("alpha and times must be non-negative")
-    samples = (alpha / target) ** 2
-    seconds = init_seconds + samples * seconds_per_sample
-    return TimeToSigma(scalar_or_array(samples), scalar_or_array(seconds))
+    draws = (alpha / target) ** 2
+    seconds = init_seconds + draws * seconds_per_draw
+    return TimeToSigma(scalar_or_array(draws), scalar_or_array(seconds))
 
 
 def first_checkpoint_below(checkpoints, sigma, target=0.01, t_min=1):
@@ -69,7 +80,7 @@ def first_checkpoint_below(checkpoints, sigma, target=0.01, t_min=1):
 
     A direct, fit-free reading of the time-consumption indicator. It is the first
     crossing, not a guarantee that sigma_t stays below; and sigma_t at very small
-    ``t`` can be 0 when all runs start from the same state, so raise ``t_min`` past
+    ``t`` can be 0 when all chains start from the same state, so raise ``t_min`` past
     that transient.
 
     Parameters

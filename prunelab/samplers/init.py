@@ -1,7 +1,7 @@
 """Initial states: the paper's forward, random forward and hybrid forward sampling.
 
 Three initialisers from the paper's section "Generate initial states", all one
-kernel (:func:`hybrid_forward_kernel`) that walks the variables in topological
+kernel (:func:`hybrid_forward_nb`) that walks the variables in topological
 order and, at each free variable ``X_i`` with parents set to ``pa``,
 
 * **forward** draws ``x_i ~ P(X_i | pa)``;
@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, state_labels
+from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
@@ -47,7 +48,7 @@ __all__ = [
     "InfeasibleStateError",
     "InitInfo",
     "initial_state",
-    "hybrid_forward_kernel",
+    "hybrid_forward_nb",
     "check_state",
     "start_state_from",
     "can_take",
@@ -89,7 +90,7 @@ def _hybrid_forward(inverse_cdf):
 
     Made twice: with :func:`~prunelab.samplers.inverse_cdf.inverse_cdf_py` it is the
     plain-Python reference (slow, for tests); with its compiled twin, compiled by
-    numba, it is :func:`hybrid_forward_kernel`.
+    numba, it is :func:`hybrid_forward_nb`.
     """
 
     def hybrid_forward(rng, cardinality, parent_ptr, parent_index, parent_stride,
@@ -145,10 +146,10 @@ def _hybrid_forward(inverse_cdf):
     return hybrid_forward
 
 
-_hybrid_forward_python = _hybrid_forward(inverse_cdf_py)
+_hybrid_forward_py = _hybrid_forward(inverse_cdf_py)
 """The plain-Python hybrid forward kernel (``initial_state(..., backend="numpy")``)."""
 
-hybrid_forward_kernel = numba.njit(cache=True, nogil=True)(_hybrid_forward(inverse_cdf_nb))
+hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward(inverse_cdf_nb))
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
@@ -294,7 +295,7 @@ def initial_state(
 
     See Also
     --------
-    hybrid_forward_kernel : the kernel, with its order of random numbers.
+    hybrid_forward_nb : the kernel, with its order of random numbers.
     prunelab.exact : the junction tree whose upward pass the fallback samples backward.
 
     Notes
@@ -342,9 +343,9 @@ def initial_state(
     if max_restarts < 1:
         raise ValueError(f"max_restarts must be >= 1, got {max_restarts}")
     if backend == "numba":
-        kernel = hybrid_forward_kernel
+        kernel = hybrid_forward_nb
     elif backend == "python":
-        kernel = _hybrid_forward_python
+        kernel = _hybrid_forward_py
     else:
         raise ValueError(f"unknown backend {backend!r}; choose 'numba' or 'python'")
     x = np.zeros(net.n_variables, dtype=np.int64)
@@ -525,7 +526,7 @@ def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, stat
     clamped = np.array(net.evidence_value)
     clamped[variable] = state
     x = np.zeros(net.n_variables, dtype=np.int64)
-    found = hybrid_forward_kernel(
+    found = hybrid_forward_nb(
         rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
         net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
     )
@@ -581,3 +582,6 @@ def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> n
                 out[k] = False
                 break
     return out
+
+
+__getattr__ = module_getattr(__name__, {"hybrid_forward_kernel": "hybrid_forward_nb"})
