@@ -106,7 +106,7 @@ _EMPTY = np.uint64(0)  # the empty set is never stored, so 0 marks a free slot
 
 
 def _ordered_groups(groups: Mapping[int, float]) -> tuple[np.ndarray, np.ndarray]:
-    """The groups as arrays in :func:`_surviving_sets`'s order: ``uint64`` masks, ``prod c``."""
+    """The groups as arrays in :func:`surviving_sets`'s order: ``uint64`` masks, ``prod c``."""
     items = sorted(groups.items(), key=lambda item: -item[0].bit_count())
     uses = np.array([mask for mask, _ in items], dtype=np.uint64)
     keep = np.array([c for _, c in items], dtype=np.float64)
@@ -138,7 +138,7 @@ def _new_table(log2_capacity):
 
 @numba.njit(cache=True, nogil=True)
 def _surviving_sets_nb(uses, keep, full, max_sets):
-    """:func:`_surviving_sets` on ``uint64`` masks (``k <= 64``): one hash table per group.
+    """:func:`surviving_sets` on ``uint64`` masks (``k <= 64``): one hash table per group.
 
     Returns the distinct non-empty sets and their probabilities (in hash order, not
     the dict's), the probability that ``S`` is empty (the two add up to 1) and the
