@@ -3,6 +3,7 @@
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
 #   make test                 ruff (config in pyproject.toml), then the test suite (PYTEST_ARGS="-k prune -x")
+#   make lift                 run each section of each chapter after only its setup cell (smoke profile)
 #   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
 #
@@ -27,7 +28,9 @@ BUILD_DIR := _build
 HTML_DIR  := $(BUILD_DIR)/html
 PYTEST_ARGS ?=
 
-.PHONY: venv test book downloads clean
+CHAPTERS  := $(wildcard notebooks/*.md)
+
+.PHONY: venv test book lift downloads clean
 
 ## venv: create .venv and install the package with its test, book and peer extras
 ##   (book pulls in chapters = experiments + plots; together: every dependency)
@@ -56,8 +59,11 @@ test: $(INSTALL_STAMP)
 ##      the font cache" notice cannot reach a page on a fresh machine;
 ##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
 ##      plain .ipynb of each chapter to the page's download menu;
-##   3. scripts/check_site.py checks every page of the toc in its HTML;
-##   4. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
+##   3. scripts/figures.py gathers every figure of the executed chapters into
+##      _build/html/figures/ (a page with captions, SVG files, figures.zip);
+##   4. scripts/check_site.py checks every page of the toc in its HTML, and the page
+##      of figures;
+##   5. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
 ##      /usr/bin/chromium), checks what a reader sees (maths typeset, images shown, no
 ##      page errors) and saves screenshots to _build/screenshots. Without Chromium it
 ##      says so and skips, except under CI, where it fails.
@@ -66,9 +72,17 @@ book: $(INSTALL_STAMP)
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	$(PY) -c 'import matplotlib.font_manager'
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
+	$(PY) scripts/figures.py --build $(BUILD_DIR)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
 	$(PY) scripts/screenshot_site.py --html $(HTML_DIR) --out $(BUILD_DIR)/screenshots $(if $(CI),--require-browser)
 	@echo "== book: open $(HTML_DIR)/index.html"
+
+## lift: run each `## ` section of each chapter after only the chapter's setup cell
+##   (its first code cell), in one Jupyter kernel per chapter, at the smoke profile
+##   whatever PROFILE says: a section that uses a name only an earlier section
+##   defines fails, unless its first line says "Runs after {ref}`label`" (issue 14).
+lift: $(INSTALL_STAMP)
+	time $(PY) scripts/check_lift.py --profile smoke $(CHAPTERS)
 
 ## downloads: run each chapter's .ipynb download on its own, as a teacher would: in a
 ##   new venv outside the repository with only the prunelab wheel and its chapters extra,

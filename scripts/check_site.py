@@ -10,7 +10,10 @@ For every page listed in ``_toc.yml``:
   tagged ``raises-exception`` shows its error on purpose and is not flagged;
 - every local ``<img>`` it shows and every local file it links to exists;
 - a MyST notebook page offers its ``.ipynb`` download, and that file is a valid
-  notebook.
+  notebook whose Markdown shows no MyST raw (``myst_to_markdown.unresolved``).
+
+And the page of figures (``figures/index.html``, written by ``scripts/figures.py``)
+exists, passes the same checks, and lists every figure the executed chapters hold.
 
 Exits 1 with one line per problem, 0 when the site is clean. ``make book`` runs it
 last.
@@ -32,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import FIGURES_DIR, collect  # noqa: E402
 from ipynb_download import notebook_pages, toc_docnames  # noqa: E402
 from myst_to_markdown import unresolved  # noqa: E402
 
@@ -122,6 +126,25 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
     return problems
 
 
+def check_figures(html_dir: Path, notebooks: list[str]) -> list[str]:
+    """Problems of the page of figures: missing, broken, or listing fewer figures than the chapters hold."""
+    docname = f"{FIGURES_DIR}/index"
+    if not (html_dir / f"{docname}.html").is_file():
+        return [f"{docname}: page {html_dir / docname}.html is missing (scripts/figures.py writes it)"]
+    problems = check_page(docname, html_dir, notebook=False)
+    soup = BeautifulSoup((html_dir / f"{docname}.html").read_text(encoding="utf-8"), "html.parser")
+    listed = len(soup.select("figure img"))
+    try:
+        held = len(collect(html_dir.parent / "jupyter_execute", notebooks))
+    except FileNotFoundError as exc:
+        return problems + [f"{docname}: {exc}"]
+    if listed < held:
+        problems.append(f"{docname}: lists {listed} figure(s), the executed chapters hold {held}")
+    if not (html_dir / FIGURES_DIR / "figures.zip").is_file():
+        problems.append(f"{docname}: {FIGURES_DIR}/figures.zip is missing")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check the built book.")
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
@@ -129,10 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     html_dir = args.html.resolve()
     docnames = toc_docnames(args.toc)
-    notebooks = set(notebook_pages(ROOT, args.toc))
+    notebooks = notebook_pages(ROOT, args.toc)
     problems = []
     for docname in docnames:
         problems += check_page(docname, html_dir, docname in notebooks)
+    problems += check_figures(html_dir, notebooks)
     if problems:
         print(f"check_site: {len(problems)} problem(s) in {html_dir}:")
         for line in problems:
@@ -144,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"check_site: {len(docnames)} page(s) OK ({len(notebooks)} notebook(s) with .ipynb "
-        f"downloads, {n_images} image(s)) in {html_dir}"
+        f"downloads, {n_images} image(s)) and the page of figures in {html_dir}"
     )
     return 0
 

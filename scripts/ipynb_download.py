@@ -6,8 +6,10 @@ run one in Jupyter need an ``.ipynb``. This module converts a source with jupyte
 (no outputs: the reader runs it) and writes it to ``_build/html/_sources/<page>.ipynb``
 next to the ``.md`` source the theme already publishes. Its Markdown cells are made
 plain (``scripts/myst_to_markdown.py``): the numbers the build glued into the prose are
-pasted in as text, references and citations are spelled out, admonitions become
-quotations, so that plain Jupyter shows the prose as the book does.
+pasted in as text, references, glossary terms and citations are spelled out,
+admonitions, definitions and theorems become quotations, exercises and solutions get
+bold headings (the solutions' code cells stay code cells), so that plain Jupyter shows
+the prose as the book does and the notebook still runs top to bottom.
 
 It is two things:
 
@@ -29,7 +31,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from myst_to_markdown import Context, Work, plain_markdown  # noqa: E402
+from myst_to_markdown import Block, Context, Progress, Work, labelled_blocks, plain_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = "notebooks"
@@ -82,6 +84,20 @@ def label_titles(root: Path = ROOT, toc: Path | None = None) -> dict[str, str]:
     return titles
 
 
+def book_blocks(root: Path = ROOT, toc: Path | None = None) -> dict[str, Block]:
+    """Every labelled exercise and definition, theorem or other ``prf`` block of the toc's pages.
+
+    A chapter references a definition that another chapter states, so the labels are
+    collected book-wide.
+    """
+    blocks = {}
+    for docname in toc_docnames(toc or root / "_toc.yml"):
+        path = root / f"{docname}.md"
+        if path.is_file():
+            blocks.update(labelled_blocks(path.read_text("utf-8")))
+    return blocks
+
+
 def bibliography(root: Path = ROOT) -> dict[str, Work]:
     """The book's BibTeX entries, as the downloads cite and list them (LaTeX turned to text)."""
     from pybtex.database import parse_file
@@ -115,13 +131,27 @@ def export(source: Path, target: Path, context: Context) -> Path:
     notebook = jupytext.read(source)
     # A clean notebook: the jupytext header is not needed in .ipynb form.
     notebook.metadata.pop("jupytext", None)
-    cited: list[str] = []
+    progress = Progress()
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            cell.source = plain_markdown(cell.source, context, cited)
+            cell.source = plain_markdown(cell.source, context, progress).strip("\n")
+    # A cell that held only markup with no text in plain Markdown ({solution-end}) goes.
+    notebook.cells = [c for c in notebook.cells if c.cell_type != "markdown" or c.source.strip()]
     target.parent.mkdir(parents=True, exist_ok=True)
     jupytext.write(notebook, target, fmt="ipynb")
     return target
+
+
+def contexts(execute_dir: Path, root: Path = ROOT, toc: Path | None = None) -> dict[str, Context]:
+    """What the translation of each notebook page of the toc needs: its glued values, the book's labels and works.
+
+    Glued values come from ``execute_dir`` (MyST-NB's executed copies, ``_build/jupyter_execute``).
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    titles, works, blocks = label_titles(root, toc), bibliography(root), book_blocks(root, toc)
+    return {docname: Context(glued_values(execute_dir, docname), titles, works, format_plain_text, blocks)
+            for docname in notebook_pages(root, toc)}
 
 
 def export_all(html_dir: Path, root: Path = ROOT, toc: Path | None = None) -> list[Path]:
@@ -129,15 +159,8 @@ def export_all(html_dir: Path, root: Path = ROOT, toc: Path | None = None) -> li
 
     Glued values come from ``<html>/../jupyter_execute`` (MyST-NB's executed copies).
     """
-    from myst_nb.core.variables import format_plain_text
-
-    execute_dir = html_dir.parent / "jupyter_execute"
-    titles, works = label_titles(root, toc), bibliography(root)
-    written = []
-    for docname in notebook_pages(root, toc):
-        context = Context(glued_values(execute_dir, docname), titles, works, format_plain_text)
-        written.append(export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb", context))
-    return written
+    return [export(root / f"{docname}.md", html_dir / "_sources" / f"{docname}.ipynb", context)
+            for docname, context in contexts(html_dir.parent / "jupyter_execute", root, toc).items()]
 
 
 # ----------------------------------------------------------------- Sphinx extension

@@ -2,10 +2,13 @@
 """Turn a chapter's MyST Markdown prose into plain Markdown that Jupyter shows as meant.
 
 The book's chapters write their prose in MyST: glued numbers (``{glue:text}`key```),
-cross-references (``{ref}`label```), citations (``{cite:p}`key```), admonitions
-(``:::{admonition}``), label targets (``(label)=``) and a ``{bibliography}``
-directive. Jupyter's Markdown renderer knows none of them and shows them raw. A
-downloaded ``.ipynb`` gets its Markdown cells rewritten with :func:`plain_markdown`:
+cross-references (``{ref}`label```, ``{prf:ref}`label```), glossary terms
+(``{term}`X```), citations (``{cite:p}`key```), admonitions (``:::{admonition}``),
+definitions and theorems (``{prf:definition}``, sphinx-proof), exercises and their
+solutions (``{exercise-start}``, ``{solution-start}``, sphinx-exercise's gated form),
+label targets (``(label)=``) and a ``{bibliography}`` directive. Jupyter's Markdown
+renderer knows none of them and shows them raw. A downloaded ``.ipynb`` gets its
+Markdown cells rewritten with :func:`plain_markdown`:
 
 =============================  ===================================================
 MyST                           plain Markdown
@@ -18,6 +21,16 @@ MyST                           plain Markdown
 ``{cite:p}`a,b```              ``(Author, Year; Author, Year)``; ``{cite:t}``:
                                ``Author (Year)``
 ``:::{admonition} Title``      a quotation block headed by the title in bold
+``{prf:definition} Title``     a quotation block headed ``**Definition (Title).**``
+                               (likewise ``prf:theorem``, ``prf:lemma``,
+                               ``prf:proof``: ``**Proof.**``, ...)
+``{prf:ref}`label```           the target's kind and title: ``Definition (Title)``
+``{exercise-start} T (easy)``  ``**Exercise N (easy): T**``, N counted in the
+                               chapter; ``{exercise-end}`` is removed
+``{solution-start} label``     ``**Solution to exercise N.**``; ``{solution-end}``
+                               is removed (the code cells between stay code cells)
+``{term}`X```                  ``X``; ``{term}`t <X>``` gives ``t``
+``{ref}`glossary```            ``the glossary``
 ``(label)=``                   removed
 ``{bibliography}``             the list of works the chapter cites
 =============================  ===================================================
@@ -29,10 +42,14 @@ check can fail on anything this module does not yet translate.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
-__all__ = ["Context", "Work", "plain_markdown", "unresolved"]
+__all__ = ["Block", "Context", "Directive", "Progress", "Work", "directives", "labelled_blocks", "plain_markdown",
+           "unresolved"]
+
+GLOSSARY_LABEL = "glossary"
+"""The label of the glossary page: a reference to it reads "the glossary"."""
 
 
 class Work(NamedTuple):
@@ -52,24 +69,51 @@ class Work(NamedTuple):
         return f"{self.authors[0]} et al."
 
 
+class Block(NamedTuple):
+    """A labelled exercise or ``prf`` block (definition, theorem, ...) of the book."""
+
+    kind: str  # "exercise", "definition", "theorem", ...
+    title: str  # as written in the source (may hold roles and maths)
+    number: int | None = None  # an exercise's number in its chapter
+
+    def text(self) -> str:
+        """How a reference to the block reads: ``Definition (Pruning)``, ``Exercise 2``."""
+        if self.kind == "exercise":
+            return f"Exercise {self.number}"
+        return f"{self.kind.capitalize()} ({self.title})" if self.title else self.kind.capitalize()
+
+
 class Context(NamedTuple):
-    """What the translation needs from the build: glued values, section titles, works."""
+    """What the translation needs from the build: glued values, section titles, works, labelled blocks."""
 
     glue: Mapping[str, Mapping]  # key -> the glued output's mime bundle ("text/plain", "text/markdown", ...)
     titles: Mapping[str, str]  # label -> title of the section it names
     works: Mapping[str, Work]  # BibTeX key -> work
     format_plain_text: Callable[[str, str], str]  # MyST-NB's formatter of glued text
+    blocks: Mapping[str, Block] = {}  # label -> exercise or prf block, book-wide (see labelled_blocks)
+
+
+class Progress:
+    """What the translation of a chapter carries from one Markdown cell to the next."""
+
+    def __init__(self) -> None:
+        self.cited: list[str] = []  # keys cited so far, for a later {bibliography}
+        self.exercises = 0  # exercises numbered so far
 
 
 class TranslationError(ValueError):
     """A role or directive that names something the build does not have."""
 
 
-_ROLE = re.compile(r"\{(?P<role>glue:text|glue:md|glue:|glue|ref|cite:p|cite:t|cite)\}`(?P<content>[^`]+)`")
-_ADMONITION_OPEN = re.compile(r"^(?P<fence>:{3,}|`{3,})\{admonition\}\s*(?P<title>.*)$")
+_ROLE = re.compile(
+    r"\{(?P<role>glue:text|glue:md|glue:|glue|ref|prf:ref|term|cite:p|cite:t|cite)\}`(?P<content>[^`]+)`")
+_EXPLICIT = re.compile(r"(?P<text>.+?)\s*<(?P<target>[^>]+)>", re.DOTALL)
+_DIRECTIVE = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<name>[a-z][\w:-]*)\}\s*(?P<argument>.*?)\s*$")
+_OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
+_LEVEL = re.compile(r"^(?P<title>.*?)\s*\((?P<level>easy|medium|hard)\)$")
 _LABEL_TARGET = re.compile(r"^\([\w.:-]+\)=\s*$")
-_BIBLIOGRAPHY = re.compile(r"^(?P<fence>`{3,}|:{3,})\{bibliography\}.*$")
-_LEFTOVER = re.compile(r"\{[a-z][\w:-]*\}`[^`]*`|^(?::{3,}|`{3,})\{[a-z][\w-]*\}|^\([\w.:-]+\)=\s*$", re.MULTILINE)
+_LEFTOVER = re.compile(
+    r"\{[a-z][\w:-]*\}`[^`]*`|^[ \t>]*(?::{3,}|`{3,})\{[a-z][\w:-]*\}|^[ \t>]*\([\w.:-]+\)=\s*$", re.MULTILINE)
 
 
 def _glue(key: str, fmt: str | None, role: str, ctx: Context) -> str:
@@ -98,20 +142,31 @@ def _cite(keys: str, role: str, ctx: Context, cited: list[str]) -> str:
     return "; ".join(parts) if role == "cite:t" else f"({'; '.join(parts)})"
 
 
-def _roles(line: str, ctx: Context, cited: list[str]) -> str:
+def _roles(line: str, ctx: Context, progress: Progress) -> str:
     def replace(match: re.Match) -> str:
         role, content = match["role"], match["content"]
         if role.startswith("glue"):
             key, fmt = (content.rsplit(":", 1) + [None])[:2] if role == "glue:text" else (content, None)
             return _glue(key, fmt, role, ctx)
-        if role == "ref":
-            explicit = re.fullmatch(r"(?P<text>.+?)\s*<(?P<label>[^>]+)>", content)
-            if explicit:
-                return f"*{explicit['text']}*"
-            if content not in ctx.titles:
-                raise TranslationError(f"{{ref}}`{content}` names no label")
-            return f"*{ctx.titles[content]}*"
-        return _cite(content, "cite:p" if role == "cite" else role, ctx, cited)
+        if role.startswith("cite"):
+            return _cite(content, "cite:p" if role == "cite" else role, ctx, progress.cited)
+        explicit = _EXPLICIT.fullmatch(content)
+        if role == "term":
+            return explicit["text"] if explicit else content
+        target = explicit["target"] if explicit else content
+        if role == "prf:ref":
+            if target not in ctx.blocks or ctx.blocks[target].kind == "exercise":
+                raise TranslationError(f"{{prf:ref}}`{content}` names no definition, theorem or other prf block")
+            return explicit["text"] if explicit else ctx.blocks[target].text()
+        if explicit:
+            return f"*{explicit['text']}*"
+        if content == GLOSSARY_LABEL:
+            return "the glossary"
+        if content in ctx.blocks:
+            return ctx.blocks[content].text()
+        if content not in ctx.titles:
+            raise TranslationError(f"{{ref}}`{content}` names no label")
+        return f"*{ctx.titles[content]}*"
 
     return _ROLE.sub(replace, line)
 
@@ -126,7 +181,83 @@ def _reference_list(cited: list[str], ctx: Context) -> list[str]:
     return lines or ["(no works cited)"]
 
 
-def plain_markdown(text: str, ctx: Context, cited: list[str] | None = None) -> str:
+class Directive(NamedTuple):
+    """A fenced MyST directive: ``{name} argument``, its ``:key: value`` options and its body lines."""
+
+    name: str
+    argument: str
+    options: dict[str, str]
+    body: list[str]
+    start: int  # index of its opening line
+    end: int  # index of the line after the closing fence
+
+
+def directives(text: str) -> Iterator[Directive]:
+    r"""Every fenced directive of a MyST text, in order, nested ones too (``{code-cell}`` is one).
+
+    Examples
+    --------
+    >>> [(d.name, d.argument, d.options, d.body) for d in directives("```{solution-start} ex-a\n:class: dropdown\n```")]
+    [('solution-start', 'ex-a', {'class': 'dropdown'}, [])]
+    """
+    lines = text.split("\n")
+    for i in range(len(lines)):
+        directive = _directive(lines, i)
+        if directive is not None:
+            yield directive
+
+
+def _directive(lines: list[str], i: int) -> Directive | None:
+    """The directive that opens at ``lines[i]`` (its options, its body up to the closing fence), if one does."""
+    opened = _DIRECTIVE.match(lines[i])
+    if not opened:
+        return None
+    fence, j, options = opened["fence"], i + 1, {}
+    while j < len(lines) and (option := _OPTION.match(lines[j])):
+        options[option["key"]] = option["value"]
+        j += 1
+    body = []
+    while j < len(lines) and lines[j].strip() != fence:
+        body.append(lines[j])
+        j += 1
+    while body and not body[0].strip():
+        body.pop(0)
+    return Directive(opened["name"], opened["argument"], options, body, i, j + 1)
+
+
+def _quote(header: str, body: list[str], ctx: Context, progress: Progress) -> list[str]:
+    """A quotation block: the header in bold, then the (translated) body."""
+    inner = plain_markdown("\n".join(body), ctx, progress).rstrip("\n")
+    return [f"> **{header}**", ">"] + [f"> {b}".rstrip() for b in inner.split("\n")] if inner else [f"> **{header}**"]
+
+
+def _translate_directive(d: Directive, ctx: Context, progress: Progress) -> list[str] | None:
+    """Plain Markdown for one directive, or None for a directive this module leaves as it is."""
+    if d.name == "admonition":
+        return _quote(_roles(d.argument, ctx, progress), d.body, ctx, progress)
+    if d.name.startswith("prf:"):
+        kind = d.name.removeprefix("prf:").capitalize()
+        title = _roles(d.argument, ctx, progress)
+        return _quote(f"{kind} ({title})." if title else f"{kind}.", d.body, ctx, progress)
+    if d.name == "exercise-start":
+        progress.exercises += 1
+        level = _LEVEL.match(d.argument)
+        title, grade = (level["title"], f" ({level['level']})") if level else (d.argument, "")
+        title = _roles(title, ctx, progress)
+        return [f"**Exercise {progress.exercises}{grade}{': ' + title if title else ''}**", ""]
+    if d.name == "solution-start":
+        label = d.argument
+        if label not in ctx.blocks or ctx.blocks[label].kind != "exercise":
+            raise TranslationError(f"{{solution-start}} {label} names no exercise")
+        return [f"**Solution to exercise {ctx.blocks[label].number}.**", ""]
+    if d.name in {"exercise-end", "solution-end"}:
+        return []
+    if d.name == "bibliography":
+        return _reference_list(progress.cited, ctx)
+    return None
+
+
+def plain_markdown(text: str, ctx: Context, progress: Progress | None = None) -> str:
     """Translate one Markdown cell of a chapter into plain Markdown.
 
     Parameters
@@ -134,11 +265,12 @@ def plain_markdown(text: str, ctx: Context, cited: list[str] | None = None) -> s
     text : str
         The cell's MyST Markdown.
     ctx : Context
-        Glued values, section titles and works from the build.
-    cited : list of str, optional
-        Keys cited so far in the chapter; extended in place, so that a
+        Glued values, section titles, works and labelled blocks from the build.
+    progress : Progress, optional
+        What the chapter's earlier cells left: the works cited so far (a
         ``{bibliography}`` directive in a later cell lists every work the chapter
-        cites before it.
+        cites before it) and the number of exercises so far. Updated in place; pass
+        the same one for every cell of a chapter.
 
     Returns
     -------
@@ -147,57 +279,63 @@ def plain_markdown(text: str, ctx: Context, cited: list[str] | None = None) -> s
     Raises
     ------
     TranslationError
-        A glue key, label or citation the build does not know.
+        A glue key, label, citation or exercise the build does not know.
 
     Examples
     --------
     >>> from myst_nb.core.variables import format_plain_text
     >>> ctx = Context({"n": {"text/plain": "12345"}}, {"toy": "Toy examples"},
-    ...               {"smith2001": Work(("Smith",), "2001", "A title")}, format_plain_text)
+    ...               {"smith2001": Work(("Smith",), "2001", "A title")}, format_plain_text,
+    ...               {"def-s": Block("definition", "Pruned set")})
     >>> print(plain_markdown("We ran {glue:text}`n:,d` draws ({ref}`toy`) {cite:p}`smith2001`.", ctx))
     We ran 12,345 draws (*Toy examples*) (Smith, 2001).
+    >>> print(plain_markdown("The {term}`set <pruned set>` of {prf:ref}`def-s`, in {ref}`glossary`.", ctx))
+    The set of Definition (Pruned set), in the glossary.
     """
-    cited = [] if cited is None else cited
+    progress = Progress() if progress is None else progress
     out: list[str] = []
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        line = lines[i]
-        if _LABEL_TARGET.match(line):
+        if _LABEL_TARGET.match(lines[i]):
             i += 1
             continue
-        admonition = _ADMONITION_OPEN.match(line)
-        if admonition:
-            fence = admonition["fence"]
-            body = []
+        directive = _directive(lines, i)
+        translated = None if directive is None else _translate_directive(directive, ctx, progress)
+        if translated is None:
+            out.append(_roles(lines[i], ctx, progress))
             i += 1
-            while i < len(lines) and lines[i].strip() != fence:
-                if not re.match(r"^:\w+:", lines[i]):  # directive options such as :class: tip
-                    body.append(lines[i])
-                i += 1
-            i += 1  # the closing fence
-            while body and not body[0].strip():
-                body.pop(0)
-            inner = plain_markdown("\n".join(body), ctx, cited)
-            out.append(f"> **{admonition['title'].strip()}**")
-            out.append(">")
-            out.extend(f"> {b}".rstrip() for b in inner.split("\n"))
-            continue
-        bibliography = _BIBLIOGRAPHY.match(line)
-        if bibliography:
-            i += 1
-            while i < len(lines) and lines[i].strip() != bibliography["fence"]:
-                i += 1
-            i += 1
-            out.extend(_reference_list(cited, ctx))
-            continue
-        out.append(_roles(line, ctx, cited))
-        i += 1
+        else:
+            out.extend(translated)
+            i = directive.end
     return "\n".join(out)
 
 
+def labelled_blocks(text: str) -> dict[str, Block]:
+    r"""The labelled exercises and ``prf`` blocks of one page's MyST source, exercises numbered in order.
+
+    Examples
+    --------
+    >>> text = "```{exercise-start} Count (easy)\n:label: ex-a\n```\n\n:::{prf:definition} Pruning\n:label: d\n"
+    >>> labelled_blocks(text + "Text\n:::\n```{exercise-start}\n:label: ex-b\n```")  # doctest: +NORMALIZE_WHITESPACE
+    {'ex-a': Block(kind='exercise', title='Count (easy)', number=1),
+     'd': Block(kind='definition', title='Pruning', number=None),
+     'ex-b': Block(kind='exercise', title='', number=2)}
+    """
+    blocks, exercises = {}, 0
+    for directive in directives(text):
+        if not (directive.name == "exercise-start" or directive.name.startswith("prf:")):
+            continue
+        exercises += directive.name == "exercise-start"
+        label = directive.options.get("label")
+        if label:
+            kind = "exercise" if directive.name == "exercise-start" else directive.name.removeprefix("prf:")
+            blocks[label] = Block(kind, directive.argument, exercises if kind == "exercise" else None)
+    return blocks
+
+
 def unresolved(text: str) -> list[str]:
-    """The MyST roles, directives and label targets left in ``text`` (none in plain Markdown).
+    r"""The MyST roles, directives and label targets left in ``text`` (none in plain Markdown).
 
     Examples
     --------
@@ -205,5 +343,7 @@ def unresolved(text: str) -> list[str]:
     ['{glue:text}`x`', '{ref}`y`']
     >>> unresolved("plain *Markdown* with $x^2$ and `code {n}`")
     []
+    >>> unresolved("> ```{prf:proof}\n{term}`AHD`")
+    ['> ```{prf:proof}', '{term}`AHD`']
     """
     return [m.group(0).strip() for m in _LEFTOVER.finditer(text)]

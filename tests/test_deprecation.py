@@ -18,6 +18,7 @@ from prunelab.experiments import PROFILES, Profile, get_profile, prepare_case, s
 from prunelab.indicators import TimeToSigma, time_to_sigma
 from prunelab.samplers import available_samplers, get_sampler, register_sampler
 from prunelab.samplers import init as init_module
+from prunelab.samplers import prune
 from prunelab.samplers import samplesat
 
 
@@ -96,6 +97,7 @@ def test_time_to_sigma_in_draws():
     (init_module, "hybrid_forward_kernel", "hybrid_forward_nb"),
     (samplesat, "samplesat_kernel", "samplesat_nb"),
     (samplesat, "samplesat_python", "samplesat_py"),
+    (prune, "prune_chain_kernel", "prune_chain_nb"),
 ])
 def test_kernels_are_named_py_and_nb(module, old, new):
     with _deprecated(rf"{module.__name__}\.{old}", rf"{module.__name__}\.{new}"):

@@ -136,3 +136,162 @@ def test_the_site_check_rejects_a_download_that_shows_myst_raw(tmp_path):
 def test_unresolved_finds_every_kind_of_leftover():
     text = "a {glue:md}`x`\n:::{note}\nbody\n:::\n(label)=\n```{figure} f.png\n```\n`code {n}` and $\\{a\\}$"
     assert unresolved(text) == ["{glue:md}`x`", ":::{note}", "(label)=", "```{figure}"]
+
+
+TEACHING = """---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {name: python3, display_name: Python 3, language: python}
+---
+
+(toy)=
+# Toy examples
+
+:::{admonition} Learning goals
+:class: note
+
+After this chapter you can compute a {term}`pruned set <pruned set>` by hand.
+
+**Prerequisites:** {ref}`the other chapter <other>`; see {ref}`glossary`.
+:::
+
+```{code-cell} ipython3
+total = 0
+```
+
+:::{prf:definition} Pruning around $\\mathbf{x}$
+:label: def-pruning
+
+Every {term}`CPT label` the state does not use goes with probability $1 - c$.
+:::
+
+````{prf:theorem} Prune sampling converges
+:label: thm-converges
+
+The chain is regular, by {prf:ref}`def-pruning` and {prf:ref}`def-remote`.
+````
+
+```{prf:proof}
+By {prf:ref}`the definition <def-pruning>`.
+```
+
+```{prf:lemma}
+A lemma with no title.
+```
+
+## Exercises
+
+```{exercise-start} Self-transition (easy)
+:label: ex-toy-self
+```
+Compute $Q(x, x)$ with {term}`AHD`.
+```{exercise-end}
+```
+
+```{solution-start} ex-toy-self
+:class: dropdown
+```
+Count the pruned sets.
+
+```{code-cell} ipython3
+total += 3
+assert total == 3
+```
+
+```{solution-end}
+```
+
+```{exercise-start} Everything at once (hard)
+:label: ex-toy-all
+```
+Combine {ref}`ex-toy-self` with {prf:ref}`thm-converges`.
+```{exercise-end}
+```
+
+```{solution-start} ex-toy-all
+```
+
+```{code-cell} ipython3
+total *= 2
+assert total == 6
+```
+
+```{solution-end}
+```
+"""
+
+OTHER = """(other)=
+# The other chapter
+
+```{prf:definition} CPT label
+:label: def-remote
+
+An entry of a CPT.
+```
+"""
+
+
+def _teaching_book(tmp_path: Path, chapter: str = TEACHING) -> tuple[Path, Path]:
+    root, html = _book(tmp_path, chapter)
+    (root / "book" / "other.md").write_text(OTHER)
+    (root / "_build" / "jupyter_execute" / "notebooks" / "toy.glue.json").write_text("{}")
+    return root, html
+
+
+def test_a_download_reads_exercises_definitions_and_glossary_terms_as_plain_markdown(tmp_path):
+    root, html = _teaching_book(tmp_path)
+    [ipynb] = ipynb_download.export_all(html, root=root)
+    nb = json.loads(ipynb.read_text())
+    cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]]
+    text = _markdown(ipynb)
+
+    assert unresolved(text) == []
+    for raw in ("{exercise", "{solution", "{prf", "{term}", "{ref}", ":label:", ":class:"):
+        assert raw not in text, raw
+    assert "After this chapter you can compute a pruned set by hand." in text
+    assert "**Prerequisites:** *the other chapter*; see the glossary." in text
+    # definitions, theorems, proofs and lemmas read as quotations, headed by kind and title
+    assert ("> **Definition (Pruning around $\\mathbf{x}$).**\n>\n"
+            "> Every CPT label the state does not use goes with probability $1 - c$.") in text
+    assert ("> **Theorem (Prune sampling converges).**\n>\n> The chain is regular, by "
+            "Definition (Pruning around $\\mathbf{x}$) and Definition (CPT label).") in text  # the latter: book-wide
+    assert "> **Proof.**\n>\n> By the definition." in text
+    assert "> **Lemma.**\n>\n> A lemma with no title." in text
+    # exercises numbered in the chapter, graded, each solution headed by its exercise's number
+    assert "**Exercise 1 (easy): Self-transition**\n\nCompute $Q(x, x)$ with AHD." in text
+    assert "**Exercise 2 (hard): Everything at once**\n\nCombine Exercise 1 with Theorem (Prune sampling converges)." \
+        in text
+    solutions = [i for i, (kind, source) in enumerate(cells) if "**Solution to exercise" in source]
+    assert [cells[i][1][cells[i][1].index("**Solution"):] for i in solutions] == [
+        "**Solution to exercise 1.**\n\nCount the pruned sets.", "**Solution to exercise 2.**"]
+    # the solutions' code stays code, right after its heading, and runs top to bottom
+    assert [cells[i + 1] for i in solutions] == [("code", "total += 3\nassert total == 3"),
+                                                 ("code", "total *= 2\nassert total == 6")]
+    namespace = {}
+    for kind, source in cells:
+        if kind == "code":
+            exec(source, namespace)
+    assert namespace["total"] == 6
+    assert all(source.strip() for _, source in cells)  # no cell left empty by {solution-end}
+
+
+@pytest.mark.parametrize("broken, replacement, message", [
+    ("{prf:ref}`def-remote`", "{prf:ref}`def-nowhere`", r"\{prf:ref\}`def-nowhere` names no definition"),
+    ("{prf:ref}`def-remote`", "{prf:ref}`ex-toy-self`", r"\{prf:ref\}`ex-toy-self` names no definition"),
+    ("```{solution-start} ex-toy-all", "```{solution-start} ex-toy-nowhere",
+     r"\{solution-start\} ex-toy-nowhere names no exercise"),
+])
+def test_a_teaching_block_the_book_does_not_have_fails_the_export(tmp_path, broken, replacement, message):
+    root, html = _teaching_book(tmp_path, TEACHING.replace(broken, replacement))
+    with pytest.raises(TranslationError, match=message):
+        ipynb_download.export_all(html, root=root)
+
+
+@pytest.mark.parametrize("leftover, found", [
+    ("```{exercise-start} Left (easy)", "```{exercise-start}"), (":::{solution-start} ex-a", ":::{solution-start}"),
+    ("```{prf:definition} Left", "```{prf:definition}"), ("> :::{prf:proof}", "> :::{prf:proof}"),
+    ("a {prf:ref}`def-a` here", "{prf:ref}`def-a`"), ("a {term}`AHD` here", "{term}`AHD`"),
+    ("::::{exercise} Left", "::::{exercise}"),
+])
+def test_the_site_check_catches_every_teaching_construct_left_raw(leftover, found):
+    assert unresolved(f"before\n{leftover}\nafter") == [found]

@@ -30,7 +30,8 @@ checks the interface for every name of :func:`available_samplers`, so a sampler 
 here is tested without a test file of its own.
 
 Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
-``"metropolis"``, ``"prune"`` and ``"mc-sat"`` are known, and :func:`register_sampler` adds more.
+``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`)
+and ``"mc-sat"`` are known, and :func:`register_sampler` adds more.
 Modules are imported on first use. (``get_method``, ``register_method`` and
 ``available_methods`` are the deprecated names of these three.)
 """
@@ -51,6 +52,7 @@ _SAMPLERS: dict[str, str | ModuleType] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
+    "prune-tempered": "prunelab.samplers.tempering",
     "mc-sat": "prunelab.samplers.mcsat",
 }
 

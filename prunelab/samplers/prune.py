@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
+from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
 from .uniform import (
@@ -89,6 +90,8 @@ __all__ = [
     "run_chain",
     "prune_around",
     "prune_plan",
+    "prune_chain_nb",
+    "NO_SPARSE_COUNT",
     "compile_prune_plan",
     "auto_searches",
     "AUTO_SHARE",
@@ -412,13 +415,17 @@ def auto_searches(size, nodes_per_member, budget):
     return size * nodes_per_member <= AUTO_SHARE * budget
 
 
-_NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] * 8), 0)
+NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] * 8), 0)
 """Stands in for ``PrunePlan.count`` when it is None (numba needs one type); never read."""
 
 
 @numba.njit(cache=True, nogil=True)
-def _prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
-                    n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
+def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
+                       n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
+    """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
+
+    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``.
+    """
     # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
     card = net.cardinality
@@ -566,9 +573,12 @@ def run_chain(
     methods = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    _prune_chain_nb(
-        rng, net, plan.uniform, _NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
+    prune_chain_nb(
+        rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
         int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods,
     )
     return PruneChain(draws, sizes, methods)
+
+
+__getattr__ = module_getattr(__name__, {"prune_chain_kernel": "prune_chain_nb"})

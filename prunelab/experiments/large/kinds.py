@@ -118,12 +118,19 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
-    """``(draws (chain, draw, variable), sizes or None, seconds)`` of one mixing variant."""
+    """``(draws (chain, draw, variable), sizes or None, seconds, extra record fields)`` of one mixing variant."""
     from ...samplers import gibbs, prune
     from ...samplers.init import initial_state
     from ...sampling import sample
 
     total = prof.mixing_chains * prof.mixing_steps
+    if variant == "prune-tempered":
+        from ...samplers.tempering import DEFAULT_BETAS, swap_rates
+
+        result = sample(bn, variant, prof.mixing_steps, n_chains=prof.mixing_chains, evidence=evidence,
+                        init="forward", seed=seed, traps="off")
+        swaps = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
+        return result.draws.astype(np.int64), result.stats["size"], float(result.sample_seconds.sum()), swaps
     if variant in ("prune", "prune-restarts", "prune-exact-restarts", "gibbs"):
         chains = prof.mixing_chains * (10 if variant.endswith("restarts") else 1)
         method = "gibbs" if variant == "gibbs" else "prune"
@@ -137,7 +144,7 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
                         traps="off", **options)
         sizes = result.stats["size"] if method == "prune" else None
-        return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum())
+        return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum()), {}
     net = compile_network(bn, evidence)
     plan = prune.prune_plan(net)
     draws, sizes, seconds = [], [], 0.0
@@ -156,13 +163,13 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         seconds += time.perf_counter() - tic
         draws.append(np.concatenate(rows)[: prof.mixing_steps])
         sizes.append(np.concatenate(size_rows)[: prof.mixing_steps])
-    return np.stack(draws), np.stack(sizes), seconds
+    return np.stack(draws), np.stack(sizes), seconds, {}
 
 
 def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     bn, evidence = load_large(run.network, True)
     exact, _ = exact_or_refusal(run.network, True)
-    draws, sizes, seconds = _mixing_chains(run.sampler, bn, evidence, prof, run.seed(root_seed))
+    draws, sizes, seconds, extra = _mixing_chains(run.sampler, bn, evidence, prof, run.seed(root_seed))
     var = prof.mixing_variable
     column = draws[:, :, bn.index(var)]
     p = exact[var]
@@ -189,7 +196,7 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
         "start_values": [bn.states[var][int(c[0])] for c in column],
         "n_children": sum(var in bn.parents[v] for v in bn.variables),
     }
-    record.update(off_figures(pooled_marginals(draws, bn, list(exact)), exact))
+    record.update(off_figures(pooled_marginals(draws, bn, list(exact)), exact), **extra)
     return record
 
 

@@ -27,7 +27,7 @@ LONG_BUDGET_NETWORKS = ("barley", "diabetes", "hailfinder", "link", "mildew", "m
 0.01 at 10 s in the first frozen run (barley, hailfinder)."""
 
 
-MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "gibbs")
+MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "prune-tempered", "gibbs")
 """What the mixing study compares, each at the same number of steps in all:
 
 * ``prune``: :attr:`LargeProfile.mixing_chains` chains from forward starts;
@@ -38,6 +38,9 @@ MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gib
   conditioning, the initialiser's fallback): every chain is stationary from its first
   step, so pooling them is unbiased even where each chain is stuck;
 * ``prune+gibbs``: blocks of :data:`MIXED_PRUNE_STEPS` prune steps and one Gibbs sweep;
+* ``prune-tempered``: parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`),
+  its default ladder (4 replicas, geometric down to beta = 0.2), forward starts; the beta = 1
+  replica's draws, one a step (the record adds ``betas`` and ``swap_acceptance`` per pair);
 * ``gibbs``: prunelab's Gibbs sampler, one draw a sweep.
 """
 

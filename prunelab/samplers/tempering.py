@@ -1,0 +1,593 @@
+"""Parallel tempering with prune moves: ``K`` prune chains at inverse temperatures, and swaps.
+
+Replica ``k`` targets the *tempered* posterior
+
+.. math:: \\pi_{\\beta_k}(x) \\propto \\prod_{l \\in C_x} c_l^{\\beta_k} \\, 1\\{x \\text{ agrees with } e\\},
+   \\qquad 1 = \\beta_0 > \\beta_1 > \\dots > \\beta_{K-1} > 0,
+
+over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
+``P(x | e)`` and only its draws are returned. One step (one draw):
+
+1. **Prune moves.** Every replica, in order ``k = 0, ..., K-1``, makes one prune
+   step (:mod:`prunelab.samplers.prune`) with its label values ``c^beta_k``.
+2. **Swaps.** Adjacent pairs ``(i, i + 1)`` with ``i`` even on even steps (the
+   step count from the start of the chain) and ``i`` odd on odd steps (the
+   deterministic even-odd scheme [3]_) exchange their states with probability
+   :func:`swap_probability`, ``min(1, exp((beta_i - beta_j)(log P(x_j) - log P(x_i))))``,
+   where ``log P(x)`` is the log of the product of the labels ``x`` uses (evidence
+   included); one ``rng.random()`` per proposed pair, in increasing ``i``.
+
+The replicas share everything prune compiles for the network (the uniform plan, the
+counting program, the lists of random labels: :class:`~prunelab.samplers.prune.PrunePlan`);
+only ``random_c``, the values of the labels pruned at random, is raised to
+``beta_k``, one small array per replica (:func:`tempered_plan`). A draw costs ``K``
+prune steps. The default ladder, :data:`DEFAULT_BETAS`, is the usual first choice:
+geometric (:func:`geometric_betas`), ``K = 4`` down to ``beta = 0.2``, where a label
+of 0.01 survives a pruning with probability 0.4.
+
+Why a tempered replica is exact
+-------------------------------
+The paper's proof of detailed balance (section "A regular and reversible Markov
+chain") uses three facts only: every label not in ``C_x`` survives independently
+with probability ``c_l``, which needs ``0 <= c_l <= 1``; the target is proportional
+to ``prod_{l in C_x} c_l``; and the next state is drawn exactly uniformly from the
+survivors ``S``. Then ``P(x) R_h(x -> y) = prod_{pruned} (1 - c) prod_{kept} c / |S|``
+is symmetric in ``x`` and ``y``. It never uses that a CPT column sums to one, so
+it holds word for word with ``c`` replaced by ``c^beta``: for ``beta > 0``,
+``c^beta`` maps ``[0, 1]`` into ``[0, 1]``, ``0`` to ``0`` and ``1`` to ``1`` and
+``(0, 1)`` into ``(0, 1)``. So a tempered prune step is reversible with respect to
+``pi_beta``; the zeros stay zeros (determinism and the feasible set are unchanged,
+and the same labels are random, so the plan's lists and counting program stay
+valid); and it is regular, since with probability ``prod c^beta > 0`` nothing
+feasible is pruned and ``S`` holds every feasible state. ``beta = 0`` is excluded:
+``0^0 = 1`` would keep the impossible labels. The uniform draw must be exact, so
+``uniform="heuristic"`` is refused; so is ``"auto"``, whose choice between search
+and count follows the last step's ``|S|`` of one chain, which a replica that
+steps once per call does not keep (``"count"`` is what it would do).
+
+A swap is a Metropolis move on the product target ``prod_k pi_{beta_k}(x_k)`` with a
+symmetric, deterministic proposal (exchange two states); its acceptance ratio
+``pi_i(x_j) pi_j(x_i) / (pi_i(x_i) pi_j(x_j))`` is the formula above (the
+normalising constants cancel). Every move of a step leaves the product target
+invariant, hence so does the step; replica 0's marginal is ``P(x | e)``. From
+any joint state a step reaches every joint state with positive probability, so the
+joint chain is regular and the averages of replica 0's draws converge to
+``P(x | e)``.
+
+:func:`step` is the numpy reference (it calls :func:`prunelab.samplers.prune.step`
+per replica); :func:`run_chain` runs the whole chain in numba, calling prune's
+numba kernel for every replica step. They consume the generator in the same
+order and give identical draws.
+
+References
+----------
+.. [1] F. Phillipson, J. Parie and R. Weikamp, "Prune sampling: a MCMC inference
+   technique for discrete and deterministic Bayesian networks", section "A regular
+   and reversible Markov chain".
+.. [2] C. J. Geyer, "Markov chain Monte Carlo maximum likelihood", Computing
+   Science and Statistics: Proc. 23rd Symposium on the Interface, 1991 (parallel
+   tempering); K. Hukushima and K. Nemoto, "Exchange Monte Carlo method and
+   application to spin glass simulations", J. Phys. Soc. Japan 65, 1996.
+.. [3] S. Syed, A. Bouchard-Cote, G. Deligiannidis and A. Doucet, "Non-reversible
+   parallel tempering: a scalable highly parallel MCMC scheme", JRSS B 84, 2022
+   (the deterministic even-odd swap scheme).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ..compiled import CompiledNetwork, state_labels
+from .chain import start_chain
+from .init import check_state
+from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
+from .prune import step as prune_step
+from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
+from .uniform.kernels import label_nb
+
+__all__ = [
+    "TemperedState",
+    "TemperedInfo",
+    "TemperedChain",
+    "ChainOutput",
+    "RAO_BLACKWELL",
+    "DEFAULT_N_REPLICAS",
+    "DEFAULT_BETA_MIN",
+    "DEFAULT_BETAS",
+    "TEMPERED_UNIFORM",
+    "geometric_betas",
+    "check_betas",
+    "tempered_plan",
+    "swap_probability",
+    "swap_rates",
+    "init",
+    "step",
+    "run_chain",
+]
+
+RAO_BLACKWELL = False
+"""Tempered prune sampling has no Rao-Blackwell terms."""
+
+TEMPERED_UNIFORM = ("count", "enumerate")
+"""The uniform methods a replica may draw with: exact, and without memory between steps."""
+
+DEFAULT_N_REPLICAS = 4
+"""Replicas of the default ladder."""
+
+DEFAULT_BETA_MIN = 0.2
+"""Inverse temperature of the hottest replica of the default ladder."""
+
+
+def geometric_betas(n_replicas: int, beta_min: float) -> np.ndarray:
+    """The geometric ladder ``beta_k = beta_min ** (k / (K - 1))``, ``k = 0, ..., K - 1``.
+
+    Equal ratios between neighbours: the usual first choice, since the swap
+    acceptance between ``beta`` and ``r beta`` depends on ``log P`` spread over
+    ``(1 - r) beta``, roughly even along a geometric ladder when the energy's
+    spread scales like ``1 / beta``.
+
+    Parameters
+    ----------
+    n_replicas : int
+        ``K >= 1``; ``K = 1`` gives ``[1.0]`` (plain prune sampling).
+    beta_min : float
+        The hottest replica's ``beta``, in ``(0, 1)``.
+
+    Returns
+    -------
+    float64 array (K,)
+
+    Raises
+    ------
+    ValueError
+        ``n_replicas < 1`` or ``beta_min`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> geometric_betas(3, 0.25).tolist()
+    [1.0, 0.5, 0.25]
+    """
+    if isinstance(n_replicas, bool) or not isinstance(n_replicas, (int, np.integer)) or n_replicas < 1:
+        raise ValueError(f"n_replicas must be an integer >= 1, got {n_replicas!r}")
+    if not 0.0 < beta_min < 1.0:
+        raise ValueError(f"beta_min must be in (0, 1), got {beta_min!r}")
+    if n_replicas == 1:
+        return np.ones(1)
+    betas = float(beta_min) ** (np.arange(n_replicas) / (n_replicas - 1))
+    betas[0] = 1.0
+    return betas
+
+
+DEFAULT_BETAS = geometric_betas(DEFAULT_N_REPLICAS, DEFAULT_BETA_MIN)
+"""The default ladder: :data:`DEFAULT_N_REPLICAS` geometric steps down to :data:`DEFAULT_BETA_MIN`."""
+DEFAULT_BETAS.setflags(write=False)
+
+
+def check_betas(betas) -> np.ndarray:
+    """The ladder as a read-only float64 array, or a ``ValueError`` that says what is wrong.
+
+    Parameters
+    ----------
+    betas : array_like of float
+        Inverse temperatures: one dimension, finite, the first exactly 1, strictly
+        decreasing, all above 0.
+
+    Returns
+    -------
+    float64 array (K,)
+
+    Raises
+    ------
+    ValueError
+        Naming the first rule broken and the offending value(s).
+
+    Examples
+    --------
+    >>> check_betas([1, 0.5]).tolist()
+    [1.0, 0.5]
+    >>> check_betas([1, 0.5, 0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: betas must be strictly decreasing: betas[1] = 0.5 <= betas[2] = 0.5
+    """
+    try:
+        b = np.array(betas, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"betas must be a sequence of numbers, got {betas!r}") from None
+    if b.ndim != 1 or b.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-d sequence, got shape {b.shape}")
+    if not np.isfinite(b).all():
+        raise ValueError(f"betas must be finite, got {b.tolist()}")
+    if b[0] != 1.0:
+        raise ValueError(f"betas[0] must be 1 (the replica whose draws are returned), got {float(b[0])!r}")
+    down = np.diff(b)
+    if (down >= 0).any():
+        i = int(np.argmax(down >= 0))
+        raise ValueError(f"betas must be strictly decreasing: betas[{i}] = {float(b[i])!r} "
+                         f"<= betas[{i + 1}] = {float(b[i + 1])!r}")
+    if b[-1] <= 0:
+        raise ValueError(f"betas must all be > 0 (0 would keep impossible labels: 0**0 = 1), got {float(b[-1])!r}")
+    b.setflags(write=False)
+    return b
+
+
+def tempered_plan(plan: PrunePlan, beta: float) -> PrunePlan:
+    """``plan`` with its random labels' values raised to ``beta``; everything else shared.
+
+    Only ``random_c`` changes: the labels with ``0 < c < 1`` stay exactly those with
+    ``0 < c^beta < 1``, so the lists, ``base_kept`` and the counting program are
+    the same objects. With it, :func:`prunelab.samplers.prune.run_chain` targets
+    ``pi_beta`` (see the module docstring).
+
+    Parameters
+    ----------
+    plan : PrunePlan
+    beta : float
+        In ``(0, 1]``; 1 gives values equal to ``plan``'s.
+
+    Returns
+    -------
+    PrunePlan
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune import prune_plan
+    >>> plan = prune_plan(compile_network(load_network("blood_pressure")))
+    >>> hot = tempered_plan(plan, 0.5)
+    >>> bool(hot.uniform is plan.uniform), bool(np.allclose(hot.random_c ** 2, plan.random_c))
+    (True, True)
+    """
+    if not 0.0 < beta <= 1.0:
+        raise ValueError(f"beta must be in (0, 1], got {beta!r}")
+    random_c = plan.random_c ** float(beta)
+    random_c.setflags(write=False)
+    return plan._replace(random_c=random_c)
+
+
+@numba.njit(cache=True, nogil=True)
+def swap_probability(beta_i, beta_j, log_p_i, log_p_j):
+    """``min(1, exp((beta_i - beta_j) (log P(x_j) - log P(x_i))))``: replicas ``i`` and ``j`` exchange states.
+
+    Parameters
+    ----------
+    beta_i, beta_j : float
+        The two inverse temperatures.
+    log_p_i, log_p_j : float
+        ``log P(x, e)`` of the state each holds now.
+
+    Examples
+    --------
+    A colder replica (``beta = 1``) at ``P = 0.1`` and a hotter one (``beta = 0.5``)
+    at ``P = 0.4``: the swap gives the cold replica the likelier state, always
+    accepted; the other way round, ``(0.1 / 0.4) ** 0.5 = 0.5``:
+
+    >>> round(swap_probability(1.0, 0.5, np.log(0.1), np.log(0.4)), 12)
+    1.0
+    >>> round(swap_probability(1.0, 0.5, np.log(0.4), np.log(0.1)), 12)
+    0.5
+    """
+    return math.exp(min((beta_i - beta_j) * (log_p_j - log_p_i), 0.0))
+
+
+def _swap_phase_py(rng, betas, log_c, labels, replicas, parity, swapped):
+    """Propose the swaps of one step (pairs ``(i, i + 1)``, ``i = parity, parity + 2, ...``).
+
+    ``labels[k]`` are the labels of ``replicas[k]``; accepted pairs exchange their
+    rows of both. ``swapped[i]`` becomes 1 (accepted), 0 (rejected) or -1 (not
+    proposed). Written once, compiled with numba (:data:`_swap_phase_nb`), so the
+    reference and the fast path add the logs in the same order.
+    """
+    n_replicas, n = replicas.shape
+    for i in range(n_replicas - 1):
+        swapped[i] = -1
+    for i in range(parity, n_replicas - 1, 2):
+        log_p_i = 0.0
+        log_p_j = 0.0
+        for v in range(n):
+            log_p_i += log_c[labels[i, v]]
+            log_p_j += log_c[labels[i + 1, v]]
+        if rng.random() < swap_probability(betas[i], betas[i + 1], log_p_i, log_p_j):
+            for v in range(n):
+                replicas[i, v], replicas[i + 1, v] = replicas[i + 1, v], replicas[i, v]
+                labels[i, v], labels[i + 1, v] = labels[i + 1, v], labels[i, v]
+            swapped[i] = 1
+        else:
+            swapped[i] = 0
+
+
+_swap_phase_nb = numba.njit(cache=True, nogil=True)(_swap_phase_py)
+
+
+def _log_labels(net: CompiledNetwork) -> np.ndarray:
+    """``log c`` of every label (``-inf`` for impossible labels, which no feasible state uses)."""
+    with np.errstate(divide="ignore"):
+        return np.log(net.cpt)
+
+
+def _check_uniform(uniform: str) -> int:
+    if uniform not in TEMPERED_UNIFORM:
+        raise ValueError(
+            f"prune-tempered needs an exact uniform method without memory between steps, one of "
+            f"{list(TEMPERED_UNIFORM)}; got {uniform!r}"
+        )
+    return COUNT if uniform == "count" else ENUMERATE
+
+
+class TemperedState(NamedTuple):
+    """State of the tempered chain.
+
+    Attributes
+    ----------
+    x : int64 (n,)
+        The ``beta = 1`` replica's state (the draw).
+    replicas : int64 (K, n) or None
+        Every replica's state, ``replicas[0] == x``; None at the start: every
+        replica starts at ``x``.
+    n_steps : int
+        Steps made so far (their parity picks the pairs proposed for swaps).
+    """
+
+    x: np.ndarray
+    replicas: np.ndarray | None = None
+    n_steps: int = 0
+
+
+class TemperedInfo(NamedTuple):
+    """What one tempered step did.
+
+    Attributes
+    ----------
+    size : float
+        ``|S|`` of the ``beta = 1`` replica's prune step (before the swaps).
+    method : int
+        The uniform method of that step, an index into
+        :data:`prunelab.samplers.prune.METHOD_NAMES`.
+    swapped : int8 (K - 1,)
+        Pair ``(i, i + 1)``: 1 exchanged, 0 rejected, -1 not proposed this step.
+    """
+
+    size: float
+    method: int
+    swapped: np.ndarray
+
+
+class TemperedChain(NamedTuple):
+    """Output of :func:`run_chain`.
+
+    Attributes
+    ----------
+    draws : int64 (n_draws, n)
+        The ``beta = 1`` replica's state after each step.
+    size : float64 (n_draws,)
+        ``|S|`` of its prune step.
+    method : int8 (n_draws,)
+        Its uniform method.
+    swapped : int8 (n_draws, K - 1)
+        As :attr:`TemperedInfo.swapped`, step by step (see :func:`swap_rates`).
+    """
+
+    draws: np.ndarray
+    size: np.ndarray
+    method: np.ndarray
+    swapped: np.ndarray
+
+
+ChainOutput = TemperedChain
+"""Alias: the chain output of this sampler module."""
+
+
+def swap_rates(swapped) -> np.ndarray:
+    """Accepted over proposed swaps of every adjacent pair, pooled over all leading axes.
+
+    Parameters
+    ----------
+    swapped : int array (..., K - 1)
+        :attr:`TemperedChain.swapped`, or those of many chains stacked
+        (``SampleResult.stats["swapped"]``).
+
+    Returns
+    -------
+    float64 array (K - 1,)
+        NaN for a pair never proposed.
+
+    Examples
+    --------
+    >>> swap_rates(np.array([[1, -1], [-1, 0], [0, -1], [-1, 0]])).tolist()
+    [0.5, 0.0]
+    """
+    s = np.asarray(swapped).reshape(-1, np.shape(swapped)[-1])
+    proposed = (s >= 0).sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        return (s == 1).sum(axis=0) / proposed
+
+
+def init(net: CompiledNetwork, x0) -> TemperedState:
+    """The chain's state at ``x0`` (every replica there), checked: evidence agrees and ``P(x0, e) > 0``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import tempering
+    >>> tempering.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
+    [1, 1]
+    """
+    return TemperedState(check_state(net, x0))
+
+
+def step(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    state: TemperedState,
+    betas=DEFAULT_BETAS,
+    uniform: str = "count",
+    *,
+    plan: PrunePlan | None = None,
+) -> tuple[TemperedState, TemperedInfo]:
+    """One tempered step (numpy reference): a prune step per replica, then the swaps.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Replica 0's prune step, replica 1's, ..., then one ``rng.random()`` per
+        proposed pair.
+    net : CompiledNetwork
+    state : TemperedState
+    betas : array_like of float, default :data:`DEFAULT_BETAS`
+        ``1 = beta_0 > ... > beta_{K-1} > 0`` (checked, :func:`check_betas`).
+    uniform : {"count", "enumerate"}, default "count"
+        The exact uniform draw of every prune step.
+    plan : PrunePlan, optional
+        Default: :func:`prunelab.samplers.prune.prune_plan` of ``net``.
+
+    Returns
+    -------
+    TemperedState
+    TemperedInfo
+
+    Raises
+    ------
+    ValueError
+        Bad ``betas`` or ``uniform``, or ``state.replicas`` with another number of
+        replicas than ``betas``.
+
+    See Also
+    --------
+    run_chain : the numba path, same draws for the same seed.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import tempering
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> state, info = tempering.step(np.random.default_rng(1), net, tempering.init(net, [0, 0]), [1.0, 0.5])
+    >>> state.replicas.shape, info.swapped.tolist()
+    ((2, 2), [1])
+    """
+    betas = check_betas(betas)
+    _check_uniform(uniform)
+    plan = prune_plan(net) if plan is None else plan
+    k = betas.size
+    if state.replicas is None:
+        replicas = np.tile(state.x, (k, 1))
+    elif state.replicas.shape != (k, net.n_variables):
+        raise ValueError(f"the state holds replicas of shape {state.replicas.shape}, but {k} betas "
+                         f"need ({k}, {net.n_variables})")
+    else:
+        replicas = state.replicas.copy()
+    infos = []
+    for r in range(k):
+        new, info = prune_step(rng, net, PruneState(replicas[r]), uniform, plan=tempered_plan(plan, betas[r]))
+        replicas[r] = new.x
+        infos.append(info)
+    labels = state_labels(net, replicas)
+    swapped = np.empty(k - 1, dtype=np.int8)
+    _swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
+    return (TemperedState(replicas[0].copy(), replicas, state.n_steps + 1),
+            TemperedInfo(infos[0].size, infos[0].method, swapped))
+
+
+@numba.njit(cache=True, nogil=True)
+def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels,
+                       replicas, scratch, labels, log_c, betas, n_draws, method, budget, ratio, ws,
+                       one_draw, one_size, one_method, draws, sizes, methods, swapped):
+    n_replicas, n = replicas.shape
+    offset = net.cpt_offset
+    parent_ptr = net.parent_ptr
+    parent_index = net.parent_index
+    parent_stride = net.parent_stride
+    for t in range(n_draws):
+        for r in range(n_replicas):
+            for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
+                scratch[r, i] = replicas[r, i]
+            prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
+                               x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
+                               DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
+            for i in range(n):
+                labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
+        _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
+        for i in range(n):
+            draws[t, i] = replicas[0, i]
+        sizes[t] = one_size[0, 0]
+        methods[t] = one_method[0, 0]
+
+
+def run_chain(
+    rng: np.random.Generator,
+    net: CompiledNetwork,
+    x0,
+    n_draws: int,
+    betas=DEFAULT_BETAS,
+    uniform: str = "count",
+    *,
+    plan: PrunePlan | None = None,
+) -> TemperedChain:
+    """``n_draws`` tempered steps from ``x0`` (every replica starts there); numba path.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Consumed exactly like ``n_draws`` calls of :func:`step`.
+    net : CompiledNetwork
+    x0 : array_like of int (n,)
+        A feasible start state (checked).
+    n_draws : int
+    betas, uniform, plan
+        As in :func:`step`.
+
+    Returns
+    -------
+    TemperedChain
+
+    Raises
+    ------
+    ValueError
+        Bad ``betas``, ``uniform`` or ``n_draws``.
+    InfeasibleStateError
+        ``x0`` has ``P(x0, e) = 0``.
+    EvidenceError
+        ``x0`` disagrees with the evidence.
+
+    See Also
+    --------
+    step : the numpy reference.
+    prunelab.sample : chains, seeds, parallelism (``method="prune-tempered"``).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import tempering
+    >>> net = compile_network(load_network("blood_pressure"), {"Measurement": "m_e"})
+    >>> out = tempering.run_chain(np.random.default_rng(1), net, [1, 0, 1, 0, 1], 1000)
+    >>> out.draws.shape, out.swapped.shape
+    ((1000, 5), (1000, 3))
+    """
+    betas = check_betas(betas)
+    code = _check_uniform(uniform)
+    start = start_chain(net, x0, n_draws)
+    plan = prune_plan(net) if plan is None else plan
+    k = betas.size
+    sparse = plan.count
+    ws = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
+    random_c = np.stack([tempered_plan(plan, b).random_c for b in betas])
+    replicas = np.tile(start.x, (k, 1))
+    sizes = np.empty(start.n_draws, dtype=np.float64)
+    methods = np.empty(start.n_draws, dtype=np.int8)
+    swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
+    _tempered_chain_nb(
+        rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
+        plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),
+        np.zeros(net.n_variables, dtype=np.int64), replicas, replicas.copy(), state_labels(net, replicas),
+        _log_labels(net), betas, start.n_draws, code, plan.node_budget, plan.nodes_per_member, ws,
+        np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), dtype=np.int8),
+        start.draws, sizes, methods, swapped,
+    )
+    return TemperedChain(start.draws, sizes, methods, swapped)
