@@ -6,9 +6,11 @@ Run::
     .venv/bin/python benchmarks/bench_large.py --quick         # 25 % evidence only, short runs (a few minutes)
     .venv/bin/python benchmarks/bench_large.py --networks link munin --seconds 2
 
-For each network that pgmpy's wheel ships as ``.bif.gz``, without evidence and with
-25 % evidence, frozen per network (``random_evidence(bn, 0.25, seed=evidence_seed(name))``,
-the seed a CRC-32 of the name), one row:
+For each network that pgmpy's wheel ships as ``.bif.gz``
+(:func:`prunelab.experiments.large.pgmpy_networks`), read with its rows rescaled, without
+evidence and with its frozen 25 % evidence (``data/evidence/<name>-25.json``, the
+evidence of the large-network experiment, :func:`~prunelab.experiments.large.load_large`),
+one row:
 
 * ``n``: variables; ``tw``: treewidth, the min-fill elimination width;
 * ``exact s``: :func:`prunelab.exact.exact_marginals` on a freshly read network
@@ -37,33 +39,21 @@ import argparse
 import os
 import platform
 import time
-import zlib
-from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numba
 import numpy as np
 
-from prunelab import load_network, random_evidence
+from prunelab import load_network
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, treewidth
+from prunelab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
 from prunelab.samplers import prune
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.uniform import METHOD_NAMES, compile_uniform_plan, uniform_pruned_state
-
-
-def evidence_seed(name: str) -> int:
-    """The seed of a network's frozen 25 % evidence: a CRC-32 of its name."""
-    return zlib.crc32(name.encode())
-
-
-def pgmpy_networks() -> list[str]:
-    """Names of the ``.bif.gz`` networks in the installed pgmpy wheel."""
-    folder = pgmpy_example_path("asia").parent
-    return sorted(p.name[: -len(".bif.gz")] for p in Path(folder).glob("*.bif.gz"))
 
 
 def timed(f, *args, **kwargs):
@@ -92,8 +82,8 @@ def run(net, plan, seconds: float):
 
 
 def row(name: str, with_evidence: bool, seconds: float) -> str:
-    bn = read_bif(pgmpy_example_path(name))
-    evidence = random_evidence(bn, 0.25, seed=evidence_seed(name)) if with_evidence else None
+    bn = read_bif(pgmpy_example_path(name), name=name, normalize=True)  # a fresh object: exact compiles anew
+    evidence = load_large(name, True)[1] if with_evidence else None
     label = "25%" if with_evidence else "none"
     head = f"{name:<11}{label:<6}{bn.n_variables:>6}{treewidth(bn, evidence):>4}"
     exact_s, exact = timed(exact_marginals, bn, evidence)

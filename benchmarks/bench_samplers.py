@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from prunelab import load_network  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
-from prunelab.samplers import get_method  # noqa: E402
+from prunelab.samplers import get_sampler  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
 from prunelab.checkpoints import log_checkpoints  # noqa: E402
 from prunelab.sampling import DEFAULT_N_CHECKPOINTS  # noqa: E402
@@ -111,14 +111,14 @@ def main(argv=None) -> None:
     if args.quick:
         args.seconds, args.repeats, args.numpy_seconds = 0.2, 1, 0.3
 
-    methods = ["gibbs", "metropolis", "prune"]
+    samplers = ["gibbs", "metropolis", "prune"]
     print(f"prunelab sampler benchmark: numba {numba.__version__}, numpy {np.__version__}, "
           f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}")
     if hasattr(os, "getloadavg"):
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
               "(ratio and speedup use CPU time; wall-clock rates shown for reference)")
-    header = (f"{'method':<12}{'network':<10}{'numba/s (cpu)':>15}{'(wall)':>10}{'target':>10}{'ratio':>8}"
+    header = (f"{'sampler':<12}{'network':<10}{'numba/s (cpu)':>15}{'(wall)':>10}{'target':>10}{'ratio':>8}"
               f"{'numpy/s (cpu)':>15}{'speedup':>9}")
     print(header)
     print("-" * len(header))
@@ -126,16 +126,16 @@ def main(argv=None) -> None:
         bn = load_network(name)
         net = compile_network(bn)
         x_forward = initial_state(np.random.default_rng(0), bn)
-        for method in methods:
-            module = get_method(method)
-            variants = [(method, no_options)]
-            if method == "gibbs":
+        for sampler in samplers:
+            module = get_sampler(sampler)
+            variants = [(sampler, no_options)]
+            if sampler == "gibbs":
                 variants.append(("gibbs+rb", rb_options))
-            x0 = stationary_start(module, net, x_forward, BURN_IN if method != "prune" else BURN_IN // 10)
+            x0 = stationary_start(module, net, x_forward, BURN_IN if sampler != "prune" else BURN_IN // 10)
             for label, options_for in variants:
                 wall, cpu = time_numba(module, net, x0, args.seconds, args.repeats, options_for)
                 slow = time_numpy(module, net, x0, args.numpy_seconds) if options_for is no_options else None
-                target = TARGETS.get((method, name)) if label == method else None
+                target = TARGETS.get((sampler, name)) if label == sampler else None
                 ratio = f"{cpu / target:7.2f}x" if target else f"{'':>8}"
                 target_s = f"{target:>10,}" if target else f"{'':>10}"
                 slow_s = f"{slow:>15,.0f}" if slow else f"{'':>15}"

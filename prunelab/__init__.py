@@ -9,7 +9,7 @@ from .deprecation import module_getattr
 from .indicators import (
     fit_alpha,
     hellinger,
-    mean_hellinger_over_runs,
+    mean_hellinger_over_chains,
     mean_hellinger_over_variables,
     sigma_t,
     time_to_sigma,
@@ -20,7 +20,9 @@ from .sampling import SampleResult, sample
 
 __version__ = "0.1.0"
 
-__getattr__ = module_getattr(__name__, {"average_hellinger": "mean_hellinger_over_runs"})
+__getattr__ = module_getattr(__name__, {
+    "average_hellinger": "mean_hellinger_over_chains", "mean_hellinger_over_runs": "mean_hellinger_over_chains",
+})
 
 __all__ = [
     "BayesianNetwork",
@@ -31,7 +33,7 @@ __all__ = [
     "exact_marginals",
     "fit_alpha",
     "hellinger",
-    "mean_hellinger_over_runs",
+    "mean_hellinger_over_chains",
     "mean_hellinger_over_variables",
     "sigma_t",
     "time_to_sigma",

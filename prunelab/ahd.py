@@ -1,6 +1,6 @@
 """AHD(t) of the experiment runs as tables: the mean over runs of ``curves.parquet``'s Hellinger columns.
 
-The array form of the same indicator is :func:`prunelab.indicators.mean_hellinger_over_runs`
+The array form of the same indicator is :func:`prunelab.indicators.mean_hellinger_over_chains`
 (running estimates in, AHD at each checkpoint out); here the distances are already
 in the tidy ``curves.parquet`` of :func:`prunelab.experiments.load_results`, one row
 per ``(case, run, t)``, and the functions group them. :mod:`prunelab.plots.results`

@@ -101,7 +101,7 @@ class TrapReport(NamedTuple):
         """Whether any variable is stuck or disagreeing."""
         return bool(self.stuck or self.disagreeing)
 
-    def message(self, method: str, n_chains: int) -> str:
+    def message(self, sampler: str, n_chains: int) -> str:
         """The text of the :class:`SamplerTrappedWarning`."""
         parts = []
         if self.stuck:
@@ -115,7 +115,7 @@ class TrapReport(NamedTuple):
                 f"(homogeneity test of the chain means, p < {self.threshold:.2g})"
             )
         return (
-            f"{method} chains look trapped: " + "; ".join(parts)
+            f"{sampler} chains look trapped: " + "; ".join(parts)
             + ". Their marginals are not to be trusted (see result.trap; prune sampling is not trapped by determinism)."
         )
 

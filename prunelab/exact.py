@@ -19,7 +19,7 @@ large networks or long evidence lists.
 
 The compiled junction tree depends only on the network and on *which* variables
 are observed, not on their values; it is cached per network object (weakly, so
-networks are not kept alive) and per observed-variable set.
+networks are not kept alive) and per observed-variable set (:mod:`prunelab.junction_tree`).
 
 References
 ----------
@@ -32,22 +32,14 @@ References
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from prunelab.elimination import (
-    HEURISTICS,
-    check_fits,
-    evaluate_order,
-    find_order,
-    greedy_order,
-    interaction_graph,
-)
-from prunelab.network import BayesianNetwork, EvidenceError
+from .elimination import HEURISTICS, evaluate_order, find_order, greedy_order
+from .junction_tree import calibrate, distribute, free_moral_graph
+from .network import BayesianNetwork, EvidenceError
+
 
 __all__ = [
     "ORDER_CHOICES",
@@ -58,22 +50,6 @@ __all__ = [
     "induced_width",
     "treewidth",
 ]
-
-_CACHE_PER_NETWORK = 64
-"""Compiled junction trees kept per network (one per observed-variable set)."""
-
-
-
-# --------------------------------------------------------------------- graphs
-def _free_moral_graph(bn: BayesianNetwork, observed: frozenset[int]) -> dict[int, set[int]]:
-    """Moral graph of ``bn`` over the unobserved variables (by variable index).
-
-    Each CPT, sliced at the observed variables, is a factor over its unobserved
-    scope; the graph links every pair inside a scope.
-    """
-    index = {v: i for i, v in enumerate(bn.variables)}
-    scopes = ([index[p] for p in bn.parents[v]] + [index[v]] for v in bn.variables)
-    return interaction_graph(scopes, (i for i in range(bn.n_variables) if i not in observed))
 
 
 def _observed_set(bn: BayesianNetwork, evidence: Mapping | None) -> frozenset[int]:
@@ -145,7 +121,7 @@ def elimination_order(
     """
     if heuristic not in ORDER_CHOICES:
         raise ValueError(f"unknown heuristic {heuristic!r}; choose one of {list(ORDER_CHOICES)}")
-    adjacency = _free_moral_graph(bn, _observed_set(bn, evidence))
+    adjacency = free_moral_graph(bn, _observed_set(bn, evidence))
     if heuristic == "best":
         return list(find_order(adjacency, bn.cardinalities).order)
     return greedy_order(adjacency, bn.cardinalities, heuristic)
@@ -196,7 +172,7 @@ def induced_width(
     2
     """
     observed = _observed_set(bn, evidence)
-    adjacency = _free_moral_graph(bn, observed)
+    adjacency = free_moral_graph(bn, observed)
     order = [int(v) for v in order]
     if sorted(order) != sorted(adjacency):
         names = [bn.variables[i] for i in sorted(adjacency)]
@@ -256,217 +232,11 @@ def treewidth(
     return induced_width(bn, elimination_order(bn, evidence, heuristic), evidence)
 
 
-# -------------------------------------------------------------- junction tree
-@dataclass(frozen=True)
-class _Factor:
-    """A CPT's place in the junction tree: how to slice it and where to put it."""
-
-    variable: str
-    scope: tuple[int, ...]  # parents then the child, as variable indices
-    observed_axes: tuple[bool, ...]  # per scope axis: sliced by evidence?
-    clique: int  # -1: fully observed, a constant
-    transpose: tuple[int, ...]  # free axes -> clique order
-    shape: tuple[int, ...]  # broadcast shape inside the clique
-
-
-@dataclass(frozen=True)
-class _JunctionTree:
-    """Elimination cliques of the unobserved variables, joined into a forest.
-
-    Clique ``i`` belongs to the ``i``-th eliminated variable ``order[i]`` and has
-    axes ``(order[i], *separator)`` sorted by elimination position, so every
-    separator is an order-preserving subsequence of both of its cliques and no
-    message ever needs transposing. Its parent is the clique of the first
-    separator variable to be eliminated (-1 for a root).
-    """
-
-    observed: frozenset[int]
-    order: tuple[int, ...]
-    cliques: tuple[tuple[int, ...], ...]
-    shapes: tuple[tuple[int, ...], ...]
-    parent: tuple[int, ...]
-    has_children: tuple[bool, ...]
-    message_shape: tuple[tuple[int, ...], ...]  # child message, broadcast in parent
-    parent_sum_axes: tuple[tuple[int, ...], ...]  # parent axes summed to the separator
-    factors: tuple[_Factor, ...]
-
-    @property
-    def width(self) -> int:
-        return max((len(c) for c in self.cliques), default=1) - 1
-
-
-def _compile(bn: BayesianNetwork, observed: frozenset[int]) -> _JunctionTree:
-    cards = bn.cardinalities
-    best = find_order(_free_moral_graph(bn, observed), cards)
-    check_fits(best, f"exact inference on network {bn.name!r}", bn.variables)
-    order = best.order
-    position = {v: k for k, v in enumerate(order)}
-
-    cliques, parent = [], []
-    for v, sep in zip(order, best.neighbours):
-        sep = sorted(sep, key=position.__getitem__)
-        cliques.append((v, *sep))
-        parent.append(position[sep[0]] if sep else -1)
-    shapes = [tuple(int(cards[u]) for u in c) for c in cliques]
-
-    has_children = [False] * len(cliques)
-    message_shape, parent_sum_axes = [], []
-    for i, c in enumerate(cliques):
-        p = parent[i]
-        if p < 0:
-            message_shape.append(())
-            parent_sum_axes.append(())
-            continue
-        has_children[p] = True
-        sep = set(c[1:])
-        message_shape.append(tuple(int(cards[u]) if u in sep else 1 for u in cliques[p]))
-        parent_sum_axes.append(tuple(a for a, u in enumerate(cliques[p]) if u not in sep))
-
-    index = {v: i for i, v in enumerate(bn.variables)}
-    factors = []
-    for v in bn.variables:
-        scope = tuple(index[p] for p in bn.parents[v]) + (index[v],)
-        observed_axes = tuple(u in observed for u in scope)
-        free = [u for u in scope if u not in observed]
-        if not free:
-            factors.append(_Factor(v, scope, observed_axes, -1, (), ()))
-            continue
-        # All of a factor's variables are neighbours when the first one goes, so
-        # the scope lies inside that variable's clique.
-        home = min(position[u] for u in free)
-        transpose = tuple(sorted(range(len(free)), key=lambda a: position[free[a]]))
-        in_scope = set(free)
-        shape = tuple(int(cards[u]) if u in in_scope else 1 for u in cliques[home])
-        factors.append(_Factor(v, scope, observed_axes, home, transpose, shape))
-
-    return _JunctionTree(
-        observed=observed,
-        order=tuple(order),
-        cliques=tuple(cliques),
-        shapes=tuple(shapes),
-        parent=tuple(parent),
-        has_children=tuple(has_children),
-        message_shape=tuple(message_shape),
-        parent_sum_axes=tuple(parent_sum_axes),
-        factors=tuple(factors),
-    )
-
-
-_compiled: weakref.WeakKeyDictionary[BayesianNetwork, dict[frozenset[int], _JunctionTree]] = (
-    weakref.WeakKeyDictionary()
-)
-_compiled_lock = threading.Lock()
-
-
-def _junction_tree(bn: BayesianNetwork, observed: frozenset[int]) -> _JunctionTree:
-    """The compiled tree for ``bn`` with ``observed`` variables, from the cache."""
-    with _compiled_lock:
-        per_network = _compiled.get(bn)
-        if per_network is not None and observed in per_network:
-            return per_network[observed]
-    tree = _compile(bn, observed)
-    with _compiled_lock:
-        per_network = _compiled.setdefault(bn, {})
-        if len(per_network) >= _CACHE_PER_NETWORK:
-            per_network.pop(next(iter(per_network)))
-        per_network[observed] = tree
-    return tree
-
-
-# ---------------------------------------------------------------- calibration
-@dataclass(frozen=True)
-class _Calibration:
-    log_probability: float  # log P(e); -inf if impossible
-    probability: float  # P(e), multiplied out (may underflow where the log does not)
-    potentials: list[np.ndarray] | None  # per clique: factors x child messages
-    messages: list[np.ndarray | None] | None  # per clique: rescaled upward message
-    totals: list[float] | None  # per root clique: its sum (others 0)
-
-
-def _collect(bn: BayesianNetwork, tree: _JunctionTree, observed: Mapping[int, int]) -> _Calibration:
-    """Enter evidence, multiply in the CPTs and pass messages up to the roots."""
-    impossible = _Calibration(-math.inf, 0.0, None, None, None)
-    log_scale, scale = 0.0, 1.0
-    potentials = [np.ones(shape) for shape in tree.shapes]
-    for f in tree.factors:
-        cpt = bn.cpts[f.variable]
-        if any(f.observed_axes):
-            cpt = cpt[
-                tuple(observed[u] if o else slice(None) for u, o in zip(f.scope, f.observed_axes))
-            ]
-        if f.clique < 0:
-            value = float(cpt)
-            if value == 0.0:
-                return impossible
-            log_scale += math.log(value)
-            scale *= value
-            continue
-        potentials[f.clique] *= cpt.transpose(f.transpose).reshape(f.shape)
-
-    messages: list[np.ndarray | None] = [None] * len(tree.cliques)
-    totals = [0.0] * len(tree.cliques)
-    for i, p in enumerate(tree.parent):
-        if p < 0:
-            total = float(potentials[i].sum())
-            if total == 0.0:
-                return impossible
-            totals[i] = total
-            log_scale += math.log(total)
-            scale *= total
-            continue
-        message = potentials[i].sum(axis=0)
-        peak = float(message.max())
-        if peak == 0.0:
-            return impossible
-        message /= peak
-        log_scale += math.log(peak)
-        scale *= peak
-        messages[i] = message
-        potentials[p] *= message.reshape(tree.message_shape[i])
-    return _Calibration(log_scale, scale, potentials, messages, totals)
-
-
-def _distribute(tree: _JunctionTree, calibration: _Calibration) -> list[np.ndarray]:
-    """Pass messages down from the roots; return each clique variable's posterior."""
-    potentials, messages, totals = calibration.potentials, calibration.messages, calibration.totals
-    beliefs: list[np.ndarray | None] = [None] * len(tree.cliques)
-    marginals: list[np.ndarray | None] = [None] * len(tree.cliques)
-    for i in reversed(range(len(tree.cliques))):
-        p = tree.parent[i]
-        psi = potentials[i]
-        if p < 0:
-            belief = psi / totals[i]
-        else:
-            # Hugin update: the parent's belief on the separator over what this
-            # clique already sent up; where that message is 0 so is the belief.
-            separator = beliefs[p].sum(axis=tree.parent_sum_axes[i])
-            sent = messages[i]
-            ratio = np.divide(separator, sent, out=np.zeros_like(separator), where=sent != 0)
-            if not tree.has_children[i]:
-                # A leaf only needs its own variable's posterior.
-                marginal = psi.reshape(psi.shape[0], -1) @ ratio.reshape(-1)
-                marginals[i] = marginal / marginal.sum()
-                continue
-            belief = psi * ratio[np.newaxis]
-            belief /= belief.sum()
-        beliefs[i] = belief
-        marginal = belief.reshape(belief.shape[0], -1).sum(axis=1)
-        marginals[i] = marginal / marginal.sum()
-    return marginals
-
-
 def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
     named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
 
 
-def _calibrate(bn: BayesianNetwork, evidence: Mapping | None):
-    observed = bn.evidence_indices(evidence)
-    tree = _junction_tree(bn, frozenset(observed))
-    return tree, _collect(bn, tree, observed)
-
-
-# ------------------------------------------------------------------ public API
 def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dict[str, np.ndarray]:
     """Exact posterior ``P(X | e)`` of every unobserved variable.
 
@@ -520,10 +290,10 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
     """
-    tree, calibration = _calibrate(bn, evidence)
+    tree, calibration = calibrate(bn, evidence)
     if calibration.log_probability == -math.inf:
         raise _impossible(bn, evidence)
-    by_index = dict(zip(tree.order, _distribute(tree, calibration)))
+    by_index = dict(zip(tree.order, distribute(tree, calibration)))
     return {bn.variables[i]: by_index[i] for i in sorted(by_index)}
 
 
@@ -571,7 +341,7 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     if not evidence:
         bn.evidence_indices(evidence)
         return 0.0
-    return _calibrate(bn, evidence)[1].log_probability
+    return calibrate(bn, evidence)[1].log_probability
 
 
 def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> float:
@@ -626,4 +396,4 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     if not evidence:
         bn.evidence_indices(evidence)
         return 1.0
-    return _calibrate(bn, evidence)[1].probability
+    return calibrate(bn, evidence)[1].probability

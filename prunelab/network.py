@@ -419,16 +419,35 @@ class BayesianNetwork:
         )
 
     def __hash__(self) -> int:
-        # Consistent with __eq__ (the name is left out of both); computed once,
-        # since exact.py keys its compiled junction trees on the network.
-        cached = self.__dict__.get("_hash")
+        # Consistent with __eq__ (the name is left out of both), since the junction
+        # trees of exact inference are cached by network.
+        return hash(self.fingerprint)
+
+    @property
+    def fingerprint(self) -> bytes:
+        """A digest of what the network is: variables, states, parents and CPTs (not its name).
+
+        Equal networks (``==``) have equal fingerprints, and unequal ones different
+        fingerprints short of a 128-bit collision: a cache keyed on it serves a
+        network's equal and nothing else, and keeps no reference to the network.
+        Computed once.
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> load_network("asia").fingerprint == load_network("asia").fingerprint
+        True
+        >>> load_network("asia").fingerprint == load_network("alarm").fingerprint
+        False
+        """
+        cached = self.__dict__.get("_fingerprint")
         if cached is None:
             digest = hashlib.blake2b(digest_size=16)
+            digest.update(repr((self.variables, tuple(self.states.values()), tuple(self.parents.values()))).encode())
             for v in self.variables:
                 digest.update((self.cpts[v] + 0.0).tobytes())  # + 0.0 turns -0.0 into 0.0, its equal
-            cached = hash((self.variables, tuple(self.states.values()), tuple(self.parents.values()),
-                           digest.digest()))
-            object.__setattr__(self, "_hash", cached)
+            cached = digest.digest()
+            object.__setattr__(self, "_fingerprint", cached)
         return cached
 
     def __reduce__(self):

@@ -15,7 +15,8 @@ from prunelab.clauses import WeightedClauses, network_clauses, satisfied_clauses
 from prunelab.compiled import compile_network
 from prunelab.samplers.samplesat import clause_index
 from prunelab.compiled import state_labels
-from prunelab.theory import _all_states, feasible_states
+from prunelab.theory import feasible_states
+from prunelab.theory.states import _all_states
 
 EXACT = 1e-12
 

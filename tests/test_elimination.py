@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from prunelab import exact, load_network, make_grid
+from prunelab import load_network, make_grid
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.elimination import (
     HEURISTICS,
@@ -27,10 +27,11 @@ from prunelab.elimination import (
     interaction_graph,
 )
 from prunelab.io import read_bif
+from prunelab.junction_tree import free_moral_graph
 
 
 def moral_graph(bn):
-    return exact._free_moral_graph(bn, frozenset())
+    return free_moral_graph(bn, frozenset())
 
 
 def recount(adjacency, card, order):

@@ -19,9 +19,8 @@ from prunelab import (
     random_evidence,
     to_pgmpy,
 )
+import prunelab.junction_tree
 from prunelab.exact import (
-    _compiled,
-    _junction_tree,
     elimination_order,
     exact_marginals,
     induced_width,
@@ -29,6 +28,7 @@ from prunelab.exact import (
     probability_of_evidence,
     treewidth,
 )
+from prunelab.junction_tree import junction_tree
 
 EXACT = 1e-12
 """Agreement with brute-force enumeration (float64 round-off only)."""
@@ -308,16 +308,16 @@ def test_oversized_cliques_are_refused_before_allocating(monkeypatch):
 def test_compiled_tree_is_cached_per_network_and_observed_set():
     bn = five_node()
     observed = frozenset({4})
-    assert _junction_tree(bn, observed) is _junction_tree(bn, observed)
-    assert _junction_tree(bn, observed) is not _junction_tree(bn, frozenset())
+    assert junction_tree(bn, observed) is junction_tree(bn, observed)
+    assert junction_tree(bn, observed) is not junction_tree(bn, frozenset())
     # An equal but distinct network hashes equal, so it shares the entry (the tree
     # depends only on the structure), and the cache holds the networks weakly.
     other = five_node()
-    assert _junction_tree(other, observed) is _junction_tree(bn, observed)
-    before = len(_compiled)
+    assert junction_tree(other, observed) is junction_tree(bn, observed)
+    before = len(prunelab.junction_tree._trees)
     del bn
     gc.collect()
-    assert len(_compiled) == before - 1
+    assert len(prunelab.junction_tree._trees) == before - 1
 
 
 # ---------------------------------------------------------------- catalogue
@@ -459,15 +459,15 @@ def test_grid_marginals_do_not_depend_on_the_order(monkeypatch):
     bn = make_grid(12, 0.5, seed=3)
     evidence = {"v_12_12": "T"}
     observed = frozenset(bn.evidence_indices(evidence))
-    chosen_tree = prunelab.exact._junction_tree(bn, observed)
+    chosen_tree = prunelab.junction_tree.junction_tree(bn, observed)
     chosen = exact_marginals(bn, evidence)
 
     def min_fill(adjacency, card):
         return evaluate_order(adjacency, card, greedy_order(adjacency, card, "min-fill"), "min-fill")
 
-    monkeypatch.setattr(prunelab.exact, "find_order", min_fill)
+    monkeypatch.setattr(prunelab.junction_tree, "find_order", min_fill)
     bn = make_grid(12, 0.5, seed=3)  # a new object: not from the cache
-    other_tree = prunelab.exact._junction_tree(bn, observed)
+    other_tree = prunelab.junction_tree.junction_tree(bn, observed)
     assert other_tree.order != chosen_tree.order and other_tree.width > chosen_tree.width
     other = exact_marginals(bn, evidence)
     for v in chosen:

@@ -27,7 +27,7 @@ from prunelab.experiments import (
 from prunelab.experiments import store
 from prunelab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
-TINY = Profile("tiny", n_runs=3, n_samples=300, n_checkpoints=12)
+TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
 N_TINY_RUNS = 5 * TINY.n_runs
 
@@ -185,7 +185,7 @@ def test_dask_cluster_gives_the_same_numbers(reference, tmp_path):
 
 def test_resuming_with_other_settings_is_refused(reference, tmp_path):
     reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
-    longer = Profile("tiny", n_runs=3, n_samples=400, n_checkpoints=12)
+    longer = Profile("tiny", n_runs=3, n_draws=400, n_checkpoints=12)
     with pytest.raises(SweepMismatchError, match="n_samples"):
         reproduce(longer, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
     with pytest.raises(SweepMismatchError, match="root_seed"):
@@ -228,7 +228,7 @@ def test_provenance_has_the_required_fields(reference):
         assert key in prov, key
     assert prov["command"] == "pytest reference"
     assert "commit" in prov["git"]
-    assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_samples"] == TINY.n_samples
+    assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_samples"] == TINY.n_draws
     assert prov["profile"]["checkpoints"] == TINY.checkpoints.tolist()
     assert {"platform", "cpu_count"} <= set(prov["machine"])
     assert {"numpy", "numba", "pandas", "joblib", "dask", "distributed"} <= set(prov["libraries"])

@@ -103,7 +103,7 @@ def tiny_network() -> BayesianNetwork:
     )
 
 
-def exact_sweep_kernel(bn: BayesianNetwork, evidence, method: str) -> tuple[np.ndarray, dict]:
+def exact_sweep_kernel(bn: BayesianNetwork, evidence, sampler: str) -> tuple[np.ndarray, dict]:
     """Transition matrix of one systematic sweep over the feasible states, by enumeration.
 
     The sweep is the product K_1 K_2 ... K_m of single-site kernels over the free
@@ -129,7 +129,7 @@ def exact_sweep_kernel(bn: BayesianNetwork, evidence, method: str) -> tuple[np.n
                 y[i] = s
                 neighbours.append(index.get(tuple(y)))  # None: probability zero
             weights = np.array([probs[b] if b is not None else 0.0 for b in neighbours])
-            if method == "gibbs":
+            if sampler == "gibbs":
                 for b, w in zip(neighbours, weights):
                     if b is not None:
                         site[a, b] += w / weights.sum()
@@ -163,10 +163,10 @@ REFERENCE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 @pytest.mark.parametrize("name,make_evidence", REFERENCE_CASES, ids=[c[0] for c in REFERENCE_CASES])
-def test_numba_path_equals_numpy_reference(method, name, make_evidence, rng):
-    module = SAMPLERS[method]
+def test_numba_path_equals_numpy_reference(sampler, name, make_evidence, rng):
+    module = SAMPLERS[sampler]
     bn = load_network(name)
     evidence = make_evidence(bn)
     net = compile_network(bn, evidence)
@@ -183,7 +183,7 @@ def test_numba_path_equals_numpy_reference(method, name, make_evidence, rng):
     np.testing.assert_array_equal(fast.draws, np.array(slow))
     assert fast_rng.random() == slow_rng.random()  # both consumed the same numbers
     assert len(np.unique(fast.draws, axis=0)) > 1  # the comparison is not vacuous
-    if method == "metropolis":
+    if sampler == "metropolis":
         np.testing.assert_array_equal(fast.n_accepted, [i.n_accepted for i in infos])
 
 
@@ -293,7 +293,7 @@ def test_gibbs_refuses_an_infeasible_state():
     # The numba kernel itself reports the dead site (A, index 0) instead of drawing.
     x = np.array([0, 0, 1])
     net = impossible
-    dead = gibbs._gibbs_chain_kernel(
+    dead = gibbs._gibbs_chain_nb(
         np.random.default_rng(0), net.cardinality, net.cpt, net.family_ptr, net.family_var,
         net.family_stride, net.free, gibbs.state_offsets(net), x, state_labels(net, x), 1,
         np.zeros((1, 3), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 6)),
@@ -302,15 +302,15 @@ def test_gibbs_refuses_an_infeasible_state():
 
 
 # ------------------------------------------------------------------ exact transition kernel
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 @pytest.mark.parametrize("evidence", [None, {"D": "1"}], ids=["prior", "D=1"])
-def test_sweep_transition_matches_exact_kernel(method, evidence, rng):
+def test_sweep_transition_matches_exact_kernel(sampler, evidence, rng):
     """Count x -> y over one long chain; by the Markov property each row is multinomial."""
     bn = tiny_network()
     net = compile_network(bn, evidence)
-    kernel, index = exact_sweep_kernel(bn, evidence, method)
+    kernel, index = exact_sweep_kernel(bn, evidence, sampler)
     x0 = np.array([1, 2, 1, 1])  # C=1 with A=1, B=2; feasible under both evidences
-    out = SAMPLERS[method].run_chain(rng, net, x0, 60_000)
+    out = SAMPLERS[sampler].run_chain(rng, net, x0, 60_000)
     path = [index[tuple(x0)]] + [index[tuple(x)] for x in out.draws]  # KeyError = a P = 0 state
     counts = np.zeros_like(kernel)
     np.add.at(counts, (path[:-1], path[1:]), 1)
@@ -366,15 +366,15 @@ def test_brute_force_helper_agrees_with_exact_module():
             np.testing.assert_allclose(bf[v], ex[v], atol=1e-12)
 
 
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 @pytest.mark.parametrize("case", AGREEMENT_CASES, ids=[c[0] for c in AGREEMENT_CASES])
-def test_marginals_agree_with_exact(method, case):
+def test_marginals_agree_with_exact(sampler, case):
     _, bn, evidence, n_draws = case
     exact = exact_marginals(bn, evidence)
     burn = n_draws // 5
-    options = {"rb_checkpoints": [burn, n_draws]} if method == "gibbs" else {}
-    result = sample(bn, method, n_draws, n_chains=16, evidence=evidence, seed=2017, **options)
-    estimators = ["empirical", "rao_blackwell"] if method == "gibbs" else ["empirical"]
+    options = {"rb_checkpoints": [burn, n_draws]} if sampler == "gibbs" else {}
+    result = sample(bn, sampler, n_draws, n_chains=16, evidence=evidence, seed=2017, **options)
+    estimators = ["empirical", "rao_blackwell"] if sampler == "gibbs" else ["empirical"]
     # Discard the first fifth as burn-in: every chain starts from a forward (prior)
     # draw, a transient that biases all chains alike, which the between-chain
     # standard error cannot see. Sums after burn-in = S(n) - S(burn).
@@ -391,23 +391,23 @@ def test_marginals_agree_with_exact(method, case):
 
 
 # ------------------------------------------------------------------ the traps
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
-def test_deterministic_pair_traps_the_chain(method):
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_deterministic_pair_traps_the_chain(sampler):
     """The paper's Example (Figure 1): from (0,0) Gibbs stays at (0,0), from (1,1) at (1,1)."""
     with pytest.warns(SamplerTrappedWarning, match=r"\['A', 'B'\] never changed"):
-        result = sample(load_network("deterministic_pair"), method, 2_000, n_chains=2, init=[[0, 0], [1, 1]], seed=3)
+        result = sample(load_network("deterministic_pair"), sampler, 2_000, n_chains=2, init=[[0, 0], [1, 1]], seed=3)
     assert np.all(result.draws[0] == 0)
     assert np.all(result.draws[1] == 1)
     np.testing.assert_array_equal(result.marginals()["A"], [0.5, 0.5])  # pooled over the two traps only
 
 
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
-def test_block_chain_stays_in_its_block(method):
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_block_chain_stays_in_its_block(sampler):
     """Paper, "Block shaped BN": a chain started in {0,1}^n never leaves it, nor one in {2,3}^n."""
     n = 10
     bn = load_network("block_chain", n=n)
     with pytest.warns(SamplerTrappedWarning, match=r"disagree on \['X1', 'X2'"):
-        result = sample(bn, method, 3_000, n_chains=2, init=[[0] * n, [3] * n], seed=4)
+        result = sample(bn, sampler, 3_000, n_chains=2, init=[[0] * n, [3] * n], seed=4)
     low, high = result.draws[0], result.draws[1]
     assert np.isin(low, [0, 1]).all()
     assert np.isin(high, [2, 3]).all()
@@ -417,8 +417,8 @@ def test_block_chain_stays_in_its_block(method):
             assert (block == s).any(axis=0).all()
 
 
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
-def test_asia_either_never_changes(method):
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
+def test_asia_either_never_changes(sampler):
     """Asia's ``either = tub OR lung`` is deterministic: single-site moves cannot change it.
 
     From either=no (so tub=lung=no) flipping tub, lung or either alone gives P = 0;
@@ -431,7 +431,7 @@ def test_asia_either_never_changes(method):
     yes = dict(no, tub="yes", either="yes")
     assert exact_marginals(bn)["either"][bn.state_index("either", "yes")] > 0.06
     with pytest.warns(SamplerTrappedWarning, match="either"):
-        result = sample(bn, method, 5_000, n_chains=2, init=[no, yes], seed=5)
+        result = sample(bn, sampler, 5_000, n_chains=2, init=[no, yes], seed=5)
     either = bn.index("either")
     assert set(np.unique(result.draws[0, :, either])) == {bn.state_index("either", "no")}
     assert set(np.unique(result.draws[1, :, either])) == {bn.state_index("either", "yes")}
@@ -451,9 +451,9 @@ ZERO_CASES = [
 ]
 
 
-@pytest.mark.parametrize("method", sorted(SAMPLERS))
+@pytest.mark.parametrize("sampler", sorted(SAMPLERS))
 @pytest.mark.parametrize("name,evidence_key", ZERO_CASES, ids=[f"{n}-{e}" for n, e in ZERO_CASES])
-def test_never_a_zero_probability_state(method, name, evidence_key):
+def test_never_a_zero_probability_state(sampler, name, evidence_key):
     bn = load_network(name)
     if evidence_key == "asia-25":
         evidence = load_evidence("asia")
@@ -462,7 +462,7 @@ def test_never_a_zero_probability_state(method, name, evidence_key):
     else:
         evidence = random_evidence(bn, 0.25, seed=evidence_key)
     net = compile_network(bn, evidence)
-    result = sample(bn, method, 3_000, n_chains=2, evidence=evidence, init="random_forward", seed=6, traps="record")
+    result = sample(bn, sampler, 3_000, n_chains=2, evidence=evidence, init="random_forward", seed=6, traps="record")
     assert draws_probability_positive(net, result.draws).all()
     assert draws_probability_positive(net, result.initial_states).all()
     if name != "deterministic_pair":  # (there the chain is trapped by design)

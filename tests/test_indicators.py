@@ -25,7 +25,7 @@ from prunelab.indicators import (
     fit_alpha,
     hellinger,
     log_checkpoints,
-    mean_hellinger_over_runs,
+    mean_hellinger_over_chains,
     mean_hellinger_over_variables,
     running_marginals,
     sigma_t,
@@ -160,11 +160,11 @@ def test_running_marginals_rejects_bad_input():
         running_marginals(np.ones((1, 3, 2)) / 2, 3, [1])
 
 
-def test_mean_hellinger_over_runs_is_the_paper_ahd(rng):
+def test_mean_hellinger_over_chains_is_the_paper_ahd(rng):
     estimates = rng.dirichlet(np.ones(3), size=(5, 4))  # (runs, checkpoints, states)
     exact = np.array([0.2, 0.3, 0.5])
     expected = [np.mean([hellinger(estimates[s, i], exact) for s in range(5)]) for i in range(4)]
-    np.testing.assert_allclose(mean_hellinger_over_runs(estimates, exact), expected, rtol=0, atol=EXACT)
+    np.testing.assert_allclose(mean_hellinger_over_chains(estimates, exact), expected, rtol=0, atol=EXACT)
 
 
 def test_sigma_t_is_population_std_over_runs(rng):
@@ -263,7 +263,7 @@ def test_fit_alpha_raises_when_optimiser_fails(monkeypatch):
             active_mask=np.zeros(3, dtype=int), fun=fun(x0),
         )
 
-    monkeypatch.setattr(indicators, "optimize", types.SimpleNamespace(least_squares=failing_least_squares))
+    monkeypatch.setattr(indicators.convergence, "optimize", types.SimpleNamespace(least_squares=failing_least_squares))
     with pytest.raises(AlphaFitError, match="did not converge"):
         fit_alpha(CURVE_T, synthetic_sigma(CURVE_T))
 
@@ -339,22 +339,23 @@ def test_mean_hellinger_over_variables_is_the_mean_over_the_exact_variables(rng)
         mean_hellinger_over_variables({}, {})
 
 
-def test_average_hellinger_is_a_deprecated_alias():
+@pytest.mark.parametrize("old", ["average_hellinger", "mean_hellinger_over_runs"])
+def test_old_names_of_the_ahd_over_chains_are_deprecated_aliases(old):
     import prunelab
     import prunelab.indicators as indicators
 
     for module in (prunelab, indicators):
-        with pytest.warns(DeprecationWarning, match="average_hellinger is deprecated.*mean_hellinger_over_runs"):
-            assert module.average_hellinger is mean_hellinger_over_runs
+        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated.*use {module.__name__}.mean_hellinger_over_chains"):
+            assert getattr(module, old) is mean_hellinger_over_chains
 
 
-def test_iid_mean_hellinger_over_runs_falls_like_one_over_sqrt_t(rng):
+def test_iid_mean_hellinger_over_chains_falls_like_one_over_sqrt_t(rng):
     p = np.array([0.2, 0.3, 0.5])
     runs, T, t_min = 400, 4000, 100
     x = rng.choice(3, size=(runs, T), p=p)
     cps = log_checkpoints(T, 50)
     cps = cps[cps >= t_min]
-    ahd = mean_hellinger_over_runs(running_marginals(x, 3, cps), p)
+    ahd = mean_hellinger_over_chains(running_marginals(x, 3, cps), p)
     # Small-error expansion: H^2 ~ (1/8) sum_i d_i^2 / p_i and t sum_i d_i^2 / p_i -> chi^2 with
     # k - 1 = 2 dof (Pearson), so H ~ chi_2 / (2 sqrt(2 t)) and AHD(t) sqrt(t) -> E[chi_2] / (2 sqrt 2)
     # = sqrt(pi)/4. The mean of N runs has relative std CV(chi_2)/sqrt(N), CV(chi_2) = sqrt(4/pi - 1);
@@ -428,13 +429,13 @@ def test_bootstrap_alpha_requires_a_generator(iid_draws):
 
 def test_time_to_sigma_arithmetic():
     # alpha = 0.40 (the paper's Metropolis on Grid 8x8): t = (0.40 / 0.01)^2 = 1600
-    result = time_to_sigma(0.40, seconds_per_sample=1e-3, init_seconds=0.5)
+    result = time_to_sigma(0.40, seconds_per_draw=1e-3, init_seconds=0.5)
     assert isinstance(result, TimeToSigma)
-    assert result.samples == pytest.approx(1600.0, rel=EXACT)
+    assert result.draws == pytest.approx(1600.0, rel=EXACT)
     assert result.seconds == pytest.approx(0.5 + 1.6, rel=EXACT)
-    assert time_to_sigma(0.4, 1e-3, target=0.02).samples == pytest.approx(400.0, rel=EXACT)
+    assert time_to_sigma(0.4, 1e-3, target=0.02).draws == pytest.approx(400.0, rel=EXACT)
     both = time_to_sigma(np.array([0.4, 0.8]), 2e-3)
-    np.testing.assert_allclose(both.samples, [1600.0, 6400.0], rtol=EXACT)
+    np.testing.assert_allclose(both.draws, [1600.0, 6400.0], rtol=EXACT)
     np.testing.assert_allclose(both.seconds, [3.2, 12.8], rtol=EXACT)
     with pytest.raises(ValueError, match="target"):
         time_to_sigma(0.4, 1e-3, target=0.0)

@@ -233,13 +233,13 @@ def test_exact_fallback_draws_full_states_from_the_posterior(name, make_evidence
 
 def test_exact_fallback_runs_one_calibration_per_network_and_evidence(monkeypatch, rng):
     """Chains share the upward pass; new evidence (or an impossible one) is calibrated afresh."""
-    import prunelab.exact as exact
+    import prunelab.junction_tree as junction_tree
     import prunelab.samplers.init as init_module
 
     monkeypatch.setattr(init_module, "_posterior_tables", weakref.WeakKeyDictionary())  # an empty cache
     calls = []
-    calibrate = exact._calibrate
-    monkeypatch.setattr(exact, "_calibrate", lambda bn, ev: calls.append(dict(ev)) or calibrate(bn, ev))
+    calibrate = junction_tree.calibrate
+    monkeypatch.setattr(junction_tree, "calibrate", lambda bn, ev: calls.append(dict(ev)) or calibrate(bn, ev))
     bn = rare_evidence_network()
     for _ in range(5):
         x, info = initial_state(rng, bn, evidence={"B": "1"}, max_restarts=20, return_info=True)

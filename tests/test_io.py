@@ -123,7 +123,7 @@ def test_malformed_bif_errors_at_any_chunk_size(tmp_path, monkeypatch):
     expected = read_bif(good)
     assert expected == read_bif(write(tmp_path, GOOD_BIF, "plain.bif"))
     for chunk in range(1, len(commented) + 1, 3):
-        monkeypatch.setattr(prunelab.io, "_CHUNK", chunk)
+        monkeypatch.setattr(prunelab.io.tokens, "_CHUNK", chunk)
         assert read_bif(good) == expected
         with pytest.raises(FileFormatError, match=r"bad\.bif:20: 'B': expected a probability, found 'x'"):
             read_bif(bad)

@@ -30,6 +30,7 @@ from prunelab.experiments.large import (
     run_large,
     simulate_large_run,
 )
+from prunelab.experiments.large.measures import ess_check, longest_stay, off_figures
 from prunelab.peers import PEER_SAMPLERS, PYAGRUM_OTHER, run_pyagrum_other, run_sampler
 
 TINY = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune", "pyagrum-lbp"),
@@ -69,7 +70,7 @@ def test_prune_agrees_with_exact_within_its_ess(name):
     bn, evidence = load_large(name, True)
     exact = exact_marginals(bn, evidence)
     result = sample(bn, "prune", 4_000, n_chains=2, evidence=evidence, seed=13, traps="off")
-    check = large._ess_check(result.draws.astype(np.int64), bn, exact)
+    check = ess_check(result.draws.astype(np.int64), bn, exact)
     assert check["n_z_failed"] == 0, check
     assert 2.5 < check["z_bound"] < 4.5
 
@@ -78,17 +79,17 @@ def test_ess_check_flags_chains_stuck_in_the_wrong_state():
     bn = load_network("deterministic_pair")
     exact = exact_marginals(bn)  # A and B uniform
     stuck = np.zeros((2, 500, 2), dtype=np.int64)  # both chains always at A = B = 0
-    check = large._ess_check(stuck, bn, exact)
+    check = ess_check(stuck, bn, exact)
     assert check["n_z_failed"] == 2 and check["z_max"] == np.inf
     fair = np.random.default_rng(1).integers(0, 2, size=(2, 500, 1)).repeat(2, axis=2)
-    assert large._ess_check(fair, bn, exact)["n_z_failed"] == 0
+    assert ess_check(fair, bn, exact)["n_z_failed"] == 0
 
 
 def test_longest_stay_and_off_figures():
-    assert large._longest_stay(np.array([0, 0, 1, 1, 1, 0])) == 3
-    assert large._longest_stay(np.array([2])) == 1
+    assert longest_stay(np.array([0, 0, 1, 1, 1, 0])) == 3
+    assert longest_stay(np.array([2])) == 1
     exact = {"A": np.array([0.5, 0.5]), "B": np.array([0.9, 0.1])}
-    figures = large._off_figures({"A": [0.5, 0.5], "B": [0.75, 0.25]}, exact)
+    figures = off_figures({"A": [0.5, 0.5], "B": [0.75, 0.25]}, exact)
     assert figures["n_off"] == 1 and figures["worst_variable"] == "B" and figures["n_free"] == 2
     assert figures["ahd"] == pytest.approx(figures["worst_hellinger"] / 2)
 

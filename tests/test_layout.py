@@ -1,4 +1,4 @@
-"""The package's shape: no import cycle between its modules, no private name imported across modules."""
+"""The package's shape: no import cycle between its modules, no private name imported across modules, no long module."""
 
 from __future__ import annotations
 
@@ -6,6 +6,12 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "prunelab"
+
+MAX_MODULE_LINES = 600
+"""A module longer than this has more than one job: split it by job (issue 11)."""
+
+LONG_MODULES: dict[str, str] = {}
+"""Modules allowed past :data:`MAX_MODULE_LINES`, each with the reason a split would hurt (none today)."""
 
 
 def _module_name(path: Path) -> str:
@@ -85,3 +91,15 @@ def test_no_private_name_imported_across_modules():
         if imported.startswith("_") and not imported.startswith("__")
     ]
     assert private == []
+
+
+def _line_counts() -> dict[str, int]:
+    return {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _modules().items()}
+
+
+def test_no_module_is_longer_than_the_limit():
+    counts = _line_counts()
+    too_long = {name: n for name, n in counts.items() if n > MAX_MODULE_LINES and name not in LONG_MODULES}
+    assert too_long == {}, f"split these modules by job (or add one to LONG_MODULES with the reason): {too_long}"
+    stale = [name for name in LONG_MODULES if counts.get(name, 0) <= MAX_MODULE_LINES]
+    assert stale == [], f"no longer long (or gone): drop them from LONG_MODULES: {stale}"

@@ -19,7 +19,7 @@ from prunelab.compiled import compile_network
 from prunelab.samplers import mcsat, prune
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
-from prunelab.samplers.samplesat import samplesat_python, samplesat_kernel
+from prunelab.samplers.samplesat import samplesat_py, samplesat_nb
 from prunelab.theory import clause_states, feasible_states, mcsat_transition_matrix, prune_transition_matrix
 
 EXACT = 1e-12
@@ -153,7 +153,7 @@ def _samplesat(net, kept, y0, seed, reference, **settings):
     work = mcsat._samplesat_workspace(plan, net.n_variables)
     best = work[4]
     best[:] = y0
-    run = samplesat_python if reference else samplesat_kernel
+    run = samplesat_py if reference else samplesat_nb
     flips, found = run(np.random.default_rng(seed), c.cardinality, plan.movable, plan.is_movable, c.clause_ptr,
                        c.literal_var, c.literal_value, c.literal_equal, index.var_ptr, index.var_clause,
                        index.var_literal, kept, y0.copy(), *options, *work)

@@ -272,13 +272,13 @@ def test_equal_networks_hash_equal():
 
 def test_exact_cache_is_shared_by_equal_networks_only():
     from prunelab import exact_marginals
-    from prunelab.exact import _junction_tree
+    from prunelab.junction_tree import junction_tree
 
     a, b = pair(), pair(name="copy")
     c = pair(cpts={"A": [0.25, 0.75], "B": [[1.0, 0.0], [0.0, 1.0]]})
     none = frozenset()
-    assert _junction_tree(a, none) is _junction_tree(b, none)  # b finds a's compiled tree
-    assert _junction_tree(c, none) is not _junction_tree(a, none)
+    assert junction_tree(a, none) is junction_tree(b, none)  # b finds a's compiled tree
+    assert junction_tree(c, none) is not junction_tree(a, none)
     np.testing.assert_allclose(exact_marginals(a)["B"], [0.5, 0.5])
     np.testing.assert_allclose(exact_marginals(b)["B"], [0.5, 0.5])
     np.testing.assert_allclose(exact_marginals(c)["B"], [0.25, 0.75])

@@ -18,8 +18,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prunelab import load_evidence, load_network
+from prunelab import BayesianNetwork, load_evidence, load_network
 from prunelab import peers
+from prunelab.indicators import mean_hellinger_over_variables
+from prunelab.peers import run as peer_run
+from prunelab.peers.run import cache_key
 from prunelab.exact import exact_marginals
 from prunelab.peer_comparison import COLUMNS
 
@@ -282,6 +285,35 @@ def test_budget_is_filled():
     bn = load_network("blood_pressure")
     run = peers.run_sampler("prunelab-gibbs", bn, seconds=0.2, seed=6)
     assert run.status == "ok" and 0.1 <= run.seconds < 1.0 and run.n_steps > 1000
+
+
+def _coin(p: float) -> BayesianNetwork:
+    return BayesianNetwork(states={"A": ["0", "1"]}, parents={}, cpts={"A": [p, 1 - p]}, name="coin")
+
+
+def test_cache_key_is_the_networks_content_not_its_identity():
+    """Equal networks share what a runner built; no other network gets it, even at a reused id."""
+    first, equal = _coin(0.5), _coin(0.5)
+    assert first is not equal and cache_key("pymc", first, None, "v") == cache_key("pymc", equal, None, "v")
+    keys = set()
+    for p in (0.1, 0.2, 0.3, 0.4):  # each network dropped before the next: CPython reuses its address
+        keys.add(cache_key("pgmpy", _coin(p), None, 1))
+    assert len(keys) == 4
+
+
+def test_mean_hellinger_of_a_run_is_the_mean_over_variables():
+    bn, evidence = _case("asia", True)
+    run = peers.run_sampler("prunelab-gibbs", bn, evidence, n_steps=50, seed=1)
+    exact = exact_marginals(bn, evidence)
+    assert run.mean_hellinger(exact) == mean_hellinger_over_variables(run.marginals, exact)
+
+
+@pytest.mark.parametrize("module", [peers, peer_run])
+def test_mean_hellinger_function_is_a_deprecated_name(module):
+    with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.mean_hellinger is deprecated.*"
+                                               r"use prunelab\.indicators\.mean_hellinger_over_variables"):
+        old = module.mean_hellinger
+    assert old is mean_hellinger_over_variables
 
 
 def _compare_module():

@@ -15,10 +15,10 @@ import pytest
 from prunelab import load_network
 from prunelab.compiled import compile_network
 from prunelab.network import EvidenceError
-from prunelab.samplers import REQUIRED_ATTRIBUTES, available_methods, get_method
+from prunelab.samplers import REQUIRED_ATTRIBUTES, available_samplers, get_sampler
 from prunelab.samplers.init import InfeasibleStateError, initial_state
 
-METHODS = available_methods()
+SAMPLERS = available_samplers()
 CASES = {
     "pair": ("deterministic_pair", None),
     "blood_pressure|m_e": ("blood_pressure", {"Measurement": "m_e"}),
@@ -47,29 +47,29 @@ def _feasible(net, draws) -> bool:
 
 
 def test_every_registered_sampler_is_listed():
-    assert {"gibbs", "metropolis", "prune"} <= set(METHODS)
+    assert {"gibbs", "metropolis", "prune"} <= set(SAMPLERS)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_module_defines_the_contract(method):
-    module = get_method(method)
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_module_defines_the_contract(sampler):
+    module = get_sampler(sampler)
     for name in REQUIRED_ATTRIBUTES:
-        assert callable(getattr(module, name)), f"{method} lacks {name}"
+        assert callable(getattr(module, name)), f"{sampler} lacks {name}"
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_init_keeps_a_feasible_start(method, case):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_init_keeps_a_feasible_start(sampler, case):
     _, _, net, x0 = case
-    state = get_method(method).init(net, x0)
+    state = get_sampler(sampler).init(net, x0)
     assert state.x.dtype == np.int64 and state.x.shape == (net.n_variables,)
     np.testing.assert_array_equal(state.x, x0)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_step_and_run_chain_give_the_same_draws(method, case):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_step_and_run_chain_give_the_same_draws(sampler, case):
     """The numpy reference and the numba path consume one seed identically."""
     _, _, net, x0 = case
-    module = get_method(method)
+    module = get_sampler(sampler)
     rng = np.random.default_rng(20240101)
     state, infos, draws = module.init(net, x0), [], []
     for _ in range(N_DRAWS):
@@ -87,18 +87,18 @@ def test_step_and_run_chain_give_the_same_draws(method, case):
             np.testing.assert_array_equal(getattr(chain, field), [getattr(i, field) for i in infos], err_msg=field)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_draws_keep_the_evidence_and_stay_feasible(method, case):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_draws_keep_the_evidence_and_stay_feasible(sampler, case):
     _, _, net, x0 = case
-    draws = get_method(method).run_chain(np.random.default_rng(3), net, x0, 200).draws
+    draws = get_sampler(sampler).run_chain(np.random.default_rng(3), net, x0, 200).draws
     observed = net.evidence_value >= 0
     assert (draws[:, observed] == net.evidence_value[observed]).all()
     assert _feasible(net, draws)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_bad_starts_are_refused_with_a_reason(method):
-    module = get_method(method)
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_bad_starts_are_refused_with_a_reason(sampler):
+    module = get_sampler(sampler)
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     with pytest.raises(InfeasibleStateError):

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from prunelab import EvidenceError, load_evidence, load_network
-from prunelab.samplers import available_methods, get_method, register_method
+from prunelab.samplers import available_samplers, get_sampler, register_sampler
 from prunelab.checkpoints import log_checkpoints
 from prunelab.samplers.init import InfeasibleStateError
 from prunelab.sampling import DEFAULT_N_CHECKPOINTS, SampleResult, sample
 
-METHODS = ["gibbs", "metropolis"]
+SAMPLERS = ["gibbs", "metropolis"]
 
 
 def assert_same_result(a: SampleResult, b: SampleResult) -> None:
@@ -28,23 +28,23 @@ def assert_same_result(a: SampleResult, b: SampleResult) -> None:
         np.testing.assert_array_equal(a.stats[k], b.stats[k])
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_same_draws_for_any_n_jobs(method):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_same_draws_for_any_n_jobs(sampler):
     bn = load_network("alarm")
     evidence = load_evidence("alarm")
-    serial = sample(bn, method, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=1)
-    parallel = sample(bn, method, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=2)
+    serial = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=1)
+    parallel = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=2)
     assert_same_result(serial, parallel)
     assert not np.array_equal(serial.draws[0], serial.draws[1])  # chains are independent streams
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_numpy_backend_equals_numba_backend(method):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_numpy_backend_equals_numba_backend(sampler):
     bn = load_network("asia")
     evidence = load_evidence("asia")
     kw = dict(n_chains=2, evidence=evidence, seed=7, init="random_forward")
-    fast = sample(bn, method, 300, backend="numba", **kw)
-    slow = sample(bn, method, 300, backend="numpy", **kw)
+    fast = sample(bn, sampler, 300, backend="numba", **kw)
+    slow = sample(bn, sampler, 300, backend="numpy", **kw)
     assert_same_result(fast, slow)
     assert fast.backend == "numba" and slow.backend == "numpy"
 
@@ -87,7 +87,7 @@ def test_result_layout():
     assert result.init_methods == ("forward", "forward")
     assert "metropolis" in repr(result)
     with pytest.raises(AttributeError):
-        result.method = "gibbs"  # frozen
+        result.sampler = "gibbs"  # frozen
 
 
 def test_running_marginals_by_hand():
@@ -173,11 +173,11 @@ def test_init_methods_and_impossible_evidence():
 
 def test_argument_errors():
     bn = load_network("asia")
-    with pytest.raises(ValueError, match="unknown sampling method 'hmc'"):
+    with pytest.raises(ValueError, match="unknown sampler 'hmc'"):
         sample(bn, "hmc", 10)
     with pytest.raises(ValueError, match="backend"):
         sample(bn, "gibbs", 10, backend="jax")
-    with pytest.raises(ValueError, match="n_samples >= 1"):
+    with pytest.raises(ValueError, match="n_draws >= 1"):
         sample(bn, "gibbs", 0)
     with pytest.raises(TypeError, match="BayesianNetwork"):
         sample("asia", "gibbs", 10)
@@ -194,19 +194,19 @@ def test_progress_bar_runs(capsys):
 def test_registry(monkeypatch):
     import prunelab.samplers as samplers
 
-    monkeypatch.setattr(samplers, "_METHODS", dict(samplers._METHODS))  # undone after the test
-    assert {"gibbs", "metropolis"} <= set(available_methods())
-    register_method("gibbs-alias", "prunelab.samplers.gibbs")
+    monkeypatch.setattr(samplers, "_SAMPLERS", dict(samplers._SAMPLERS))  # undone after the test
+    assert {"gibbs", "metropolis"} <= set(available_samplers())
+    register_sampler("gibbs-alias", "prunelab.samplers.gibbs")
     bn = load_network("blood_pressure")
     a = sample(bn, "gibbs-alias", 30, seed=4)
     b = sample(bn, "gibbs", 30, seed=4)
     np.testing.assert_array_equal(a.draws, b.draws)
-    register_method("broken", "prunelab.samplers.no_such_module")
+    register_sampler("broken", "prunelab.samplers.no_such_module")
     with pytest.raises(ValueError, match="cannot be imported"):
-        get_method("broken")
-    assert "broken" not in available_methods()
+        get_sampler("broken")
+    assert "broken" not in available_samplers()
     with pytest.raises(ValueError, match="lacks"):
-        register_method("not-a-sampler", np)
+        register_sampler("not-a-sampler", np)
 
 
 def test_prune_dispatches_through_the_same_door():
@@ -243,10 +243,10 @@ def test_impossible_evidence_on_a_network_too_wide_names_the_evidence(monkeypatc
     import weakref
 
     import prunelab.elimination as elimination
-    import prunelab.exact as exact
+    import prunelab.junction_tree as junction_tree
 
     monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 2)  # asia becomes "too wide"
-    monkeypatch.setattr(exact, "_compiled", weakref.WeakKeyDictionary())  # not a tree compiled under the old cap
+    monkeypatch.setattr(junction_tree, "_trees", weakref.WeakKeyDictionary())  # not a tree compiled under the old cap
     with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no\}.*cannot tell"):
         sample(load_network("asia"), "gibbs", 5, evidence={"tub": "yes", "either": "no"}, seed=0, max_restarts=50)
 
@@ -256,9 +256,9 @@ def test_oversized_runs_are_refused_before_anything_is_allocated():
 
     bn = load_network("asia")
     tic = time.perf_counter()
-    with pytest.raises(MemoryError, match=r"n_chains=1000000000000 x n_samples=10 x 8 variables.*max_bytes"):
+    with pytest.raises(MemoryError, match=r"n_chains=1000000000000 x n_draws=10 x 8 variables.*max_bytes"):
         sample(bn, "gibbs", 10, n_chains=10**12)
-    with pytest.raises(MemoryError, match=r"n_samples=1000000000000"):
+    with pytest.raises(MemoryError, match=r"n_draws=1000000000000"):
         sample(bn, "prune", 10**12)
     assert time.perf_counter() - tic < 5  # refused, not attempted (a generous bound, not a speed target)
     # the cap is stated and can be moved: 2 chains x 100 draws x 8 int8 fit in 64 kB, 10 000 draws do not
@@ -270,7 +270,7 @@ def test_oversized_runs_are_refused_before_anything_is_allocated():
 def test_counts_and_states_must_be_integers():
     bn = load_network("deterministic_pair")
     for bad in (2.7, "5", True, None):
-        with pytest.raises(TypeError, match="n_samples must be an integer"):
+        with pytest.raises(TypeError, match="n_draws must be an integer"):
             sample(bn, "prune", bad)
     with pytest.raises(TypeError, match="n_chains must be an integer"):
         sample(bn, "prune", 5, n_chains=2.0)
@@ -333,14 +333,14 @@ TRAPS = [
 ]
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("name,evidence,init,names", TRAPS, ids=[t[0] for t in TRAPS])
-def test_trapped_single_site_samplers_warn_and_name_the_variables(method, name, evidence, init, names):
+def test_trapped_single_site_samplers_warn_and_name_the_variables(sampler, name, evidence, init, names):
     from prunelab import SamplerTrappedWarning
 
     bn = load_network(name)
-    with pytest.warns(SamplerTrappedWarning, match=f"{method} chains look trapped") as caught:
-        result = sample(bn, method, 1000, n_chains=4 if init == "forward" else 2, evidence=evidence,
+    with pytest.warns(SamplerTrappedWarning, match=f"{sampler} chains look trapped") as caught:
+        result = sample(bn, sampler, 1000, n_chains=4 if init == "forward" else 2, evidence=evidence,
                         init=init, seed=11)
     assert len(caught) == 1  # one warning, naming them all
     assert issubclass(SamplerTrappedWarning, UserWarning)
@@ -354,7 +354,7 @@ def test_trapped_single_site_samplers_warn_and_name_the_variables(method, name, 
         columns = [bn.index(v) for v in result.trap.stuck]
         assert np.all(result.n_changes[:, columns] == 0)
     assert np.all(result.n_distinct_states >= 1)
-    if method == "metropolis":
+    if sampler == "metropolis":
         assert result.acceptance_rate.shape == (result.n_chains,)
         assert np.all(result.acceptance_rate < 1)
     else:

@@ -18,7 +18,7 @@ from prunelab.exact import exact_marginals
 from prunelab.samplers import prune, tempering
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.tempering import (
-    _swap_phase_python,
+    _swap_phase_py,
     check_betas,
     geometric_betas,
     swap_probability,
@@ -141,7 +141,7 @@ def test_swap_phase_accepts_below_the_closed_form_and_only_then(offset, exchange
     swapped = np.zeros(2, dtype=np.int8)
     with np.errstate(divide="ignore"):
         log_c = np.log(net.cpt)
-    _swap_phase_python(FixedUniforms(q + offset), np.array([1.0, 0.5, 0.25]), log_c, labels, replicas, 0, swapped)
+    _swap_phase_py(FixedUniforms(q + offset), np.array([1.0, 0.5, 0.25]), log_c, labels, replicas, 0, swapped)
     first = unlikely if exchanged else likely
     np.testing.assert_array_equal(replicas, [first, likely if exchanged else unlikely, likely])
     np.testing.assert_array_equal(labels, state_labels(net, replicas))

@@ -17,6 +17,7 @@ import pytest
 
 from prunelab import load_network, make_grid
 from prunelab import theory
+from prunelab.theory import pruned_sets
 from prunelab.compiled import compile_network, state_labels
 from prunelab.theory import (
     communicating_classes,
@@ -126,11 +127,11 @@ def test_kernel_surviving_sets_equal_the_dict(matrices, key):
     bn, evidence, states, R, p = matrices[key]
     net = compile_network(bn, evidence)
     labels = state_labels(net, states)
-    groups = theory._label_groups(labels, net.cpt)
+    groups = pruned_sets.label_groups(labels, net.cpt)
     k = len(states)
-    reference = theory._surviving_sets(groups, (1 << k) - 1)
-    uses, keep = theory._ordered_groups(groups)
-    keys, values, empty, capacity = theory._surviving_sets_nb(
+    reference = pruned_sets.surviving_sets(groups, (1 << k) - 1)
+    uses, keep = pruned_sets._ordered_groups(groups)
+    keys, values, empty, capacity = pruned_sets._surviving_sets_nb(
         uses, keep, np.uint64((1 << k) - 1), theory.MAX_SETS_KERNEL
     )
     assert sorted(int(key) for key in keys) == sorted(reference)
@@ -148,15 +149,15 @@ def test_members_kernel_lists_the_bits():
     masks += [m | (1 << 63) for m in masks[3:]]
     out = np.empty(64, np.int64)
     for mask in masks:
-        size = theory._members_nb(np.uint64(mask), theory._DE_BRUIJN_BIT, out)
-        assert out[:size].tolist() == theory._members(mask)
+        size = pruned_sets._members_nb(np.uint64(mask), pruned_sets._DE_BRUIJN_BIT, out)
+        assert out[:size].tolist() == pruned_sets.set_members(mask)
 
 
 @pytest.mark.parametrize("tail", [0, 1, 5, 100])
 def test_unmerged_tail_does_not_change_the_matrix(monkeypatch, matrices, tail):
     """Applying the last groups while accumulating (equal sets not merged) is exact."""
     bn, evidence, states, R, p = matrices["blood_pressure"]
-    monkeypatch.setattr(theory, "UNMERGED_TAIL", tail)
+    monkeypatch.setattr(pruned_sets, "UNMERGED_TAIL", tail)
     _, R_tail = prune_transition_matrix(bn, evidence)
     np.testing.assert_allclose(R_tail, R, rtol=SAME_SUM, atol=0)
 
@@ -164,7 +165,7 @@ def test_unmerged_tail_does_not_change_the_matrix(monkeypatch, matrices, tail):
 def test_large_k_runs_the_reference_path(monkeypatch, matrices):
     """Above MAX_KERNEL_STATES the dict programme runs: bit for bit the reference."""
     bn, evidence, states, R, p = matrices["blood_pressure|m_e"]
-    monkeypatch.setattr(theory, "MAX_KERNEL_STATES", len(states) - 1)
+    monkeypatch.setattr(theory.matrices, "MAX_KERNEL_STATES", len(states) - 1)
     _, R_large = prune_transition_matrix(bn, evidence)
     _, R_ref = prune_transition_matrix(bn, evidence, reference=True)
     assert np.array_equal(R_large, R_ref)
@@ -270,6 +271,6 @@ def test_too_large_and_impossible_inputs():
 def test_too_many_surviving_sets_is_an_error_not_an_exhausted_memory(monkeypatch, reference):
     """Both paths stop with a MemoryError naming the limit once the sets outgrow it."""
     bn = load_network("blood_pressure")  # 1.8e4 distinct sets
-    monkeypatch.setattr(theory, "MAX_SETS_REFERENCE" if reference else "MAX_SETS_KERNEL", 1_000)
+    monkeypatch.setattr(pruned_sets, "MAX_SETS_REFERENCE" if reference else "MAX_SETS_KERNEL", 1_000)
     with pytest.raises(MemoryError, match="more than 1,000 distinct surviving sets on these 32 feasible states"):
         theory.prune_transition_matrix(bn, reference=reference)

@@ -13,24 +13,22 @@ all writing, so a remote cluster needs no shared file system.
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
-import platform
 import shlex
-import subprocess
 import sys
 import time
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from ..deprecation import renamed_keyword
 from ..indicators import hellinger, mean_hellinger_over_variables
-from ..samplers import get_method
+from ..samplers import get_sampler
 from ..sampling import sample
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
+from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
+from .provenance import git_commit, library_versions, machine_info, package_version, previous_sessions, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
 from .tables import consolidate
 
@@ -38,13 +36,6 @@ __all__ = [
     "reproduce", "simulate_run", "ReproduceReport",
     "SweepInterrupted", "check_root_seed",
 ]
-
-LIBRARIES = (
-    "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
-    "arviz", "tqdm", "pgmpy",
-)
-"""Libraries whose versions go into ``provenance.json``."""
-
 
 def check_root_seed(root_seed) -> int:
     """A sweep's root seed: an int ``>= 0`` (numpy integers too, not a bool).
@@ -76,15 +67,17 @@ def _stat_means(stats: dict) -> dict:
 def simulate_run(
     case: CaseSpec,
     run: int,
-    n_samples: int,
-    checkpoints,
-    root_seed: int,
-    query_state: int,
+    n_draws: int | None = None,
+    checkpoints=None,
+    root_seed: int | None = None,
+    query_state: int | None = None,
     start=None,
+    *,
+    n_samples: int | None = None,
 ) -> dict:
-    """One run: a chain of ``n_samples`` draws, reduced to curves at the checkpoints.
+    """One run: a chain of ``n_draws`` draws, reduced to curves at the checkpoints.
 
-    The chain is ``prunelab.sample(bn, case.method, n_samples, n_chains=1, seed=s)``
+    The chain is ``prunelab.sample(bn, case.method, n_draws, n_chains=1, seed=s)``
     with ``s = run_seed(root_seed, case, run)``. Recorded (see
     :data:`prunelab.experiments.store.RUN_SCHEMA`): the running estimate of the
     query marginal (all states), its Hellinger distance to the exact marginal, the
@@ -94,23 +87,42 @@ def simulate_run(
     the variables the chain was stuck on (``SampleResult.trap.stuck``; sampled with
     ``traps="record"``, so a trapped run is recorded, not warned about).
 
+    Parameters
+    ----------
+    case : CaseSpec
+    run : int
+        The run's index; its seed is ``run_seed(root_seed, case, run)``.
+    n_draws : int
+        Draws of the chain (``n_samples``: its deprecated name).
+    checkpoints : array_like of int
+    root_seed : int
+    query_state : int
+        The query state whose probability the curves follow.
+    start : int array, optional
+        The start of every run of a ``"fixed"`` case.
+
     Returns
     -------
     dict
         A record with the fields of :data:`~prunelab.experiments.store.RUN_SCHEMA`.
     """
+    n_draws = renamed_keyword("simulate_run", "n_samples", "n_draws", n_samples, n_draws, None)
+    missing = [k for k, v in (("n_draws", n_draws), ("checkpoints", checkpoints), ("root_seed", root_seed),
+                              ("query_state", query_state)) if v is None]
+    if missing:
+        raise TypeError(f"simulate_run() missing required argument(s): {', '.join(missing)}")
     quiet_worker()
     bn, evidence = load_case_network(case)
     exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
     options = dict(case.options)
-    rao_blackwell = bool(getattr(get_method(case.method), "RAO_BLACKWELL", False))
+    rao_blackwell = bool(getattr(get_sampler(case.method), "RAO_BLACKWELL", False))
     if rao_blackwell:
         options["rb_checkpoints"] = cps
     init = case.init if case.init != "fixed" else np.asarray(start, dtype=np.int64)
     seed = run_seed(root_seed, case, run)
     result = sample(
-        bn, case.method, n_samples, n_chains=1, evidence=evidence, init=init, seed=seed,
+        bn, case.method, n_draws, n_chains=1, evidence=evidence, init=init, seed=seed,
         n_jobs=1, progress=False, traps="record", **options,
     )
     draws = result.draws[0]  # (T, variable)
@@ -126,7 +138,7 @@ def simulate_run(
 
     estimate, h_query, h_all = curves("empirical")
     final = np.concatenate(
-        [np.bincount(draws[:, i], minlength=len(bn.states[v])) / n_samples for i, v in enumerate(bn.variables)]
+        [np.bincount(draws[:, i], minlength=len(bn.states[v])) / n_draws for i, v in enumerate(bn.variables)]
     )
     record = {
         "case": case.id,
@@ -139,7 +151,7 @@ def simulate_run(
         "query_state": int(query_state),
         "n_states": n_states,
         "run": int(run),
-        "n_samples": int(n_samples),
+        "n_samples": int(n_draws),  # the stored name
         "root_seed": str(int(root_seed)),
         "spawn_key": [int(k) for k in seed.spawn_key],
         "init_method": result.init_methods[0],
@@ -191,67 +203,6 @@ def _json_dumps(obj) -> str:
     import json
 
     return json.dumps(obj, sort_keys=True)
-
-
-# ----------------------------------------------------------------------------- provenance
-def git_commit() -> dict:
-    """The checkout's commit and whether it has changes; ``None`` for an installed wheel."""
-    root = Path(__file__).resolve().parents[2]
-    info = {"commit": None, "dirty": None}
-    if not (root / ".git").exists() or not (root / "prunelab" / "__init__.py").is_file():
-        return info  # not our checkout (a wheel in site-packages, maybe inside another repository)
-    try:
-        info["commit"] = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
-            text=True, timeout=10, check=True,
-        ).stdout
-        info["dirty"] = bool(status.strip())
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return info
-
-
-def library_versions() -> dict:
-    out = {}
-    for name in LIBRARIES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def machine_info() -> dict:
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = None
-    return {
-        "cpu_model": _cpu_model(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "hostname": platform.node(),
-        "load_average": load,
-    }
-
-
-def _cpu_model() -> str | None:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -366,9 +317,6 @@ def reproduce(
     >>> sorted(p.name for p in tmp.glob("*.parquet"))  # doctest: +SKIP
     ['curves.parquet', 'final_marginals.parquet', 'runs.parquet', 'summary.parquet']
     """
-    from joblib import Parallel, delayed
-    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
-
     tic = time.perf_counter()
     started = utc_now()
     load_start = machine_info()["load_average"]
@@ -378,59 +326,15 @@ def reproduce(
     prof = get_profile(profile)
     specs = select_cases(cases if cases is not None else prof.cases, init=init)
     out = Path(out) if out is not None else results_dir(prof.name)
-    checkpoints = prof.checkpoints
     prepared = {c.id: prepare_case(c, root_seed) for c in specs}  # fails early on a bad case
-    store.check_sweep(
-        out,
-        {
-            "root_seed": str(int(root_seed)),
-            "n_samples": prof.n_samples,
-            "checkpoints": checkpoints.tolist(),
-            "cases": {c.id: case_fingerprint(c) for c in specs},
-        },
-    )
+    _lock_settings(out, prof, specs, root_seed)
     store.remove_stale_tmp(out)
-    todo = [
-        (case, run)
-        for case in specs
-        for run in sorted(set(range(prof.n_runs)) - store.finished_runs(out, case.id))
-    ]
-    n_skipped = len(specs) * prof.n_runs - len(todo)
-    tasks = (
-        delayed(simulate_run)(
-            case, run, prof.n_samples, checkpoints, root_seed,
-            prepared[case.id]["query_state"], prepared[case.id]["start"],
-        )
-        for case, run in todo
-    )
+    todo = _runs_to_do(out, specs, prof.n_runs)
     n_done = 0
     if todo:
-        with _parallel_context(scheduler, n_jobs), tqdm(
-            total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
-        ) as bar:
-            if n_jobs == 1 and scheduler is None:
-                results = (task[0](*task[1], **task[2]) for task in tasks)
-            else:
-                results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
-            try:
-                for record in results:
-                    store.write_run(out, record)
-                    n_done += 1
-                    bar.update()
-                    if on_run_written is not None:
-                        on_run_written(record["case"], record["run"])
-            except KeyboardInterrupt:
-                if hasattr(results, "close"):
-                    with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
-                        warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
-                        results.close()  # joblib aborts its pending tasks
-                if scheduler is None and n_jobs != 1:
-                    _stop_workers()
-                on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
-                raise SweepInterrupted(out, n_done, on_disk) from None
+        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs)
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
-    wall = time.perf_counter() - tic
     report = ReproduceReport(
         command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         prunelab_version=package_version(),
@@ -443,11 +347,11 @@ def reproduce(
         n_jobs=n_jobs,
         scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
         n_done=n_done,
-        n_skipped=n_skipped,
+        n_skipped=len(specs) * prof.n_runs - len(todo),
         start_time=started,
         end_time=utc_now(),
         sweep_seconds=sweep_seconds,
-        wall_seconds=wall,
+        wall_seconds=time.perf_counter() - tic,
         machine={**machine_info(), "load_average_start": load_start},
         libraries=library_versions(),
         previous_sessions=previous_sessions(out / "provenance.json"),
@@ -456,24 +360,65 @@ def reproduce(
     return report
 
 
-_SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", "n_skipped", "cases", "git",
-                 "n_jobs", "scheduler", "prunelab_version")
+def _runs_to_do(out: Path, specs, n_runs: int) -> list[tuple]:
+    """``(case, run)`` of every run of ``specs`` not finished in ``out``, case by case, runs in order."""
+    return [(case, run) for case in specs for run in sorted(set(range(n_runs)) - store.finished_runs(out, case.id))]
 
 
-def previous_sessions(path: Path) -> list[dict]:
-    """Earlier sessions that wrote to the same folder (condensed), oldest first."""
-    import json
+def _lock_settings(out: Path, prof, specs, root_seed: int) -> None:
+    """Record the sweep's settings in ``sweep.json``, or refuse a folder holding runs made with others."""
+    store.check_sweep(
+        out,
+        {
+            "root_seed": str(int(root_seed)),
+            "n_samples": prof.n_draws,  # the stored name
+            "checkpoints": prof.checkpoints.tolist(),
+            "cases": {c.id: case_fingerprint(c) for c in specs},
+        },
+    )
 
-    if not path.exists():
-        return []
-    try:
-        old = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []
-    return [*old.get("previous_sessions", []), {k: old.get(k) for k in _SESSION_KEYS}]
 
+def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs) -> int:
+    """Compute the runs of ``todo`` and write each as it arrives; the number written.
 
-def package_version() -> str:
-    from .. import __version__
+    Raises
+    ------
+    SweepInterrupted
+        On Ctrl-C: pending tasks are cancelled, the workers stopped, every file written is kept.
+    """
+    from joblib import Parallel, delayed
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
 
-    return __version__
+    checkpoints = prof.checkpoints
+    tasks = (
+        delayed(simulate_run)(
+            case, run, prof.n_draws, checkpoints, root_seed,
+            prepared[case.id]["query_state"], prepared[case.id]["start"],
+        )
+        for case, run in todo
+    )
+    n_done = 0
+    with _parallel_context(scheduler, n_jobs), tqdm(
+        total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
+    ) as bar:
+        if n_jobs == 1 and scheduler is None:
+            results = (task[0](*task[1], **task[2]) for task in tasks)
+        else:
+            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+        try:
+            for record in results:
+                store.write_run(out, record)
+                n_done += 1
+                bar.update()
+                if on_run_written is not None:
+                    on_run_written(record["case"], record["run"])
+        except KeyboardInterrupt:
+            if hasattr(results, "close"):
+                with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
+                    warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
+                    results.close()  # joblib aborts its pending tasks
+            if scheduler is None and n_jobs != 1:
+                _stop_workers()
+            on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
+            raise SweepInterrupted(out, n_done, on_disk) from None
+    return n_done

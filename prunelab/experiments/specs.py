@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from ..catalogue import load_evidence, load_network, query_variable
+from ..deprecation import renamed_attribute, renamed_keyword
 from ..indicators import log_checkpoints
 from ..paper_numbers import METHODS
 from ..samplers.init import INIT_METHODS
@@ -257,7 +258,7 @@ def select_cases(patterns=None, cases=CASES, init: str | None = None) -> tuple[C
     return tuple(chosen)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Profile:
     """How much to run.
 
@@ -266,9 +267,10 @@ class Profile:
     name : str
         Also the results folder, ``data/results/<name>``.
     n_runs : int
-        Independent runs per case (the paper: 100).
-    n_samples : int
-        Draws per run, ``T`` (the paper: 25 000).
+        Independent runs per case (the paper: 100); each run is one chain.
+    n_draws : int
+        Draws per run, ``T`` (the paper: 25 000). ``n_samples`` is its deprecated name
+        (as a keyword and as an attribute); the stored results keep ``n_samples``.
     n_checkpoints : int
         Log-spaced checkpoints asked of :func:`prunelab.indicators.log_checkpoints`.
     cases : tuple of str, optional
@@ -283,21 +285,37 @@ class Profile:
 
     name: str
     n_runs: int
-    n_samples: int
+    n_draws: int
     n_checkpoints: int = 60
     cases: tuple[str, ...] | None = None
     t_min: int = 10
     delta: float = 0.9
     target: float = 0.01
 
+    def __init__(self, name: str, n_runs: int, n_draws: int | None = None, n_checkpoints: int = 60,
+                 cases: tuple[str, ...] | None = None, t_min: int = 10, delta: float = 0.9, target: float = 0.01,
+                 *, n_samples: int | None = None):
+        n_draws = renamed_keyword("Profile", "n_samples", "n_draws", n_samples, n_draws, None)
+        if n_draws is None:
+            raise TypeError("Profile() missing required argument: 'n_draws'")
+        values = dict(name=name, n_runs=n_runs, n_draws=n_draws, n_checkpoints=n_checkpoints, cases=cases,
+                      t_min=t_min, delta=delta, target=target)
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    n_samples = renamed_attribute("prunelab.experiments.Profile", "n_samples", "n_draws")
+
     @property
     def checkpoints(self) -> np.ndarray:
-        """The sample counts at which running estimates are recorded."""
-        return log_checkpoints(self.n_samples, self.n_checkpoints)
+        """The draw counts at which running estimates are recorded."""
+        return log_checkpoints(self.n_draws, self.n_checkpoints)
 
     def to_dict(self) -> dict:
-        """The profile as plain JSON types, its checkpoints included (for ``sweep.json``)."""
-        d = asdict(self)
+        """The profile as plain JSON types, its checkpoints included, as stored (``sweep.json``, provenance).
+
+        The stored name of ``n_draws`` is ``n_samples``, as in the results already written.
+        """
+        d = {("n_samples" if key == "n_draws" else key): value for key, value in asdict(self).items()}
         d["checkpoints"] = self.checkpoints.tolist()
         return d
 
@@ -306,12 +324,12 @@ PROFILES = {
     "smoke": Profile(
         "smoke",
         n_runs=4,
-        n_samples=500,
+        n_draws=500,
         n_checkpoints=20,
         cases=("deterministic_pair", "block_chain", "asia_ev25", "grid-3x3"),
     ),
-    "quick": Profile("quick", n_runs=20, n_samples=5_000, n_checkpoints=40),
-    "paper": Profile("paper", n_runs=100, n_samples=25_000, n_checkpoints=60),
+    "quick": Profile("quick", n_runs=20, n_draws=5_000, n_checkpoints=40),
+    "paper": Profile("paper", n_runs=100, n_draws=25_000, n_checkpoints=60),
 }
 """``smoke`` (seconds, for CI: 4 benchmarks x 3 samplers), ``quick`` (minutes, all cases),
 ``paper`` (100 runs of 25 000 draws, as in the paper)."""

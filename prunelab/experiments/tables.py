@@ -104,7 +104,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     """One row of ``summary.parquet`` from one case's run records (a DataFrame of run rows)."""
     first = runs.iloc[0]
     n_runs = len(runs)
-    n_samples = int(first["n_samples"])
+    n_draws = int(first["n_samples"])  # the stored name
     t = np.asarray(first["t"], dtype=np.int64)
     n_states = int(first["n_states"])
     state = int(first["query_state"])
@@ -113,7 +113,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     p = float(exact_query[state])
     row = {key: first[key] for key in _META}
     row.update(
-        query=first["query"], query_state=state, n_states=n_states, n_runs=n_runs, n_samples=n_samples,
+        query=first["query"], query_state=state, n_states=n_states, n_runs=n_runs, n_samples=n_draws,
         exact_query=p, estimate_query=float(estimate[:, -1, state].mean()),
         alpha_iid=float(np.sqrt(p * (1 - p))),
     )
@@ -155,10 +155,10 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
 
     sample_seconds = runs["sample_seconds"].to_numpy(float)
     init_seconds = runs["init_seconds"].to_numpy(float)
-    per_sample = float(sample_seconds.mean() / n_samples)
+    per_draw = float(sample_seconds.mean() / n_draws)
     init_mean = float(init_seconds.mean())
     row.update(
-        seconds_per_sample=per_sample,
+        seconds_per_sample=per_draw,  # the stored name
         init_seconds=init_mean,
         cpu_seconds=float(sample_seconds.sum() + init_seconds.sum()),
     )
@@ -166,12 +166,12 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
         if fit is None:
             row[f"samples_to_target{suffix}"] = row[f"seconds_to_target{suffix}"] = np.nan
         else:
-            cost = time_to_sigma(fit.alpha, per_sample, init_mean, target=profile.target)
-            row[f"samples_to_target{suffix}"] = cost.samples
+            cost = time_to_sigma(fit.alpha, per_draw, init_mean, target=profile.target)
+            row[f"samples_to_target{suffix}"] = cost.draws  # the stored name
             row[f"seconds_to_target{suffix}"] = cost.seconds
     below = first_checkpoint_below(t, sigma, target=profile.target, t_min=profile.t_min)
     row["t_below_target"] = np.nan if below is None else float(below)
-    row["seconds_below_target"] = np.nan if below is None else init_mean + below * per_sample
+    row["seconds_below_target"] = np.nan if below is None else init_mean + below * per_draw
     row["sigma_T"] = float(sigma[-1])
     for name in ("hellinger_query", "hellinger_all"):
         key = name.replace("hellinger", "ahd")
@@ -179,14 +179,14 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
         row[f"{key}_rb"] = float(np.mean([h[-1] for h in runs[f"{name}_rb"]])) if rb else np.nan
 
     indicator = np.stack([np.frombuffer(b, dtype=np.int8) for b in runs["query_draws"]]) == state
-    if n_samples >= 4:
+    if n_draws >= 4:
         diag = convergence_summary(indicator, seconds_per_chain=sample_seconds)
         row.update(
             rhat=diag["rhat"], ess_bulk=diag["ess_bulk"], ess_tail=diag["ess_tail"],
             ess_per_second=diag["ess_per_second"], constant_chains=diag["constant_chains"],
         )
     row["ess_from_alpha"] = (
-        float(ess_from_alpha(n_samples, p, fixed.alpha)) if fixed is not None and 0 < p < 1 else np.nan
+        float(ess_from_alpha(n_draws, p, fixed.alpha)) if fixed is not None and 0 < p < 1 else np.nan
     )
     stuck = [list(s) if s is not None else [] for s in runs["stuck"]]
     row["trapped_runs"] = sum(bool(s) for s in stuck)

@@ -46,7 +46,7 @@ Where things are
 module                 what it holds
 =====================  =====================================================================
 ``peers.run``          :data:`PEER_SAMPLERS`, :class:`PeerRun`, :class:`PeerNotBuilt`, the
-                       shared start (:func:`start_state`) and figures (:func:`mean_hellinger`,
+                       shared start (:func:`start_state`) and figures (:meth:`PeerRun.mean_hellinger`,
                        :func:`joint_state_count`)
 ``peers.convert``      a network as each peer's model (:func:`to_pyagrum`,
                        :func:`to_pgmpy_gibbs`, :func:`to_pymc`) and the lazy imports
@@ -79,6 +79,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..deprecation import module_getattr
 from ..network import BayesianNetwork
 from .convert import PGMPY_MAX_STATES, import_pyagrum, import_pymc, to_pgmpy_gibbs, to_pyagrum, to_pymc
 from .pgmpy import pgmpy_nan_rows, pgmpy_random_start, run_pgmpy_gibbs
@@ -100,7 +101,6 @@ from .run import (
     counterpart,
     describe_state_count,
     joint_state_count,
-    mean_hellinger,
     sampler_info,
     start_state,
 )
@@ -115,7 +115,6 @@ __all__ = [
     "sampler_info",
     "joint_state_count",
     "describe_state_count",
-    "mean_hellinger",
     "start_state",
     "import_pyagrum",
     "import_pymc",
@@ -168,3 +167,6 @@ def run_sampler(sampler: str, bn: BayesianNetwork, evidence: Mapping | None = No
     if sampler in PYAGRUM_OTHER:
         return run_pyagrum_other(bn, evidence, sampler, n_steps=n_steps, seconds=seconds, seed=seed)
     return run_pyagrum_gibbs(bn, evidence, n_steps=n_steps, seconds=seconds, seed=seed)
+
+
+__getattr__ = module_getattr(__name__, {"mean_hellinger": "prunelab.indicators.mean_hellinger_over_variables"})

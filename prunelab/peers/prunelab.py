@@ -28,20 +28,20 @@ def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: 
     (the chain only: compiling the network and the sampler's plan for each call
     is in ``setup_seconds``).
     """
-    from ..samplers import get_method
+    from ..samplers import get_sampler
     from ..sampling import sample
 
-    method = sampler.removeprefix("prunelab-")
-    if f"prunelab-{method}" not in PEER_SAMPLERS:
+    own = sampler.removeprefix("prunelab-")
+    if f"prunelab-{own}" not in PEER_SAMPLERS:
         raise ValueError(f"unknown prunelab sampler {sampler!r}")
     check_budget(n_steps, seconds)
     x0 = chain_start(bn, evidence, start, seed)
     options = {}
-    if getattr(get_method(method), "RAO_BLACKWELL", False):
+    if getattr(get_sampler(own), "RAO_BLACKWELL", False):
         options["rb_checkpoints"] = np.zeros(0, dtype=np.int64)  # plain frequencies: no running sums
 
     def draw(n, start_from, salt):
-        result = sample(bn, method, int(n), evidence=evidence, init=start_from, seed=peer_seed(seed, 200 + salt),
+        result = sample(bn, own, int(n), evidence=evidence, init=start_from, seed=peer_seed(seed, 200 + salt),
                         traps="off", **options)  # chunks of one chain: a trap check per chunk means nothing
         return result.draws[0], float(result.sample_seconds.sum())
 

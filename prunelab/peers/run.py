@@ -3,7 +3,7 @@
 :data:`PEER_SAMPLERS` names every sampler (its library, what one step is, its
 prunelab counterpart); :class:`PeerRun` is what every runner returns;
 :func:`start_state` is the feasible start the comparison gives every sampler that
-takes one; :func:`joint_state_count` and :func:`mean_hellinger` are the figures a
+takes one; :func:`joint_state_count` and :meth:`PeerRun.mean_hellinger` are the figures a
 comparison reads off a network and a run.
 """
 
@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..deprecation import module_getattr
+from ..indicators import mean_hellinger_over_variables
 from ..network import BayesianNetwork
 
 __all__ = [
@@ -27,7 +29,6 @@ __all__ = [
     "counterpart",
     "describe_state_count",
     "joint_state_count",
-    "mean_hellinger",
     "sampler_info",
     "start_state",
 ]
@@ -138,30 +139,14 @@ class PeerRun(NamedTuple):
         return self.n_steps / self.seconds
 
     def mean_hellinger(self, exact: Mapping[str, np.ndarray]) -> float:
-        """Mean over free variables of the Hellinger distance to ``exact`` (NaN if no estimate)."""
+        """Mean over free variables of the Hellinger distance to ``exact`` (NaN if no estimate).
+
+        :func:`prunelab.indicators.mean_hellinger_over_variables` of the run's marginals.
+        """
         if self.marginals is None:
             return math.nan
-        return mean_hellinger(self.marginals, exact)
+        return float(mean_hellinger_over_variables(self.marginals, exact))
 
-
-
-def mean_hellinger(estimates: Mapping[str, np.ndarray], exact: Mapping[str, np.ndarray]) -> float:
-    """Average Hellinger distance over the free variables: ``mean_X H(estimate_X, P(X | e))``.
-
-    Parameters
-    ----------
-    estimates, exact : mapping of str to array
-        Keyed by the free variables (``exact`` decides which); states in network order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> mean_hellinger({"A": np.array([1.0, 0.0])}, {"A": np.array([0.0, 1.0])})
-    1.0
-    """
-    from ..indicators import hellinger
-
-    return float(np.mean([hellinger(np.asarray(estimates[v], float), exact[v]) for v in exact]))
 
 
 def joint_state_count(bn: BayesianNetwork, evidence: Mapping | None = None) -> int:
@@ -229,9 +214,11 @@ def chain_start(bn: BayesianNetwork, evidence: Mapping | None = None, start=None
 def cache_key(library: str, bn: BayesianNetwork, evidence: Mapping | None, variant) -> tuple:
     """Key of what a runner built (a sampler, a compiled model) in the caller's ``cache`` dict.
 
-    The same network object, evidence and ``variant`` (PyMC's sampler, pgmpy's size
-    limit) give the same key, so a runner called again, e.g. for the next budget,
-    reuses what it built.
+    The same network (by content: :attr:`~prunelab.BayesianNetwork.fingerprint`, not
+    by ``id``, which Python reuses once a network is collected), evidence and
+    ``variant`` (PyMC's sampler, pgmpy's size limit) give the same key, so a runner
+    called again, e.g. for the next budget, reuses what it built, and never what it
+    built for another network.
 
     Examples
     --------
@@ -241,4 +228,7 @@ def cache_key(library: str, bn: BayesianNetwork, evidence: Mapping | None, varia
     ...     "pymc", bn, {"lung": "yes"}, "pymc-metropolis")
     True
     """
-    return library, id(bn), tuple(sorted(bn.evidence_names(evidence).items())), variant
+    return library, bn.fingerprint, tuple(sorted(bn.evidence_names(evidence).items())), variant
+
+
+__getattr__ = module_getattr(__name__, {"mean_hellinger": "prunelab.indicators.mean_hellinger_over_variables"})

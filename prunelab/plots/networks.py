@@ -264,25 +264,51 @@ def draw_network(
     >>> plt.close(fig)
     """
     net = compile_network(bn)
-    n_labels = net.n_labels
-    used = set()
-    if state is not None:
-        if isinstance(state, Mapping):
-            x = np.array([bn.state_index(v, state[v]) for v in bn.variables], dtype=np.int64)
-        else:
-            x = np.asarray(state, dtype=np.int64)
-        if x.shape != (bn.n_variables,):
-            raise ValueError(f"state must have one entry per variable ({bn.n_variables}), got shape {x.shape}")
-        used = {int(lab) for lab in state_labels(net, x)}
-    struck = set()
-    if kept is not None:
-        kept = np.asarray(kept, dtype=bool)
-        if kept.shape != (n_labels,):
-            raise ValueError(f"kept must have one entry per CPT label, shape ({n_labels},); got {kept.shape}")
-        struck = {int(lab) for lab in np.flatnonzero(~kept)}
+    used = _used_labels(bn, net, state)
+    struck = _struck_labels(net, kept)
     observed = set(bn.evidence_names(evidence)) if evidence else set()
+    specs, sizes = _table_specs(bn, net)  # sizes first: the default layout leaves room for every table
+    positions, table_offsets = _layout(bn, sizes, positions, table_offsets)
+    if ax is None:
+        fig, ax = plt.subplots()
+        own_figure = True
+    else:
+        fig, own_figure = ax.figure, False
+    ellipses, bounds = _draw_nodes(ax, bn, positions, sizes, observed, fontsize)
+    _draw_edges(ax, bn, positions, ellipses)
+    for v in bn.variables:
+        offset = table_offsets.get(v, _default_offset(sizes[v]))
+        bounds.append(_draw_table(ax, v, specs[v], sizes[v], positions[v], offset, ellipses[v], used, struck,
+                                  fontsize))
+    _fit_view(fig, ax, bounds, title, fontsize, own_figure)
+    return fig
 
-    # sizes first: the default layout leaves room for every table
+
+def _used_labels(bn: BayesianNetwork, net, state) -> set[int]:
+    """The CPT labels ``state`` uses (the paper's ``C_x``); none without a state."""
+    if state is None:
+        return set()
+    if isinstance(state, Mapping):
+        x = np.array([bn.state_index(v, state[v]) for v in bn.variables], dtype=np.int64)
+    else:
+        x = np.asarray(state, dtype=np.int64)
+    if x.shape != (bn.n_variables,):
+        raise ValueError(f"state must have one entry per variable ({bn.n_variables}), got shape {x.shape}")
+    return {int(lab) for lab in state_labels(net, x)}
+
+
+def _struck_labels(net, kept) -> set[int]:
+    """The CPT labels a pruning removed (``kept[l] == False``); none without a pruning."""
+    if kept is None:
+        return set()
+    kept = np.asarray(kept, dtype=bool)
+    if kept.shape != (net.n_labels,):
+        raise ValueError(f"kept must have one entry per CPT label, shape ({net.n_labels},); got {kept.shape}")
+    return {int(lab) for lab in np.flatnonzero(~kept)}
+
+
+def _table_specs(bn: BayesianNetwork, net):
+    """Per variable, what its table shows and its column widths; and the sizes ``(node, table width, height)``."""
     specs, sizes = {}, {}
     for i, v in enumerate(bn.variables):
         rows, headers, configs, cpt, labels = _table_spec(bn, v, int(net.cpt_offset[i]))
@@ -294,6 +320,11 @@ def draw_network(
         node_w = max(0.9, _text_width(v) * 1.15 + 0.35)
         specs[v] = (rows, headers, configs, cpt, labels, root, stub_w, col_w)
         sizes[v] = (node_w, width, height)
+    return specs, sizes
+
+
+def _layout(bn: BayesianNetwork, sizes, positions, table_offsets):
+    """Node centres and table offsets: as given, else the paper's layout by name, else layers by depth."""
     if positions is None:
         if bn.name in PAPER_LAYOUTS and set(PAPER_LAYOUTS[bn.name][0]) == set(bn.variables):
             positions, default_offsets = PAPER_LAYOUTS[bn.name]
@@ -304,14 +335,11 @@ def draw_network(
     missing = [v for v in bn.variables if v not in positions]
     if missing:
         raise ValueError(f"positions lacks {missing}")
-    table_offsets = {} if table_offsets is None else dict(table_offsets)
+    return positions, {} if table_offsets is None else dict(table_offsets)
 
-    if ax is None:
-        fig, ax = plt.subplots()
-        own_figure = True
-    else:
-        fig, own_figure = ax.figure, False
 
+def _draw_nodes(ax, bn: BayesianNetwork, positions, sizes, observed, fontsize):
+    """An ellipse with its name per variable (observed ones shaded); the ellipses and their bounds."""
     bounds = []  # (x0, y0, x1, y1) of everything drawn
     ellipses = {}
     for v in bn.variables:
@@ -325,7 +353,11 @@ def draw_network(
         ax.text(cx, cy, v, ha="center", va="center", fontsize=fontsize + 1, zorder=4)
         ellipses[v] = ell
         bounds.append((cx - w / 2, cy - _NODE_H / 2, cx + w / 2, cy + _NODE_H / 2))
+    return ellipses, bounds
 
+
+def _draw_edges(ax, bn: BayesianNetwork, positions, ellipses) -> None:
+    """An arrow from every parent to its child."""
     for v in bn.variables:
         for p in bn.parents[v]:
             ax.add_patch(FancyArrowPatch(
@@ -334,55 +366,67 @@ def draw_network(
                 gid=f"edge:{p}->{v}",
             ))
 
-    for v in bn.variables:
-        rows, headers, configs, cpt, labels, root, stub_w, col_w = specs[v]
-        node_w, width, height = sizes[v]
-        node_x, node_y = positions[v]
-        dx, dy = table_offsets.get(v, _default_offset(sizes[v]))
-        x0 = node_x + dx - width / 2
-        y1 = node_y + dy + height / 2  # top edge
-        frame = Rectangle((x0, y1 - height), width, height, fill=False, lw=1.0,
-                          edgecolor="black", zorder=3, gid=f"table:{v}")
-        ax.add_patch(frame)
-        bounds.append((x0, y1 - height, x0 + width, y1))
-        ax.add_patch(FancyArrowPatch(
-            (node_x, node_y), (x0 + width / 2, y1 - height / 2), patchA=ellipses[v], patchB=frame,
-            arrowstyle="-", linestyle=":", lw=1.0, color="0.3", zorder=1,
-        ))
-        top = y1
-        if not root:  # header row: the parents' configurations
-            for j, h in enumerate(headers):
-                col_used = any(int(labels[j, s]) in used for s in range(len(rows)))
-                cx = x0 + stub_w + (j + 0.5) * col_w
-                ax.text(cx, top - _CELL_H / 2, ", ".join(_math(s, bold=col_used) for s in h.split(", ")),
-                        ha="center", va="center", fontsize=fontsize, zorder=4,
-                        fontweight="bold" if col_used else "normal")
-            ax.plot([x0, x0 + width], [top - _CELL_H] * 2, color="black", lw=1.0, zorder=3,
-                    gid=f"rule:{v}")
-            top -= _CELL_H
-        ax.plot([x0 + stub_w] * 2, [y1 - height, y1], color="black", lw=1.0, zorder=3,
-                gid=f"rule:{v}")
-        for s, name in enumerate(rows):
-            cy = top - (s + 0.5) * _CELL_H
-            row_used = any(int(labels[j, s]) in used for j in range(len(headers)))
-            ax.text(x0 + stub_w / 2, cy, _math(name, bold=row_used), ha="center", va="center",
-                    fontsize=fontsize, zorder=4, fontweight="bold" if row_used else "normal")
-            for j in range(len(headers)):
-                lab = int(labels[j, s])
-                cx = x0 + stub_w + (j + 0.5) * col_w
-                if lab in used:
-                    ax.add_patch(Rectangle(
-                        (cx - col_w / 2, cy - _CELL_H / 2), col_w, _CELL_H, facecolor=_STATE_COLOR,
-                        edgecolor="none", zorder=2.5, gid=f"state:{lab}",
-                    ))
-                text = f"{cpt[j, s]:.3g}"
-                ax.text(cx, cy, text, ha="center", va="center", fontsize=fontsize, zorder=4,
-                        fontweight="bold" if lab in used else "normal", gid=f"cell:{lab}")
-                if lab in struck:
-                    half = 0.5 * max(_text_width(text), 0.22) + 0.04
-                    ax.plot([cx - half, cx + half], [cy - 0.38 * _CELL_H, cy + 0.38 * _CELL_H],
-                            color=_STRIKE_COLOR, lw=1.4, zorder=5, gid=f"struck:{lab}")
 
+def _draw_table(ax, v, spec, size, node_xy, offset, ellipse, used, struck, fontsize):
+    """``v``'s CPT beside its node: header of parent configurations, used entries bold, pruned ones struck.
+
+    Returns the table's bounds ``(x0, y0, x1, y1)``.
+    """
+    rows, headers, _, cpt, labels, root, stub_w, col_w = spec
+    _, width, height = size
+    node_x, node_y = node_xy
+    dx, dy = offset
+    x0 = node_x + dx - width / 2
+    y1 = node_y + dy + height / 2  # top edge
+    frame = Rectangle((x0, y1 - height), width, height, fill=False, lw=1.0,
+                      edgecolor="black", zorder=3, gid=f"table:{v}")
+    ax.add_patch(frame)
+    ax.add_patch(FancyArrowPatch(
+        (node_x, node_y), (x0 + width / 2, y1 - height / 2), patchA=ellipse, patchB=frame,
+        arrowstyle="-", linestyle=":", lw=1.0, color="0.3", zorder=1,
+    ))
+    top = y1
+    if not root:  # header row: the parents' configurations
+        for j, h in enumerate(headers):
+            col_used = any(int(labels[j, s]) in used for s in range(len(rows)))
+            cx = x0 + stub_w + (j + 0.5) * col_w
+            ax.text(cx, top - _CELL_H / 2, ", ".join(_math(s, bold=col_used) for s in h.split(", ")),
+                    ha="center", va="center", fontsize=fontsize, zorder=4,
+                    fontweight="bold" if col_used else "normal")
+        ax.plot([x0, x0 + width], [top - _CELL_H] * 2, color="black", lw=1.0, zorder=3,
+                gid=f"rule:{v}")
+        top -= _CELL_H
+    ax.plot([x0 + stub_w] * 2, [y1 - height, y1], color="black", lw=1.0, zorder=3,
+            gid=f"rule:{v}")
+    for s, name in enumerate(rows):
+        cy = top - (s + 0.5) * _CELL_H
+        row_used = any(int(labels[j, s]) in used for j in range(len(headers)))
+        ax.text(x0 + stub_w / 2, cy, _math(name, bold=row_used), ha="center", va="center",
+                fontsize=fontsize, zorder=4, fontweight="bold" if row_used else "normal")
+        for j in range(len(headers)):
+            _draw_cell(ax, int(labels[j, s]), cpt[j, s], x0 + stub_w + (j + 0.5) * col_w, cy, col_w, used, struck,
+                       fontsize)
+    return (x0, y1 - height, x0 + width, y1)
+
+
+def _draw_cell(ax, lab, value, cx, cy, col_w, used, struck, fontsize) -> None:
+    """One CPT entry: shaded and bold if the state uses it, struck through if pruned."""
+    if lab in used:
+        ax.add_patch(Rectangle(
+            (cx - col_w / 2, cy - _CELL_H / 2), col_w, _CELL_H, facecolor=_STATE_COLOR,
+            edgecolor="none", zorder=2.5, gid=f"state:{lab}",
+        ))
+    text = f"{value:.3g}"
+    ax.text(cx, cy, text, ha="center", va="center", fontsize=fontsize, zorder=4,
+            fontweight="bold" if lab in used else "normal", gid=f"cell:{lab}")
+    if lab in struck:
+        half = 0.5 * max(_text_width(text), 0.22) + 0.04
+        ax.plot([cx - half, cx + half], [cy - 0.38 * _CELL_H, cy + 0.38 * _CELL_H],
+                color=_STRIKE_COLOR, lw=1.4, zorder=5, gid=f"struck:{lab}")
+
+
+def _fit_view(fig, ax, bounds, title, fontsize, own_figure) -> None:
+    """Limits around everything drawn, equal aspect, no axes; a new figure sized to the drawing."""
     b = np.array(bounds)
     pad = 0.15
     x_lo, y_lo = b[:, 0].min() - pad, b[:, 1].min() - pad
@@ -396,7 +440,6 @@ def draw_network(
     if own_figure:
         fig.set_size_inches(x_hi - x_lo, y_hi - y_lo + (0.45 if title else 0.1))
         fig.tight_layout(pad=0.2)
-    return fig
 
 
 # ------------------------------------------------------------------ transition matrices

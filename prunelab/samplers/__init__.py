@@ -26,13 +26,14 @@ no such move could change (see ``SampleResult.trap``).
 What Gibbs and Metropolis share (the state that is just ``x``, ``init``, the start
 of ``run_chain``) is written once in :mod:`prunelab.samplers.chain`; the inverse-CDF
 draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/test_sampler_contract.py``
-checks the interface for every name of :func:`available_methods`, so a sampler added
+checks the interface for every name of :func:`available_samplers`, so a sampler added
 here is tested without a test file of its own.
 
-Methods are looked up by name with :func:`get_method`; ``"gibbs"``,
+Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
 ``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`)
-and ``"mc-sat"`` are known, and :func:`register_method` adds more.
-Modules are imported on first use.
+and ``"mc-sat"`` are known, and :func:`register_sampler` adds more.
+Modules are imported on first use. (``get_method``, ``register_method`` and
+``available_methods`` are the deprecated names of these three.)
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["register_method", "get_method", "available_methods", "REQUIRED_ATTRIBUTES"]
+from ..deprecation import module_getattr
+
+__all__ = ["register_sampler", "get_sampler", "available_samplers", "REQUIRED_ATTRIBUTES"]
 
 REQUIRED_ATTRIBUTES = ("init", "step", "run_chain")
 """What a sampler module must define."""
 
-_METHODS: dict[str, str | ModuleType] = {
+_SAMPLERS: dict[str, str | ModuleType] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
@@ -54,32 +57,32 @@ _METHODS: dict[str, str | ModuleType] = {
 }
 
 
-def register_method(name: str, module: ModuleType | str) -> None:
+def register_sampler(name: str, module: ModuleType | str) -> None:
     """Make a sampler module available to :func:`prunelab.sample` under ``name``.
 
     Parameters
     ----------
     name : str
-        The method name used in ``sample(bn, method=name, ...)``.
+        The sampler's name in ``sample(bn, name, ...)``.
     module : module or str
         The module, or its importable dotted name (imported on first use). Parallel
         runs import it by name in every worker, so it must be importable there.
 
     Examples
     --------
-    >>> from prunelab.samplers import register_method, get_method
-    >>> register_method("gibbs-again", "prunelab.samplers.gibbs")
-    >>> get_method("gibbs-again").__name__
+    >>> from prunelab.samplers import register_sampler, get_sampler
+    >>> register_sampler("gibbs-again", "prunelab.samplers.gibbs")
+    >>> get_sampler("gibbs-again").__name__
     'prunelab.samplers.gibbs'
     """
     if isinstance(module, ModuleType):
         _check_module(name, module)
     elif not isinstance(module, str):
         raise TypeError(f"module must be a module or a dotted name, got {type(module).__name__}")
-    _METHODS[name] = module
+    _SAMPLERS[name] = module
 
 
-def get_method(name: str) -> ModuleType:
+def get_sampler(name: str) -> ModuleType:
     """The sampler module registered under ``name``, imported if needed.
 
     Raises
@@ -90,39 +93,39 @@ def get_method(name: str) -> ModuleType:
 
     Examples
     --------
-    >>> from prunelab.samplers import get_method
-    >>> get_method("metropolis").__name__
+    >>> from prunelab.samplers import get_sampler
+    >>> get_sampler("metropolis").__name__
     'prunelab.samplers.metropolis'
     """
     try:
-        module = _METHODS[name]
+        module = _SAMPLERS[name]
     except KeyError:
-        raise ValueError(f"unknown sampling method {name!r}; known methods are {sorted(_METHODS)}") from None
+        raise ValueError(f"unknown sampler {name!r}; known samplers are {sorted(_SAMPLERS)}") from None
     if isinstance(module, str):
         try:
             module = importlib.import_module(module)
         except ModuleNotFoundError as exc:
             raise ValueError(
-                f"sampling method {name!r} is registered as {module!r}, which cannot be imported: {exc}"
+                f"sampler {name!r} is registered as {module!r}, which cannot be imported: {exc}"
             ) from None
         _check_module(name, module)
-        _METHODS[name] = module
+        _SAMPLERS[name] = module
     return module
 
 
-def available_methods() -> list[str]:
-    """Names of the registered methods whose modules import.
+def available_samplers() -> list[str]:
+    """Names of the registered samplers whose modules import.
 
     Examples
     --------
-    >>> from prunelab.samplers import available_methods
-    >>> {"gibbs", "metropolis"} <= set(available_methods())
+    >>> from prunelab.samplers import available_samplers
+    >>> {"gibbs", "metropolis"} <= set(available_samplers())
     True
     """
     names = []
-    for name in sorted(_METHODS):
+    for name in sorted(_SAMPLERS):
         try:
-            get_method(name)
+            get_sampler(name)
         except ValueError:
             continue
         names.append(name)
@@ -132,4 +135,9 @@ def available_methods() -> list[str]:
 def _check_module(name: str, module: ModuleType) -> None:
     missing = [a for a in REQUIRED_ATTRIBUTES if not callable(getattr(module, a, None))]
     if missing:
-        raise ValueError(f"sampler module {module.__name__!r} for method {name!r} lacks {missing}")
+        raise ValueError(f"sampler module {module.__name__!r} for sampler {name!r} lacks {missing}")
+
+
+__getattr__ = module_getattr(__name__, {
+    "get_method": "get_sampler", "register_method": "register_sampler", "available_methods": "available_samplers",
+})

@@ -180,7 +180,7 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: GibbsState) -> t
 
 
 @numba.njit(cache=True, nogil=True)
-def _gibbs_chain_kernel(rng, cardinality, cpt, family_ptr, family_var, family_stride, free,
+def _gibbs_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride, free,
                         offsets, x, labels, n_draws, draws, checkpoints, rb_sums):
     """Numba kernel: ``n_draws`` sweeps; returns -1 or the index of a dead site."""
     max_card = 1
@@ -280,7 +280,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     cps = checked_checkpoints([] if rb_checkpoints is None else rb_checkpoints, n_draws,
                               name="rb_checkpoints", increasing=True)
     rb_sums = np.zeros((cps.size, offsets[-1]))
-    dead = _gibbs_chain_kernel(
+    dead = _gibbs_chain_nb(
         rng, net.cardinality, net.cpt, net.family_ptr, net.family_var, net.family_stride,
         net.free, offsets, x, labels, n_draws, draws, cps, rb_sums,
     )

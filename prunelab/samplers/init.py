@@ -1,7 +1,7 @@
 """Initial states: the paper's forward, random forward and hybrid forward sampling.
 
 Three initialisers from the paper's section "Generate initial states", all one
-kernel (:func:`hybrid_forward_kernel`) that walks the variables in topological
+kernel (:func:`hybrid_forward_nb`) that walks the variables in topological
 order and, at each free variable ``X_i`` with parents set to ``pa``,
 
 * **forward** draws ``x_i ~ P(X_i | pa)``;
@@ -37,8 +37,10 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, state_labels
+from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
+from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
@@ -46,7 +48,7 @@ __all__ = [
     "InfeasibleStateError",
     "InitInfo",
     "initial_state",
-    "hybrid_forward_kernel",
+    "hybrid_forward_nb",
     "check_state",
     "start_state_from",
     "can_take",
@@ -83,71 +85,71 @@ class InitInfo(NamedTuple):
     n_tries: int
 
 
-def _hybrid_forward_python(rng, cardinality, parent_ptr, parent_index, parent_stride,
-                           cpt_offset, cpt, evidence_value, p, max_restarts, x):
-    """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1.
+def _hybrid_forward(inverse_cdf):
+    """The hybrid forward kernel's one source, drawing from a CPT row with ``inverse_cdf``.
 
-    Written once and compiled with numba (:func:`hybrid_forward_kernel`); the
-    plain-Python version runs the same code (slowly), for tests.
+    Made twice: with :func:`~prunelab.samplers.inverse_cdf.inverse_cdf_py` it is the
+    plain-Python reference (slow, for tests); with its compiled twin, compiled by
+    numba, it is :func:`hybrid_forward_nb`.
     """
-    n = cardinality.shape[0]
-    toss = 0.0 < p < 1.0
-    for attempt in range(max_restarts):
-        feasible = True
-        for i in range(n):
-            base = cpt_offset[i]
-            for k in range(parent_ptr[i], parent_ptr[i + 1]):
-                base += x[parent_index[k]] * parent_stride[k]
-            card = cardinality[i]
-            observed = evidence_value[i]
-            if observed >= 0:
-                x[i] = observed
-                if cpt[base + observed] == 0.0:
-                    feasible = False
-                    break
-                continue
-            if toss:
-                use_cpt = rng.random() < p
-            else:
-                use_cpt = p >= 1.0
-            if use_cpt:
-                # forward: inverse CDF of the CPT row, never a zero entry
-                total = 0.0
-                for s in range(card):
-                    total += cpt[base + s]
-                u = rng.random() * total
-                cumulative = 0.0
-                chosen = card - 1
-                for s in range(card):
-                    cumulative += cpt[base + s]
-                    if cumulative > u:
-                        chosen = s
+
+    def hybrid_forward(rng, cardinality, parent_ptr, parent_index, parent_stride,
+                       cpt_offset, cpt, evidence_value, p, max_restarts, x):
+        """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1."""
+        n = cardinality.shape[0]
+        toss = 0.0 < p < 1.0
+        for attempt in range(max_restarts):
+            feasible = True
+            for i in range(n):
+                base = cpt_offset[i]
+                for k in range(parent_ptr[i], parent_ptr[i + 1]):
+                    base += x[parent_index[k]] * parent_stride[k]
+                card = cardinality[i]
+                observed = evidence_value[i]
+                if observed >= 0:
+                    x[i] = observed
+                    if cpt[base + observed] == 0.0:
+                        feasible = False
                         break
-                while cpt[base + chosen] == 0.0:
-                    chosen -= 1
-            else:
-                # random forward: uniform over the row's non-zero entries
-                count = 0
-                for s in range(card):
-                    if cpt[base + s] > 0.0:
-                        count += 1
-                j = int(rng.random() * count)
-                if j > count - 1:
-                    j = count - 1
-                chosen = -1
-                for s in range(card):
-                    if cpt[base + s] > 0.0:
-                        if j == 0:
-                            chosen = s
-                            break
-                        j -= 1
-            x[i] = chosen
-        if feasible:
-            return attempt + 1
-    return -1
+                    continue
+                if toss:
+                    use_cpt = rng.random() < p
+                else:
+                    use_cpt = p >= 1.0
+                if use_cpt:
+                    # forward: inverse CDF of the CPT row, never a zero entry
+                    total = 0.0
+                    for s in range(card):
+                        total += cpt[base + s]
+                    chosen = inverse_cdf(cpt[base:base + card], card, rng.random() * total)
+                else:
+                    # random forward: uniform over the row's non-zero entries
+                    count = 0
+                    for s in range(card):
+                        if cpt[base + s] > 0.0:
+                            count += 1
+                    j = int(rng.random() * count)
+                    if j > count - 1:
+                        j = count - 1
+                    chosen = -1
+                    for s in range(card):
+                        if cpt[base + s] > 0.0:
+                            if j == 0:
+                                chosen = s
+                                break
+                            j -= 1
+                x[i] = chosen
+            if feasible:
+                return attempt + 1
+        return -1
+
+    return hybrid_forward
 
 
-hybrid_forward_kernel = numba.njit(cache=True, nogil=True)(_hybrid_forward_python)
+_hybrid_forward_py = _hybrid_forward(inverse_cdf_py)
+"""The plain-Python hybrid forward kernel (``initial_state(..., backend="numpy")``)."""
+
+hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward(inverse_cdf_nb))
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
@@ -191,7 +193,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
     Feasibility is decided on ``log P(e)`` (``-inf`` only when impossible), never on
     ``P(e)``, which underflows to 0 for possible evidence on large networks.
     """
-    from .. import exact  # local: exact inference is only needed on this fallback
+    from .. import junction_tree  # local: exact inference is only needed on this fallback
 
     key = tuple(sorted(bn.evidence_indices(evidence).items()))
     with _posterior_lock:
@@ -201,7 +203,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
     named_evidence = bn.evidence_names(evidence)
     named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
     try:
-        tree, calibration = exact._calibrate(bn, named_evidence)
+        tree, calibration = junction_tree.calibrate(bn, named_evidence)
     except EvidenceError:
         raise
     except ValueError as exc:
@@ -236,12 +238,7 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
         x[i] = s
     for clique, potential in zip(reversed(tables.cliques), reversed(tables.potentials)):
         row = potential[(slice(None), *x[list(clique[1:])])] if len(clique) > 1 else potential
-        cumulative = np.cumsum(row)
-        s = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-        s = min(s, row.size - 1)
-        while row[s] <= 0.0:
-            s -= 1
-        x[clique[0]] = s
+        x[clique[0]] = inverse_cdf_py(row, row.size, rng.random() * np.cumsum(row)[-1])
     return x
 
 
@@ -298,7 +295,7 @@ def initial_state(
 
     See Also
     --------
-    hybrid_forward_kernel : the kernel, with its order of random numbers.
+    hybrid_forward_nb : the kernel, with its order of random numbers.
     prunelab.exact : the junction tree whose upward pass the fallback samples backward.
 
     Notes
@@ -346,9 +343,9 @@ def initial_state(
     if max_restarts < 1:
         raise ValueError(f"max_restarts must be >= 1, got {max_restarts}")
     if backend == "numba":
-        kernel = hybrid_forward_kernel
+        kernel = hybrid_forward_nb
     elif backend == "python":
-        kernel = _hybrid_forward_python
+        kernel = _hybrid_forward_py
     else:
         raise ValueError(f"unknown backend {backend!r}; choose 'numba' or 'python'")
     x = np.zeros(net.n_variables, dtype=np.int64)
@@ -529,7 +526,7 @@ def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, stat
     clamped = np.array(net.evidence_value)
     clamped[variable] = state
     x = np.zeros(net.n_variables, dtype=np.int64)
-    found = hybrid_forward_kernel(
+    found = hybrid_forward_nb(
         rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
         net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
     )
@@ -585,3 +582,6 @@ def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> n
                 out[k] = False
                 break
     return out
+
+
+__getattr__ = module_getattr(__name__, {"hybrid_forward_kernel": "hybrid_forward_nb"})

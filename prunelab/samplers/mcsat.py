@@ -55,9 +55,10 @@ import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork
+from .chain import start_chain
 from .init import check_state
-from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_kernel
-from .samplesat import samplesat_python
+from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_nb
+from .samplesat import samplesat_py
 from .uniform import (
     COUNT,
     DEFAULT_MAX_RESTARTS,
@@ -197,7 +198,7 @@ def mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
     return _mcsat_plans(net)
 
 
-def _select_python(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
+def _select_py(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
                    clause_label, x, kept, label_kept):
     """MC-SAT's clause selection on the random clauses, and the labels it leaves.
 
@@ -218,7 +219,7 @@ def _select_python(rng, random_clause, keep_below, clause_ptr, literal_var, lite
         label_kept[clause_label[c]] = not keep
 
 
-_select_nb = numba.njit(cache=True, nogil=True)(_select_python)
+_select_nb = numba.njit(cache=True, nogil=True)(_select_py)
 
 
 def _check_uniform(uniform: str) -> int:
@@ -261,7 +262,7 @@ def select_clauses(rng: np.random.Generator, net: CompiledNetwork, x, plan: MCSa
     x = np.asarray(x, dtype=np.int64)
     kept, label_kept = plan.base_kept.copy(), plan.base_label_kept.copy()
     c = plan.clauses
-    _select_python(rng, plan.random_clause, plan.keep_below, c.clause_ptr, c.literal_var, c.literal_value,
+    _select_py(rng, plan.random_clause, plan.keep_below, c.clause_ptr, c.literal_var, c.literal_value,
                    c.literal_equal, c.label, x, kept, label_kept)
     return kept, label_kept
 
@@ -361,7 +362,7 @@ def step(
     c = plan.clauses
     n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
     best[:] = x
-    flips, found = samplesat_python(
+    flips, found = samplesat_py(
         rng, c.cardinality, plan.movable, plan.is_movable, c.clause_ptr, c.literal_var, c.literal_value,
         c.literal_equal, plan.index.var_ptr, plan.index.var_clause, plan.index.var_literal, kept, y,
         *options, n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
@@ -394,7 +395,7 @@ def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause
         else:
             for i in range(n):
                 best[i] = x[i]
-            n_flips, found = samplesat_kernel(
+            n_flips, found = samplesat_nb(
                 rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
                 var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise, tabu_length,
                 n_solutions, max_flips, late_sa, n_true, unsat, unsat_pos, last_flip, best, cand_var,
@@ -466,13 +467,9 @@ def run_chain(
     """
     mode = _check_uniform(uniform)
     options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = mcsat_plan(net) if plan is None else plan
-    x = check_state(net, x0)
     c, index = plan.clauses, plan.index
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.empty(n_draws, dtype=np.int64)
     founds = np.empty(n_draws, dtype=np.int64)

@@ -134,7 +134,7 @@ def step(rng: np.random.Generator, net: CompiledNetwork,
 
 
 @numba.njit(cache=True, nogil=True)
-def _metropolis_chain_kernel(rng, cardinality, cpt, family_ptr, family_var, family_stride, free,
+def _metropolis_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride, free,
                              x, labels, n_draws, draws, n_accepted):
     n_free = free.shape[0]
     for t in range(n_draws):
@@ -206,7 +206,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int) 
     """
     n_draws, x, labels, draws = start_chain(net, x0, n_draws)
     n_accepted = np.zeros(n_draws, dtype=np.int64)
-    _metropolis_chain_kernel(
+    _metropolis_chain_nb(
         rng, net.cardinality, net.cpt, net.family_ptr, net.family_var, net.family_stride,
         net.free, x, labels, n_draws, draws, n_accepted,
     )

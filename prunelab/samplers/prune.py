@@ -46,6 +46,8 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
+from ..deprecation import module_getattr
+from .chain import start_chain
 from .init import check_state
 from .uniform import (
     AUTO,
@@ -88,7 +90,7 @@ __all__ = [
     "run_chain",
     "prune_around",
     "prune_plan",
-    "prune_chain_kernel",
+    "prune_chain_nb",
     "NO_SPARSE_COUNT",
     "compile_prune_plan",
     "auto_searches",
@@ -418,7 +420,7 @@ NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] *
 
 
 @numba.njit(cache=True, nogil=True)
-def prune_chain_kernel(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
+def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
                        n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
@@ -562,23 +564,21 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code = method_code(uniform)
-    n_draws = int(n_draws)
-    if n_draws < 0:
-        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     plan = prune_plan(net) if plan is None else plan
-    x = check_state(net, x0)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
     ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
     sizes = np.empty(n_draws, dtype=np.float64)
     methods = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    x_labels = np.zeros(net.n_variables, dtype=np.int64)
-    prune_chain_kernel(
+    prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
         int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods,
     )
     return PruneChain(draws, sizes, methods)
+
+
+__getattr__ = module_getattr(__name__, {"prune_chain_kernel": "prune_chain_nb"})

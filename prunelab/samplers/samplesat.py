@@ -60,10 +60,11 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
+from ..deprecation import module_getattr
 from ..clauses import WeightedClauses
 
 __all__ = [
-    "ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_kernel", "samplesat_python",
+    "ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_nb", "samplesat_py",
 ]
 
 
@@ -212,7 +213,7 @@ def _other_value(u, current, card):
     return r if r < current else r + 1
 
 
-def samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
+def samplesat_py(rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
                       var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise,
                       tabu_length, n_solutions, max_flips, late_sa,
                       n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value):
@@ -220,7 +221,7 @@ def samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal_
 
     ``y`` holds the evidence on entry; ``movable`` lists the free variables with two
     or more values, ``is_movable`` marks them. Returns ``(flips, solutions visited)``; with no solution visited
-    ``best`` is untouched. Written once, compiled with numba (:func:`samplesat_kernel`).
+    ``best`` is untouched. Written once, compiled with numba (:func:`samplesat_nb`).
     """
     for f in range(movable.shape[0]):
         i = movable[f]
@@ -293,5 +294,8 @@ def samplesat_python(rng, cardinality, movable, is_movable, clause_ptr, literal_
     return flips, found
 
 
-samplesat_kernel = numba.njit(cache=True, nogil=True)(samplesat_python)
-"""The numba build of :func:`samplesat_python` (the helpers are ``register_jitable``)."""
+samplesat_nb = numba.njit(cache=True, nogil=True)(samplesat_py)
+"""The numba build of :func:`samplesat_py` (the helpers are ``register_jitable``)."""
+
+
+__getattr__ = module_getattr(__name__, {"samplesat_kernel": "samplesat_nb", "samplesat_python": "samplesat_py"})

@@ -84,7 +84,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
-from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_kernel, prune_plan
+from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
 from .prune import step as prune_step
 from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
 from .uniform.kernels import label_nb
@@ -275,7 +275,7 @@ def swap_probability(beta_i, beta_j, log_p_i, log_p_j):
     return math.exp(min((beta_i - beta_j) * (log_p_j - log_p_i), 0.0))
 
 
-def _swap_phase_python(rng, betas, log_c, labels, replicas, parity, swapped):
+def _swap_phase_py(rng, betas, log_c, labels, replicas, parity, swapped):
     """Propose the swaps of one step (pairs ``(i, i + 1)``, ``i = parity, parity + 2, ...``).
 
     ``labels[k]`` are the labels of ``replicas[k]``; accepted pairs exchange their
@@ -301,7 +301,7 @@ def _swap_phase_python(rng, betas, log_c, labels, replicas, parity, swapped):
             swapped[i] = 0
 
 
-_swap_phase_nb = numba.njit(cache=True, nogil=True)(_swap_phase_python)
+_swap_phase_nb = numba.njit(cache=True, nogil=True)(_swap_phase_py)
 
 
 def _log_labels(net: CompiledNetwork) -> np.ndarray:
@@ -489,7 +489,7 @@ def step(
         infos.append(info)
     labels = state_labels(net, replicas)
     swapped = np.empty(k - 1, dtype=np.int8)
-    _swap_phase_python(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
+    _swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
     return (TemperedState(replicas[0].copy(), replicas, state.n_steps + 1),
             TemperedInfo(infos[0].size, infos[0].method, swapped))
 
@@ -507,7 +507,7 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
         for r in range(n_replicas):
             for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
                 scratch[r, i] = replicas[r, i]
-            prune_chain_kernel(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
+            prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
                                x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
                                DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
             for i in range(n):

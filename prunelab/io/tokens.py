@@ -1,0 +1,218 @@
+"""Reading network files a token at a time, with errors that name the file and the line.
+
+:class:`Tokens` tokenizes a text a chunk at a time (no list of every token is
+ever held); :func:`parse_probability` and :data:`COUNT` say what a number in a
+file may look like, strictly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import gzip
+import itertools
+import math
+import re
+import zlib
+from pathlib import Path
+
+__all__ = ["COUNT", "FileFormatError", "Tokens", "open_text", "parse_probability"]
+
+
+class FileFormatError(ValueError):
+    """A network file that cannot be read; the message names file, line and token."""
+
+
+def open_text(path: Path) -> str:
+    """The file's text: gunzipped if it ends in ``.gz``, UTF-8, a leading BOM dropped."""
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise FileFormatError(f"{path}: not a readable gzip file ({exc})") from None
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(f"{path}: not UTF-8 text ({exc})") from None
+
+
+COUNT = re.compile(r"[0-9]+")
+"""A count in a file: ASCII digits only (``int`` would also take ``'٢'`` or ``'1_0'``)."""
+
+
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+
+
+_PROBABILITY = re.compile(_NUMBER)
+
+
+_NUMBER_LIST = re.compile(rf"(?:{_NUMBER} )*{_NUMBER}")
+"""Numbers joined by single spaces (the fast path of a row of tokens)."""
+
+
+_CHUNK = 1 << 20
+"""Characters tokenized at a time (the cut is moved to the next line break outside a comment)."""
+
+
+def parse_probability(tok: str) -> float:
+    """``tok`` as a finite non-negative number; ValueError says what is wrong."""
+    if not _PROBABILITY.fullmatch(tok):
+        raise ValueError(f"found {tok!r}")
+    value = float(tok)
+    if value < 0:
+        raise ValueError(f"found the negative number {tok!r}")
+    if value == math.inf:
+        raise ValueError(f"found {tok!r}, too large for a float")
+    return value
+
+
+class Tokens:
+    """The tokens of a text, read one at a time.
+
+    The text is tokenized a chunk (about ``_CHUNK`` characters) at a time by
+    one ``findall``. A token is known by its mark, its index in the whole
+    stream; its line is worked out only for an error, by tokenizing its chunk
+    again.
+
+    Parameters
+    ----------
+    text : str
+    path : Path
+        Named in errors.
+    pattern : re.Pattern
+        Matches what is skipped before a token (possessively), then the token in
+        its one group (empty at the end of the text). Tokens hold no line break.
+    """
+
+    def __init__(self, text: str, path: Path, pattern: re.Pattern):
+        self.text = text
+        self.path = path
+        self._pattern = pattern
+        self._chunks: list[tuple[int, int, int]] = []  # (first mark, start, end) of each chunk
+        self._toks: list[str] = []
+        self._i = 0  # position in _toks of the next token
+        self._base = 0  # mark of _toks[0]
+        self._fill()
+
+    def _fill(self) -> None:
+        """Tokenize chunks until a token is waiting or the text is used up."""
+        end = self._chunks[-1][2] if self._chunks else 0
+        while self._i >= len(self._toks) and end < len(self.text):
+            start, end = end, self._chunk_end(end)
+            self._base += len(self._toks)
+            self._toks = self._pattern.findall(self.text, start, end)
+            while self._toks and not self._toks[-1]:  # the empty matches at the end
+                self._toks.pop()
+            self._i = 0
+            self._chunks.append((self._base, start, end))
+
+    def _chunk_end(self, start: int) -> int:
+        """A line break after ``start + _CHUNK`` that is not inside a ``/* */`` comment."""
+        text = self.text
+        end = text.find("\n", start + _CHUNK)
+        while end >= 0:
+            opened = text.rfind("/*", start, end)
+            if opened < 0 or text.find("*/", opened + 2, end) >= 0:
+                return end
+            closed = text.find("*/", opened + 2)
+            end = -1 if closed < 0 else text.find("\n", closed + 2)
+        return len(text)
+
+    def line(self, mark: int | None) -> int:
+        """The line (from 1) of the token with ``mark``; None is the end of the text."""
+        if mark is None:
+            offset = len(self.text.rstrip())
+        else:
+            base, start, end = self._chunks[bisect.bisect_right(self._chunks, (mark, math.inf)) - 1]
+            matches = self._pattern.finditer(self.text, start, end)
+            offset = next(itertools.islice(matches, mark - base, None)).start(1)
+        return self.text.count("\n", 0, offset) + 1
+
+    def error(self, message: str, mark: int | None = None) -> FileFormatError:
+        """A FileFormatError at the token with ``mark`` (default: the next token, or the end)."""
+        if mark is None and self._i < len(self._toks):
+            mark = self._base + self._i
+        return FileFormatError(f"{self.path}:{self.line(mark)}: {message}")
+
+    def peek(self) -> str | None:
+        """The next token without consuming it; None at the end of the text."""
+        return self._toks[self._i] if self._i < len(self._toks) else None
+
+    def next(self, what: str = "a token") -> tuple[str, int]:
+        """The next token and its mark; an error naming ``what`` at the end of the text."""
+        i = self._i
+        if i >= len(self._toks):
+            raise self.error(f"unexpected end of file, expected {what}")
+        item = (self._toks[i], self._base + i)
+        self._i = i + 1
+        if self._i == len(self._toks):
+            self._fill()
+        return item
+
+    def expect(self, token: str) -> int:
+        """Consume the next token, which must be ``token``; its mark."""
+        tok, mark = self.next(repr(token))
+        if tok != token:
+            raise self.error(f"expected {token!r}, found {tok!r}", mark)
+        return mark
+
+    def until(self, stop: str) -> tuple[list[str], int]:
+        """The tokens before the next ``stop`` (which is consumed), and the mark of the first.
+
+        The k-th token returned has mark ``first + k``.
+        """
+        first = self._base + self._i
+        try:
+            j = self._toks.index(stop, self._i)
+        except ValueError:  # across chunks, or missing: token by token
+            found = []
+            while (tok := self.next(repr(stop))[0]) != stop:
+                found.append(tok)
+            return found, first
+        found = self._toks[self._i:j]
+        self._i = j
+        self.next()
+        return found, first
+
+    def skip_to(self, token: str) -> None:
+        """Skip up to and including ``token``."""
+        while self.next(repr(token))[0] != token:
+            pass
+
+    def skip_block(self) -> None:
+        """Skip a balanced ``{ ... }`` block (network and property sections)."""
+        self.expect("{")
+        depth = 1
+        while depth:
+            tok, _ = self.next("'}'")
+            depth += {"{": 1, "}": -1}.get(tok, 0)
+
+    def numbers(self, what: str) -> list[float]:
+        """Probabilities up to the next ``;`` (commas between them optional), which is consumed."""
+        toks, i = self._toks, self._i
+        try:
+            stop = toks.index(";", i)
+        except ValueError:
+            stop = -1
+        if stop > i:
+            row = [t for t in toks[i:stop] if t != ","]
+            if _NUMBER_LIST.fullmatch(" ".join(row)):
+                values = [float(t) for t in row]
+                if min(values) >= 0.0 and max(values) < math.inf:
+                    self._i = stop
+                    self.next()
+                    return values
+        # a bad token or value, or a row across chunks: token by token
+        values = []
+        while True:
+            tok, mark = self.next("';'")
+            if tok == ";":
+                return values
+            if tok != ",":
+                try:
+                    values.append(parse_probability(tok))
+                except ValueError as exc:
+                    raise self.error(f"{what}: expected a probability, {exc}", mark) from None

@@ -1,0 +1,317 @@
+"""What :func:`prunelab.sample` returns: :class:`SampleResult`, the draws of several chains and how to read them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import indicators
+from .checkpoints import checked_checkpoints
+from .deprecation import renamed_attribute
+from .diagnostics import TrapReport
+
+__all__ = ["SampleResult", "distinct_rows", "draw_dtype"]
+
+
+def distinct_rows(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of a 2-d integer array (compared as raw bytes, so in any order)."""
+    rows = np.ascontiguousarray(rows)
+    if rows.shape[0] == 0:
+        return rows
+    keep = np.ones(rows.shape[0], dtype=bool)
+    keep[1:] = np.any(rows[1:] != rows[:-1], axis=1)  # runs of one state first: cheap, and common
+    rows = np.ascontiguousarray(rows[keep])
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first = np.unique(as_bytes, return_index=True)
+    return rows[np.sort(first)]
+
+
+def draw_dtype(cardinality: np.ndarray):
+    """The smallest signed integer type that holds every state index (``cardinality - 1``)."""
+    top = int(cardinality.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        if top - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+@dataclass(frozen=True, eq=False)
+class SampleResult:
+    """Draws of several chains and what is needed to read them.
+
+    Attributes
+    ----------
+    draws : int array (chain, draw, variable)
+        State indices in ``variables`` order, evidence variables fixed. The dtype
+        is the smallest signed integer that holds every state index (usually
+        ``int8``), to keep 100 chains of 25 000 draws in memory.
+    variables : tuple of str
+        ``bn.variables`` (topological order).
+    states : mapping of str to tuple of str
+        State names per variable.
+    evidence : dict of str to str
+        The evidence, states by name.
+    sampler : str
+        The sampler's name (``method`` is its deprecated name).
+    init_seconds, sample_seconds : float64 (chain,)
+        Wall time of the initial state and of the chain, per chain, numba compile
+        time excluded.
+    initial_states : int64 (chain, variable)
+        The start of each chain (not among ``draws``: draw 1 is after one sweep).
+    init_methods : tuple of str
+        Per chain: the initialiser used (``"exact"`` when forward sampling ran out
+        of restarts, ``"given"`` for an explicit start).
+    rb_checkpoints : int64 (checkpoint,) or None
+        Draw counts at which Rao-Blackwell sums were recorded.
+    rb_sums : float64 (chain, checkpoint, sum of cardinalities) or None
+        Running sums of the conditionals; see :meth:`running_marginals`.
+    stats : dict of str to array (chain, draw, ...)
+        Per-draw sampler statistics, e.g. Metropolis ``n_accepted``.
+    extras : dict of str to list (chain,)
+        Other per-chain outputs of the sampler.
+    seed_entropy : int
+        Entropy of the root ``SeedSequence``; ``sample(..., seed=seed_entropy)``
+        reproduces the run when the seed was an int or None.
+    seed_spawn_key : tuple of int
+        Spawn key of the root ``SeedSequence`` (not empty when the seed was a
+        Generator or a spawned SeedSequence): ``seed=np.random.SeedSequence(
+        seed_entropy, spawn_key=seed_spawn_key)`` reproduces the run.
+    trap : TrapReport
+        Variables stuck or disagreeing across chains; see
+        :class:`~prunelab.diagnostics.TrapReport`. With :attr:`n_changes`,
+        :attr:`n_distinct_states`, :attr:`move_rate`, :attr:`acceptance_rate` and
+        :meth:`rhat`, what a user needs to notice a trapped sampler.
+    backend : str
+    options : dict
+        Sampler options as passed.
+
+    See Also
+    --------
+    sample : makes it.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.sampling import sample
+    >>> result = sample(load_network("asia"), "prune", 500, n_chains=2, seed=0)
+    >>> result.draws.shape, result.draws.dtype.name
+    ((2, 500, 8), 'int8')
+    >>> result.running_marginals("lung", checkpoints=[100, 500]).shape
+    (2, 2, 2)
+    >>> result.trap.trapped, int(result.n_distinct_states.min()) > 10
+    (False, True)
+    """
+
+    draws: np.ndarray
+    variables: tuple[str, ...]
+    states: Mapping[str, tuple[str, ...]]
+    evidence: dict[str, str]
+    sampler: str
+    init_seconds: np.ndarray
+    sample_seconds: np.ndarray
+    initial_states: np.ndarray
+    init_methods: tuple[str, ...] = ()
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
+    stats: dict[str, np.ndarray] = field(default_factory=dict)
+    extras: dict[str, list] = field(default_factory=dict)
+    seed_entropy: int | None = None
+    backend: str = "numba"
+    options: dict[str, Any] = field(default_factory=dict)
+    seed_spawn_key: tuple[int, ...] = ()
+    trap: TrapReport = TrapReport()
+
+    method = renamed_attribute("prunelab.SampleResult", "method", "sampler")
+
+    # ------------------------------------------------------------ shape
+    @property
+    def n_chains(self) -> int:
+        """Number of chains (the first axis of :attr:`draws`)."""
+        return int(self.draws.shape[0])
+
+    @property
+    def n_draws(self) -> int:
+        """Draws per chain (the second axis of :attr:`draws`)."""
+        return int(self.draws.shape[1])
+
+    @property
+    def free_variables(self) -> tuple[str, ...]:
+        """Variables without evidence, in ``variables`` order."""
+        return tuple(v for v in self.variables if v not in self.evidence)
+
+    @property
+    def state_offsets(self) -> np.ndarray:
+        """Start of each variable's block in the last axis of :attr:`rb_sums`."""
+        cards = [len(self.states[v]) for v in self.variables]
+        return np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+
+    # ------------------------------------------------------------ mixing
+    @property
+    def n_changes(self) -> np.ndarray:
+        """int64 (chain, variable): draws at which each variable differs from the draw before.
+
+        The first draw is compared with the start state, so a variable with 0 never
+        moved in that chain; evidence variables are always 0.
+        """
+        out = np.zeros((self.n_chains, len(self.variables)), dtype=np.int64)
+        for j in range(len(self.variables)):
+            column = self.draws[:, :, j]
+            out[:, j] = np.count_nonzero(np.diff(column, axis=1), axis=1) + (column[:, 0] != self.initial_states[:, j])
+        return out
+
+    @property
+    def n_distinct_states(self) -> np.ndarray:
+        """int64 (chain,): distinct full states among each chain's draws (1 for a chain that never moved)."""
+        return np.array([distinct_rows(chain).shape[0] for chain in self.draws], dtype=np.int64)
+
+    @property
+    def move_rate(self) -> np.ndarray:
+        """float64 (chain,): share of draws that differ from the draw before (any sampler)."""
+        moved = np.any(np.diff(self.draws, axis=1) != 0, axis=2).sum(axis=1)
+        moved = moved + np.any(self.draws[:, 0, :] != self.initial_states, axis=1)
+        return moved / self.n_draws
+
+    @property
+    def acceptance_rate(self) -> np.ndarray | None:
+        """float64 (chain,): accepted share of single-site proposals, or None if the sampler has none.
+
+        From the per-draw statistic ``n_accepted`` (Metropolis), out of one
+        proposal per free variable with more than one state per sweep.
+        """
+        accepted = self.stats.get("n_accepted")
+        if accepted is None:
+            return None
+        n_proposals = sum(len(self.states[v]) > 1 for v in self.free_variables)
+        if n_proposals == 0:
+            return np.full(self.n_chains, np.nan)
+        return accepted.sum(axis=1) / (self.n_draws * n_proposals)
+
+    def rhat(self) -> dict[str, float]:
+        """Rank-normalised split R-hat of every free variable: the largest over its states' indicators.
+
+        From :func:`prunelab.diagnostics.convergence_summary` (ArviZ): ``inf`` when
+        chains never change but sit in different states, ``nan`` when every chain
+        sits in the same state throughout. Needs at least 4 draws.
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, n_chains=2, init=[[0, 0], [1, 1]],
+        ...                 seed=0, traps="record")
+        >>> result.rhat()
+        {'A': inf, 'B': inf}
+        """
+        from .diagnostics import convergence_summary
+
+        out = {}
+        for v in self.free_variables:
+            column = self.draws[:, :, self._column(v)]
+            values = [convergence_summary(column == s)["rhat"] for s in range(len(self.states[v]))]
+            out[v] = float(np.nan if all(np.isnan(values)) else np.nanmax(values))
+        return out
+
+    def _column(self, variable: str) -> int:
+        try:
+            return self.variables.index(variable)
+        except ValueError:
+            raise KeyError(f"unknown variable {variable!r}; variables are {list(self.variables)}") from None
+
+    # ------------------------------------------------------------ estimates
+    def running_marginals(self, variable: str, checkpoints=None, estimator: str = "empirical") -> np.ndarray:
+        """Estimates of ``P(variable | e)`` after ``t`` draws, for each chain and checkpoint ``t``.
+
+        Parameters
+        ----------
+        variable : str
+        checkpoints : array_like of int, optional
+            Draw counts ``t`` in ``1..n_draws``. Default: every draw for
+            ``"empirical"``, the recorded :attr:`rb_checkpoints` for
+            ``"rao_blackwell"`` (other counts are not available there).
+        estimator : {"empirical", "rao_blackwell"}
+            The share of the first ``t`` draws in each state, or the paper's eq. (1)
+            ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs only).
+
+        Returns
+        -------
+        float64 array (chain, checkpoint, n_states)
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 4, init=[0, 0], seed=1, traps="record")
+        >>> result.running_marginals("A", checkpoints=[1, 4]).tolist()
+        [[[1.0, 0.0], [1.0, 0.0]]]
+        >>> result.trap.stuck  # Gibbs cannot leave (0, 0): see SampleResult.trap
+        ('A', 'B')
+        """
+        i = self._column(variable)
+        card = len(self.states[variable])
+        if estimator == "empirical":
+            cps = self._checked(checkpoints, np.arange(1, self.n_draws + 1))
+            return indicators.running_marginals(self.draws[:, :, i], card, cps)
+        if estimator == "rao_blackwell":
+            if self.rb_sums is None:
+                raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
+            recorded = self.rb_checkpoints
+            cps = self._checked(checkpoints, recorded)
+            where = np.searchsorted(recorded, cps)
+            ok = (where < recorded.size) & (recorded[np.minimum(where, recorded.size - 1)] == cps)
+            if not ok.all():
+                raise ValueError(
+                    f"Rao-Blackwell sums exist only at the recorded checkpoints; {cps[~ok][:5].tolist()} "
+                    "are not among them (pass rb_checkpoints to sample)"
+                )
+            lo = self.state_offsets[i]
+            return self.rb_sums[:, where, lo:lo + card] / cps[None, :, None]
+        raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
+
+    def _checked(self, checkpoints, default: np.ndarray) -> np.ndarray:
+        if checkpoints is None:
+            return np.asarray(default, dtype=np.int64)
+        return checked_checkpoints(checkpoints, self.n_draws)
+
+    def marginals(self, estimator: str = "empirical") -> dict[str, np.ndarray]:
+        """Pooled estimate of ``P(X | e)`` for every free variable, all chains and draws.
+
+        Parameters
+        ----------
+        estimator : {"empirical", "rao_blackwell"}
+            For ``"rao_blackwell"`` the last recorded checkpoint is used.
+
+        Returns
+        -------
+        dict of str to float64 array
+            Keyed like :func:`prunelab.exact.exact_marginals` (observed variables omitted).
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("deterministic_pair"), "gibbs", 10, init=[1, 1], seed=1, traps="record")
+        >>> result.marginals()["A"].tolist()
+        [0.0, 1.0]
+        """
+        out = {}
+        for v in self.free_variables:
+            if estimator == "rao_blackwell":
+                if self.rb_checkpoints is None or self.rb_checkpoints.size == 0:
+                    raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums")
+                last = [int(self.rb_checkpoints[-1])]
+                out[v] = self.running_marginals(v, last, estimator)[:, 0, :].mean(axis=0)
+            elif estimator == "empirical":
+                column = self.draws[:, :, self._column(v)].ravel()
+                out[v] = np.bincount(column, minlength=len(self.states[v])) / column.size
+            else:
+                raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"SampleResult(sampler={self.sampler!r}, chains={self.n_chains}, draws={self.n_draws}, "
+            f"variables={len(self.variables)}, evidence={len(self.evidence)})"
+        )
