@@ -369,7 +369,9 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     import subprocess
     import time
 
-    cmd, env = _cli("reproduce", "--profile", "quick", "--cases", "grid-5x5.prune", "--jobs", "2",
+    # the paper profile's 100 runs: the sweep cannot finish between the first run file and the signal
+    # (the quick profile's 20 short runs sometimes did, and the process exited 0 before Ctrl-C)
+    cmd, env = _cli("reproduce", "--profile", "paper", "--cases", "grid-5x5.prune", "--jobs", "2",
                     "--out", str(tmp_path), "--no-progress")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     deadline = time.monotonic() + 300
