@@ -21,7 +21,9 @@ tool chain, so the chapters call these functions instead:
 
 from __future__ import annotations
 
+import copy
 import datetime
+import functools
 import os
 import platform
 import sys
@@ -131,7 +133,8 @@ def results_for(profile: str, cases) -> dict:
         The book profile (see :func:`setup`). At ``"paper"`` the frozen results in
         ``data/results/paper`` are read (``python -m prunelab reproduce --profile
         paper`` regenerates them); at any other profile the cases are run now, in a
-        temporary folder, on one core.
+        temporary folder, on one core, once per process (a later call with the same
+        cases gets a copy: a chapter's sections can each load them and still lift).
     cases : list of str
         Case ids (:func:`prunelab.experiments.select_cases`); at the paper profile
         the frozen results hold every case.
@@ -148,12 +151,19 @@ def results_for(profile: str, cases) -> dict:
     >>> sorted(results)
     ['curves', 'final_marginals', 'provenance', 'runs', 'summary']
     """
-    from .experiments import load_results, reproduce
+    from .experiments import load_results
 
     if profile == "paper":
         return load_results("paper")
+    return copy.deepcopy(_results_run_now(profile, tuple(cases)))
+
+
+@functools.lru_cache(maxsize=8)
+def _results_run_now(profile: str, cases: tuple) -> dict:
+    from .experiments import load_results, reproduce
+
     with tempfile.TemporaryDirectory() as tmp:
-        reproduce(profile, cases=cases, out=tmp, n_jobs=1, progress=False)
+        reproduce(profile, cases=list(cases), out=tmp, n_jobs=1, progress=False)
         return load_results(out=tmp)
 
 

@@ -136,3 +136,13 @@ def test_draw_seed_is_one_draw_of_the_chapter_generator():
     assert all(type(s) is int for s in seeds)
     assert rng.random() == same.random()  # one draw each, nothing more
     assert {draw_seed(rng, high=2) for _ in range(50)} == {0, 1}
+
+
+def test_results_run_now_are_computed_once_and_handed_out_as_copies():
+    from prunelab.notebook import results_for
+
+    first = results_for("smoke", ["deterministic_pair.prune"])
+    first["runs"].drop(first["runs"].index, inplace=True)  # a section that scribbles on its copy
+    second = results_for("smoke", ["deterministic_pair.prune"])
+    assert len(first["runs"]) == 0 and len(second["runs"]) > 0
+    assert second["provenance"] == results_for("smoke", ["deterministic_pair.prune"])["provenance"]

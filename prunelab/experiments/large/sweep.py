@@ -7,6 +7,8 @@ settings; :func:`consolidate_large` turns the run files into one parquet table p
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import shlex
@@ -169,20 +171,26 @@ def large_results_for(profile: str) -> dict:
     profile : str
         The book profile (:func:`prunelab.notebook.setup`): ``"paper"`` reads
         ``data/results/large`` (``python -m prunelab large --profile paper``
-        regenerates it); any other runs :data:`LARGE_PROFILES` ``["smoke"]`` on one core.
+        regenerates it); any other runs :data:`LARGE_PROFILES` ``["smoke"]`` on one core,
+        once per process (later calls get a copy).
 
     Returns
     -------
     dict
         As :func:`load_large_results`.
     """
-    import tempfile
-
     if profile == "paper":
         written = large_results_dir("paper")  # a rerun's, where it writes (the user's folder for a wheel)
         if (written / "provenance.json").is_file():
             return load_large_results(written)
         return load_large_results(data_dir() / "results" / "large")  # the frozen results shipped
+    return copy.deepcopy(_smoke_results())
+
+
+@functools.lru_cache(maxsize=1)
+def _smoke_results() -> dict:
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         run_large("smoke", out=tmp, n_jobs=1, command="large_results_for('smoke')")
         return load_large_results(tmp)
