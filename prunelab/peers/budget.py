@@ -155,7 +155,7 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int, max
             n = left if cap is None else min(left, cap)
             draws, elapsed = draw(n, tally.last, salt)
             tally.add(draws, elapsed)
-            left, salt = left - n, (salt + 1000 if salt else 1000)
+            left, salt = left - n, salt + 1000
         return time.perf_counter() - t_start - tally.seconds
     n_pilot, salt = pilot_start, 1
     while True:

@@ -508,8 +508,8 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
             for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
                 scratch[r, i] = replicas[r, i]
             prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
-                               x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
-                               DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
+                           x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
+                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
         _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])

@@ -81,7 +81,7 @@ from .profiles import (
     plan_runs,
 )
 from .sweep import consolidate_large, large_results_dir, large_results_for, load_large_results, run_large
-from .tables import growth_fit, network_table
+from .tables import common_budget, growth_fit, network_table
 
 __all__ = [
     "BUDGET_SAMPLERS",
@@ -96,6 +96,7 @@ __all__ = [
     "MIXING_VARIANTS",
     "OFF_THRESHOLD",
     "PEER_GRACE_SECONDS",
+    "common_budget",
     "consolidate_large",
     "evidence_seed",
     "freeze_evidence",

@@ -4,7 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["growth_fit", "network_table"]
+__all__ = ["common_budget", "growth_fit", "network_table"]
+
+
+def common_budget(runs) -> float:
+    """The longest budget every network ran (longer ones ran on :data:`LONG_BUDGET_NETWORKS` only).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The ``budget`` table (columns ``budget`` and ``network``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"budget": [1.0, 1.0, 10.0, 10.0, 60.0], "network": ["a", "b", "a", "b", "a"]})
+    >>> common_budget(runs)
+    10.0
+    """
+    networks_at = runs.groupby("budget")["network"].nunique()
+    return float(networks_at[networks_at == networks_at.max()].index.max())
 
 
 def network_table(results: dict, budget: float | None = None):
@@ -12,7 +31,7 @@ def network_table(results: dict, budget: float | None = None):
 
     Set-up and speed columns are given without evidence (``_ev0``) and with the
     frozen 25 % evidence (``_ev25``); the ESS check and the AHD columns
-    (``ahd_<sampler>``, at ``budget`` seconds, default the largest budget every network ran) are
+    (``ahd_<sampler>``, at ``budget`` seconds, default :func:`common_budget`) are
     with evidence. A sampler that gave no estimate has its status instead
     (``status_<sampler>``) and a NaN AHD.
     """
@@ -34,9 +53,7 @@ def network_table(results: dict, budget: float | None = None):
                                 ("n_variables", "n_arcs", "max_states", "deterministic_share")])
     if "budget" in results:
         runs = results["budget"]
-        if budget is None:
-            networks_at = runs.groupby("budget")["network"].nunique()
-            budget = networks_at[networks_at == networks_at.max()].index.max()
+        budget = common_budget(runs) if budget is None else budget
         at = runs[runs["budget"] == budget]
         for sampler, rows in at.groupby("sampler", sort=False):
             rows = rows.set_index("network")
