@@ -1,0 +1,36 @@
+"""Compiled circuits: exact inference and exact uniform pruned draws past the junction tree's reach.
+
+A network with its evidence is encoded as a CNF over state and label indicators
+that exploits determinism (:mod:`~prunelab.circuit.encoding`), compiled into a
+sentential decision diagram for a vtree that follows the network's structure
+(:mod:`~prunelab.circuit.vtree`, :mod:`~prunelab.circuit.compiler`), and read into
+flat arrays over which our own numba passes count, marginalise and draw in log
+space (:mod:`~prunelab.circuit.passes`). Exact inference
+(:mod:`~prunelab.circuit.inference`) weighs the label indicators by their CPT
+values; prune sampling weighs them 1 (kept) or 0 (pruned) and draws uniformly from
+the pruned set.
+"""
+
+from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, CircuitTooLargeError, compile_cnf
+from .encoding import CircuitEncoding, ImpossibleEvidenceError, encode_network
+from .inference import CircuitPasses, circuit_inference, compile_circuit, exact_weights, log_count, passes_for
+from .vtree import Vtree, dissection_vtree
+
+__all__ = [
+    "MAX_CIRCUIT_SIZE",
+    "MAX_COMPILE_SECONDS",
+    "Circuit",
+    "CircuitEncoding",
+    "CircuitPasses",
+    "CircuitTooLargeError",
+    "ImpossibleEvidenceError",
+    "Vtree",
+    "circuit_inference",
+    "compile_circuit",
+    "compile_cnf",
+    "dissection_vtree",
+    "encode_network",
+    "exact_weights",
+    "log_count",
+    "passes_for",
+]
