@@ -36,12 +36,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .elimination import HEURISTICS, evaluate_order, find_order, greedy_order
+from .compiled import compile_network
+from .elimination import HEURISTICS, TablesTooLargeError, evaluate_order, find_order, greedy_order
 from .junction_tree import calibrate, distribute, free_moral_graph
 from .network import BayesianNetwork, EvidenceError
 
 
 __all__ = [
+    "EXACT_METHODS",
+    "ExactMarginals",
     "ORDER_CHOICES",
     "exact_marginals",
     "probability_of_evidence",
@@ -232,28 +235,76 @@ def treewidth(
     return induced_width(bn, elimination_order(bn, evidence, heuristic), evidence)
 
 
+EXACT_METHODS = ("auto", "junction_tree", "circuit")
+"""Values of ``method=`` in exact inference: ``"auto"`` is the junction tree, and the circuit where it refuses."""
+
+
+class ExactMarginals(dict):
+    """Posteriors by variable name (a ``dict``), with the method that computed them in ``method``."""
+
+    def __init__(self, marginals, method: str):
+        super().__init__(marginals)
+        self.method = method
+
+
+def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str):
+    """``(method, log P(e), marginals or None, junction tree and calibration or None)``."""
+    if method not in EXACT_METHODS:
+        raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
+    refusal = None
+    if method != "circuit":
+        try:
+            tree, calibration = calibrate(bn, evidence)
+        except TablesTooLargeError as exc:
+            if method == "junction_tree":
+                raise
+            refusal = exc
+        else:
+            return "junction_tree", calibration.log_probability, None, (tree, calibration)
+    from .circuit import CircuitTooLargeError, ImpossibleEvidenceError, circuit_for, circuit_inference
+
+    net = compile_network(bn, evidence)
+    try:
+        circuit = circuit_for(net)
+    except ImpossibleEvidenceError:
+        return "circuit", -math.inf, {}, None
+    except CircuitTooLargeError as exc:
+        if refusal is None:
+            raise
+        raise CircuitTooLargeError(f"the junction tree refused ({refusal}), and {exc}") from None
+    log_p, marginals = circuit_inference(bn, net, circuit)
+    return "circuit", log_p, marginals, None
+
+
 def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
     named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
 
 
-def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dict[str, np.ndarray]:
+def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, method: str = "auto"
+                    ) -> ExactMarginals:
     """Exact posterior ``P(X | e)`` of every unobserved variable.
 
     All marginals come from one calibration of a junction tree (one upward and one
-    downward pass), not from one variable elimination per variable.
+    downward pass), not from one variable elimination per variable; where the
+    junction tree's tables exceed their caps, from one upward and one outward pass
+    over a decision diagram that exploits the network's determinism
+    (:mod:`prunelab.circuit`).
 
     Parameters
     ----------
     bn : BayesianNetwork
     evidence : mapping of str to state, optional
         Observed variables and their states (state names or state indices).
+    method : {"auto", "junction_tree", "circuit"}, default "auto"
+        ``"auto"``: the junction tree, and the circuit if the junction tree refuses.
 
     Returns
     -------
-    dict of str to numpy.ndarray
-        For every variable not in ``evidence``, in ``bn.variables`` order, a float64
-        array over its states that sums to 1. Observed variables are omitted.
+    ExactMarginals
+        A dict: for every variable not in ``evidence``, in ``bn.variables`` order, a
+        float64 array over its states that sums to 1. Observed variables are
+        omitted. Its attribute ``method`` names the method that answered.
 
     Raises
     ------
@@ -262,9 +313,13 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
         valid names), or if it is impossible, ``P(e) = 0`` (the message names the
         evidence).
     prunelab.elimination.TablesTooLargeError
-        (a ``ValueError``) If the junction tree would need a clique table larger
-        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
-        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
+        (a ``ValueError``) With ``method="junction_tree"``: the junction tree would
+        need a clique table larger than
+        :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables more
+        than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
+    prunelab.circuit.CircuitTooLargeError
+        (a ``ValueError``) The circuit, where it was tried, outgrew its caps; the
+        message names the size reached (and the junction tree's refusal).
 
     See Also
     --------
@@ -275,6 +330,8 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
     .. [1] D. Koller and N. Friedman, *Probabilistic Graphical Models*, MIT Press,
        2009, sec. 9.3 (evidence as factor reduction), ch. 10 (clique trees,
        sum-product calibration; sec. 10.3 for the Hugin belief update).
+    .. [2] M. Chavira and A. Darwiche, "On probabilistic inference by weighted
+       model counting", Artificial Intelligence 172 (2008).
 
     Examples
     --------
@@ -290,14 +347,17 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
     """
-    tree, calibration = calibrate(bn, evidence)
-    if calibration.log_probability == -math.inf:
+    used, log_p, marginals, calibrated = _answer(bn, evidence, method)
+    if log_p == -math.inf:
         raise _impossible(bn, evidence)
-    by_index = dict(zip(tree.order, distribute(tree, calibration)))
-    return {bn.variables[i]: by_index[i] for i in sorted(by_index)}
+    if calibrated is not None:
+        tree, calibration = calibrated
+        by_index = dict(zip(tree.order, distribute(tree, calibration)))
+        marginals = {bn.variables[i]: by_index[i] for i in sorted(by_index)}
+    return ExactMarginals(marginals, used)
 
 
-def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> float:
+def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto") -> float:
     """Exact ``log P(e)``; ``-inf`` for impossible evidence, 0.0 for none.
 
     Messages are rescaled during the upward pass, so this stays finite where
@@ -307,6 +367,8 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     ----------
     bn : BayesianNetwork
     evidence : mapping of str to state, or None
+    method : {"auto", "junction_tree", "circuit"}, default "auto"
+        As in :func:`exact_marginals`.
 
     Returns
     -------
@@ -341,10 +403,10 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     if not evidence:
         bn.evidence_indices(evidence)
         return 0.0
-    return calibrate(bn, evidence)[1].log_probability
+    return float(_answer(bn, evidence, method)[1])
 
 
-def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> float:
+def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto") -> float:
     """Exact probability ``P(e)`` of the evidence.
 
     Parameters
@@ -352,6 +414,8 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     bn : BayesianNetwork
     evidence : mapping of str to state, or None
         Observed variables and their states; empty or None gives 1.0.
+    method : {"auto", "junction_tree", "circuit"}, default "auto"
+        As in :func:`exact_marginals`.
 
     Returns
     -------
@@ -396,4 +460,5 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     if not evidence:
         bn.evidence_indices(evidence)
         return 1.0
-    return calibrate(bn, evidence)[1].probability
+    used, log_p, _, calibrated = _answer(bn, evidence, method)
+    return calibrated[1].probability if calibrated is not None else math.exp(log_p)

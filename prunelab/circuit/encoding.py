@@ -133,8 +133,8 @@ def encode_network(net: CompiledNetwork, names=None) -> CircuitEncoding:
     >>> from prunelab.compiled import compile_network
     >>> from prunelab.circuit.encoding import encode_network
     >>> enc = encode_network(compile_network(load_network("deterministic_pair")))
-    >>> enc.n_booleans, enc.n_clauses  # A: three states, one-hot; B = A's label is forced
-    (6, 10)
+    >>> enc.n_booleans, enc.n_clauses  # A and B: one Boolean each; A's two labels: one theta each
+    (4, 6)
     """
     n = net.n_variables
     card = net.cardinality

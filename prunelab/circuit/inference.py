@@ -22,7 +22,7 @@ from .encoding import encode_network
 from .passes import outward_nb, upward_nb, vtree_log_sums_nb
 from .vtree import dissection_vtree
 
-__all__ = ["CircuitPasses", "compile_circuit", "circuit_inference", "exact_weights", "passes_for", "log_count"]
+__all__ = ["CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights", "passes_for", "log_count"]
 
 
 class CircuitPasses(NamedTuple):
@@ -78,6 +78,26 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
     enc = encode_network(net, names)
     return compile_cnf(enc, dissection_vtree(net, enc), max_size=max_size, max_seconds=max_seconds,
                        minimize=minimize, what=what)
+
+
+def _compile_default(net: CompiledNetwork) -> Circuit:
+    return compile_circuit(net)
+
+
+_circuits = None
+
+
+def circuit_for(net: CompiledNetwork) -> Circuit:
+    """The circuit of ``net`` with the default caps, compiled on first use and cached (by content).
+
+    Exact inference and prune sampling's circuit draws share it.
+    """
+    global _circuits
+    if _circuits is None:
+        from ..samplers.uniform import PlanCache
+
+        _circuits = PlanCache(_compile_default)
+    return _circuits(net)
 
 
 def exact_weights(circuit: Circuit, net: CompiledNetwork, work: CircuitPasses) -> None:

@@ -16,8 +16,9 @@ One step from a state ``x`` (the paper's Algorithm 1):
    :mod:`prunelab.samplers.uniform`): ``"enumerate"`` (the paper's exhaustive
    listing), ``"count"`` (variable elimination over 0/1 factors and backward
    sampling), ``"auto"`` (enumerate while the search is small, count otherwise;
-   the default) - all three exactly uniform - or ``"heuristic"``, the paper's
-   approximate method, which is biased.
+   the default; past the counting plan's caps: the circuit), ``"circuit"``
+   (:mod:`prunelab.samplers.prune_circuit`) - all exactly uniform - or
+   ``"heuristic"``, the paper's approximate method, which is biased.
 
 With an exact uniform draw the chain is reversible with respect to ``P(x | e)``
 and regular (the paper's section "A regular and reversible Markov chain";
@@ -46,9 +47,11 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
+from ..elimination import TablesTooLargeError
 from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
+from .prune_circuit import CIRCUIT, CircuitPrunePlan, circuit_prune_plan, run_chain_circuit, step_circuit
 from .uniform import (
     AUTO,
     COUNT,
@@ -78,25 +81,9 @@ from .uniform.kernels import (
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
-    "PruneState",
-    "PruneInfo",
-    "PruneChain",
-    "ChainOutput",
-    "PrunePlan",
-    "RAO_BLACKWELL",
-    "METHOD_NAMES",
-    "init",
-    "step",
-    "run_chain",
-    "prune_around",
-    "prune_plan",
-    "prune_chain_nb",
-    "NO_SPARSE_COUNT",
-    "compile_prune_plan",
-    "auto_searches",
-    "AUTO_SHARE",
-    "BACKWARD_UNITS",
-    "NODE_UNITS",
+    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "METHOD_NAMES", "init",
+    "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
+    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS",
 ]
 
 RAO_BLACKWELL = False
@@ -272,6 +259,21 @@ def prune_plan(net: CompiledNetwork) -> PrunePlan:
     return _prune_plans(net)
 
 
+def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
+    """The uniform method's code and its plan: ``"auto"`` turns to the circuit where the counting plan refuses."""
+    code = method_code(uniform)
+    if code == CIRCUIT or plan is not None:
+        if (code == CIRCUIT) != isinstance(plan, CircuitPrunePlan | None):
+            raise ValueError(f"the plan given does not serve uniform={uniform!r}")
+        return code, (circuit_prune_plan(net) if plan is None else plan)
+    try:
+        return code, prune_plan(net)
+    except TablesTooLargeError:
+        if code != AUTO:
+            raise
+        return CIRCUIT, circuit_prune_plan(net)
+
+
 def init(net: CompiledNetwork, x0) -> PruneState:
     """The chain's state at ``x0``, checked: evidence agrees and ``P(x0, e) > 0``.
 
@@ -345,9 +347,10 @@ def step(
     rng : numpy.random.Generator
     net : CompiledNetwork
     state : PruneState
-    uniform : {"auto", "enumerate", "count", "heuristic"}, default "auto"
+    uniform : {"auto", "enumerate", "count", "circuit", "heuristic"}, default "auto"
         How the next state is drawn from the pruned set (see
-        :mod:`prunelab.samplers.uniform`); ``"heuristic"`` is approximate.
+        :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.prune_circuit`);
+        ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
         Size of the candidate set ``V`` and restarts per candidate, for
         ``"heuristic"`` only.
@@ -381,10 +384,12 @@ def step(
     >>> state.x.tolist(), info.size, info.method_name
     ([0, 0], 1.0, 'count')
     """
-    code = method_code(uniform)
-    plan = prune_plan(net) if plan is None else plan
+    code, plan = _code_and_plan(net, uniform, plan)
     x = state.x
     kept = prune_around(rng, net, x, plan)
+    if code == CIRCUIT:
+        y, size = step_circuit(rng, net, x, kept, plan)
+        return PruneState(y, size), PruneInfo(size, CIRCUIT)
     y = x.copy()
     budget = plan.node_budget if node_budget is None else int(node_budget)
     ratio = state.nodes_per_member or plan.nodes_per_member
@@ -527,7 +532,7 @@ def run_chain(
     x0 : array_like of int (n,)
         A feasible start state (checked).
     n_draws : int
-    uniform : {"auto", "enumerate", "count", "heuristic"}, default "auto"
+    uniform : {"auto", "enumerate", "count", "circuit", "heuristic"}, default "auto"
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
 
@@ -563,9 +568,11 @@ def run_chain(
     >>> out.draws.tolist(), out.size.tolist()
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
-    code = method_code(uniform)
+    code, plan = _code_and_plan(net, uniform, plan)
+    if code == CIRCUIT:
+        draws, sizes = run_chain_circuit(rng, net, x0, n_draws, plan)
+        return PruneChain(draws, sizes, np.full(sizes.shape[0], CIRCUIT, dtype=np.int8))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
-    plan = prune_plan(net) if plan is None else plan
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
     ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)

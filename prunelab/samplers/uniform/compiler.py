@@ -38,11 +38,11 @@ __all__ = [
     "uniform_plan",
 ]
 
-UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto")
-"""Accepted values of ``uniform=``."""
+UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto", "circuit")
+"""Accepted values of ``uniform=``; ``"circuit"`` is prune sampling's (:mod:`prunelab.samplers.prune_circuit`)."""
 
-METHOD_NAMES = ("enumerate", "count", "heuristic")
-"""Name of the method that drew, by the integer code kernels return."""
+METHOD_NAMES = ("enumerate", "count", "heuristic", "auto", "circuit")
+"""Name of the method that drew, by the integer code kernels return (``"auto"`` never draws itself)."""
 
 ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
 

@@ -1,0 +1,238 @@
+"""Prune sampling's uniform draw over a compiled circuit: ``uniform="circuit"``.
+
+Where the counting plan of :mod:`prunelab.samplers.uniform` needs junction-tree
+tables that do not fit, the network with its evidence is compiled once into a
+decision diagram (:mod:`prunelab.circuit`) whose models are the feasible states,
+each with its label indicators. A prune step then
+
+1. prunes around ``x`` exactly as every other ``uniform=`` does (same labels, same
+   random numbers: :func:`prunelab.samplers.prune.prune_around`);
+2. weighs each label indicator 1 if its label was kept and 0 if it was pruned, so
+   the weighted count of the circuit is ``|S|``, the size of the pruned set;
+3. counts bottom-up and draws top-down (:mod:`prunelab.circuit.passes`): every
+   member of ``S`` is drawn with probability ``1 / |S|``, up to the rounding of
+   the log-space counts.
+
+:func:`step` is the numpy reference and :func:`run_chain` the numba path; they
+consume the generator in the same order (the pruning, then the draw's
+``random()`` calls) and give identical draws.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ..circuit import Circuit, CircuitPasses, circuit_for, passes_for
+from ..circuit.passes import (
+    draw_nb,
+    draw_py,
+    reachable_nb,
+    upward_nb,
+    upward_py,
+    vtree_log_sums_nb,
+    vtree_log_sums_py,
+)
+from ..compiled import CompiledNetwork
+from .chain import start_chain
+from .uniform import PlanCache
+from .uniform.kernels import label_nb
+
+__all__ = ["CIRCUIT", "CircuitPrunePlan", "circuit_prune_plan", "compile_circuit_prune_plan", "step_circuit",
+           "run_chain_circuit"]
+
+CIRCUIT = 4
+"""The code of ``uniform="circuit"`` (an index into ``UNIFORM_METHODS`` and ``METHOD_NAMES``)."""
+
+
+class CircuitPrunePlan(NamedTuple):
+    """What a circuit prune step needs, compiled once per (network, evidence).
+
+    Attributes
+    ----------
+    circuit : Circuit
+    theta_boolean, theta_label : int64
+        Every label indicator and its label.
+    random_label, random_c, base_kept
+        As in :class:`prunelab.samplers.prune.PrunePlan` (the same sets: labels with
+        ``0 < c < 1`` that some feasible state uses).
+    """
+
+    circuit: Circuit
+    theta_boolean: np.ndarray
+    theta_label: np.ndarray
+    random_label: np.ndarray
+    random_c: np.ndarray
+    base_kept: np.ndarray
+
+
+def compile_circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
+    """Compile ``net``'s circuit and the pruning lists read off it.
+
+    A label indicator is *used* when some model makes it true (a satisfiable path
+    from the root reaches its positive literal); the labels that every state uses
+    (their rows mention only observed variables) are used too.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+    >>> plan = compile_circuit_prune_plan(compile_network(load_network("deterministic_pair")))
+    >>> plan.random_label.tolist()
+    [0, 1]
+    """
+    circuit = circuit_for(net)
+    enc = circuit.encoding
+    n_nodes = circuit.n_nodes
+    reached = np.zeros(enc.n_booleans + 1, dtype=np.bool_)
+    reachable_nb(circuit.kind, circuit.literal, circuit.elem_ptr, circuit.prime, circuit.sub,
+                 np.zeros(n_nodes, dtype=np.bool_), np.zeros(n_nodes, dtype=np.bool_), reached)
+    theta_boolean = np.flatnonzero(enc.theta_label >= 0).astype(np.int64)
+    theta_label = enc.theta_label[theta_boolean]
+    used = theta_label[reached[theta_boolean]]
+    random_label = np.unique(np.concatenate([used, enc.constant_label])).astype(np.int64)
+    base_kept = net.cpt > 0.0
+    base_kept[theta_label[~reached[theta_boolean]]] = False
+    arrays = (theta_boolean, theta_label, random_label, net.cpt[random_label].astype(np.float64), base_kept)
+    for a in arrays:
+        a.setflags(write=False)
+    return CircuitPrunePlan(circuit, *arrays)
+
+
+_plans = PlanCache(compile_circuit_prune_plan)
+
+
+def circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
+    """The :class:`CircuitPrunePlan` of ``net``, compiled on first use and cached (by content)."""
+    return _plans(net)
+
+
+def _decode(state_ptr, state_boolean, cardinality, free, value, y):
+    """The network state of a drawn model: free variables from their indicators."""
+    for k in range(free.shape[0]):
+        i = free[k]
+        lo = state_ptr[i]
+        if cardinality[i] == 2:
+            y[i] = value[state_boolean[lo]]
+        else:
+            for v in range(cardinality[i]):
+                if value[state_boolean[lo + v]] == 1:
+                    y[i] = v
+
+
+_decode_nb = numba.njit(cache=True, nogil=True)(_decode)
+
+
+def _set_weights(kept, theta_boolean, theta_label, log_true):
+    for k in range(theta_boolean.shape[0]):
+        log_true[theta_boolean[k]] = 0.0 if kept[theta_label[k]] else -math.inf
+
+
+_set_weights_nb = numba.njit(cache=True, nogil=True)(_set_weights)
+
+
+def _root_log_count(val, node_vtree, sums, vt_root):
+    root = val.shape[0] - 1
+    if val[root] == -math.inf:
+        return -math.inf
+    rv = node_vtree[root]
+    return val[root] + sums[vt_root] - (sums[rv] if rv >= 0 else 0.0)
+
+
+_root_log_count_nb = numba.njit(cache=True, nogil=True)(_root_log_count)
+
+
+def _draw_pruned(rng, circuit: Circuit, net: CompiledNetwork, plan: CircuitPrunePlan, work: CircuitPasses,
+                 kept, y, upward, sums_pass, draw, set_weights, root_log_count, decode):
+    """Weigh, count and draw once; returns ``log |S|``. The body both paths share, with their passes."""
+    c, vt, enc = circuit, circuit.vtree, circuit.encoding
+    set_weights(kept, plan.theta_boolean, plan.theta_label, work.log_true)
+    sums_pass(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
+    upward(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, work.sums,
+           work.log_true, work.log_false, work.val)
+    log_size = root_log_count(work.val, c.node_vtree, work.sums, vt.root)
+    draw(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root, vt.leaf_lo,
+         vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val, work.stack, work.value)
+    decode(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.value, y)
+    return log_size
+
+
+def step_circuit(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
+                 plan: CircuitPrunePlan) -> tuple[np.ndarray, float]:
+    """The uniform draw of one prune step given its pruning ``kept`` (numpy reference).
+
+    Returns the next state and ``|S|`` (``inf`` past float64's range).
+    """
+    work = passes_for(plan.circuit)
+    y = np.array(x, dtype=np.int64)
+    log_size = _draw_pruned(rng, plan.circuit, net, plan, work, kept, y, upward_py, vtree_log_sums_py, draw_py,
+                            _set_weights, _root_log_count, _decode)
+    return y, _size(log_size)
+
+
+def _size(log_size: float) -> float:
+    return math.exp(log_size) if log_size < 709.0 else math.inf
+
+
+@numba.njit(cache=True, nogil=True)
+def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes):
+    """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain_circuit`)."""
+    c = plan.circuit
+    vt = c.vtree
+    enc = c.encoding
+    random_label = plan.random_label
+    random_c = plan.random_c
+    n = x.shape[0]
+    for t in range(n_draws):
+        for i in range(n):
+            lab = label_nb(net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride, x, i)
+            x_labels[i] = lab
+            marked[lab] = True
+        for j in range(random_label.shape[0]):
+            lab = random_label[j]
+            if not marked[lab]:
+                kept[lab] = rng.random() < random_c[j]
+        for i in range(n):
+            kept[x_labels[i]] = True
+            marked[x_labels[i]] = False
+        _set_weights_nb(kept, plan.theta_boolean, plan.theta_label, work.log_true)
+        vtree_log_sums_nb(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
+        upward_nb(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, work.sums,
+                  work.log_true, work.log_false, work.val)
+        log_size = _root_log_count_nb(work.val, c.node_vtree, work.sums, vt.root)
+        draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root,
+                vt.leaf_lo, vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val,
+                work.stack, work.value)
+        _decode_nb(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.value, x)
+        for i in range(n):
+            draws[t, i] = x[i]
+        sizes[t] = math.exp(log_size) if log_size < 709.0 else math.inf
+
+
+def run_chain_circuit(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
+                      plan: CircuitPrunePlan | None = None):
+    """``n_draws`` prune steps with circuit draws (numba path): ``(draws, sizes)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune_circuit import run_chain_circuit
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> draws, sizes = run_chain_circuit(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws.shape, bool((sizes >= 1).all())
+    ((3, 2), True)
+    """
+    n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
+    plan = circuit_prune_plan(net) if plan is None else plan
+    work = passes_for(plan.circuit)
+    sizes = np.empty(n_draws, dtype=np.float64)
+    kept = plan.base_kept.copy()
+    marked = np.zeros(net.n_labels, dtype=np.bool_)
+    _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes)
+    return draws, sizes
