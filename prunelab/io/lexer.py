@@ -73,9 +73,8 @@ class Lexer:
         kind = match.lastgroup
         if kind is None:
             start = match.end()
-            if start < len(self.text):
-                found = "a string that is never closed" if self.text[start] == '"' else repr(self.text[start])
-                raise FileFormatError(f"{self.path}:{self.line(start)}: unexpected {found}")
+            if start < len(self.text):  # every character starts a token but a quote that is never closed
+                raise FileFormatError(f"{self.path}:{self.line(start)}: a string that is never closed")
             self._pos = start
             return None
         self._pos = match.end()

@@ -2,8 +2,8 @@
 
 Run::
 
-    .venv/bin/python benchmarks/check_formats.py            # all networks, about two minutes
-    .venv/bin/python benchmarks/check_formats.py asia alarm # some of them
+    .venv/bin/python scripts/check_formats.py             # all 24 networks, about 70 s
+    .venv/bin/python scripts/check_formats.py asia alarm  # some of them
 
 Each network is read from pgmpy's BIF (rows rescaled, as the large-network
 experiment reads it), handed to pyAgrum by :func:`prunelab.peers.convert.to_pyagrum`
