@@ -35,6 +35,9 @@ def token_pattern(comment: str, punct: str = "{}()=;,|") -> re.Pattern:
     )
 
 
+_RUN = re.compile(r"[0-9eE.+\-]+(?:[\s,]+[0-9eE.+\-]+)*(?=[\s,)]|\Z)")
+"""Number-like words joined by white space and commas, ending at a token boundary (the fast path of tables)."""
+
 _ESCAPE = re.compile(r"\\(\n[ \t]*|.)", re.DOTALL)
 
 
@@ -121,6 +124,28 @@ class Lexer:
             raise self.error(f"expected {what}, found {value!r}", offset)
         return value, offset
 
+    def run(self) -> tuple[list[str], int]:
+        """Consume the number-like words ahead (joined by white space and commas) at once; them and their offset.
+
+        Returns no words, consuming nothing, when the next token is not one. The
+        words hold no comment, string or parenthesis; :meth:`rewind` to the offset
+        reads them again one at a time (to place an error).
+        """
+        ahead = self._ahead
+        if ahead is None or ahead[0] != "word":
+            return [], -1
+        match = _RUN.match(self.text, ahead[2])
+        if match is None:
+            return [], -1
+        self._pos = match.end()
+        self._ahead = self._scan()
+        return match.group().replace(",", " ").split(), ahead[2]
+
+    def rewind(self, offset: int) -> None:
+        """Read on from ``offset`` (the start of a token), as after :meth:`run`."""
+        self._pos = offset
+        self._ahead = self._scan()
+
     def skip_value(self) -> None:
         """Skip one value: a word, a string, or a balanced ``( ... )`` or ``{ ... }`` group."""
         kind, value, offset = self.next("a value")
@@ -131,6 +156,7 @@ class Lexer:
         closing = {"(": ")", "{": "}"}
         stack = [closing[value]]
         while stack:
+            self.run()
             kind, value, offset = self.next(repr(stack[-1]))
             if kind != "punct":
                 continue
@@ -266,8 +292,20 @@ def read_table(
         return "the group " + format_config(names, dict(parents), config)
 
     while counts:
-        kind, value, offset = lex.next("')'")
         depth = len(counts)
+        if depth == depth_of_items:
+            words, start = lex.run()
+            if words:
+                room = expected(depth) - counts[-1]
+                try:
+                    if len(words) > room:
+                        raise ValueError
+                    values.extend([item(w) for w in words])
+                    counts[-1] += len(words)
+                    continue
+                except ValueError:  # read them one at a time to place the error
+                    lex.rewind(start)
+        kind, value, offset = lex.next("')'")
         if kind == "punct" and value == ",":
             continue
         if kind == "punct" and value == ")":
