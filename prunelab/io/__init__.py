@@ -24,7 +24,10 @@ module          job
 ==============  ============================================================
 
 Every file is read whole, at most :data:`~prunelab.io.tokens.MAX_FILE_BYTES`
-(counted after gunzipping a ``.gz``); a device or pipe is refused unread.
+(counted after gunzipping a ``.gz``); a device or pipe is refused unread. On one
+shared 2-core machine, ``mildew`` (280,000-entry CPTs) written by pyAgrum reads at
+8.6 MB/s as ``.net``, 4.2 as ``.dsl``, 2.3 as ``.xdsl``, 3.7 as BIFXML and 5.0 as
+BIF; ``scripts/check_formats.py`` checks every reader against pyAgrum's writers.
 """
 
 from .bif import read_bif

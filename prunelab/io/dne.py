@@ -8,7 +8,7 @@ import numpy as np
 
 from ..network import BayesianNetwork, NetworkError
 from .assemble import build_network, one_hot, parents_problem, table_shape
-from .lexer import Lexer, probability, read_block, read_table, token_pattern
+from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
 from .tokens import COUNT, FileFormatError, open_text
 
 __all__ = ["read_dne"]
@@ -148,17 +148,10 @@ def _states(lex: Lexer, var: str, found: dict, at: int) -> tuple[str, ...]:
         if count is None:
             raise lex.error(f"node {var!r} has neither 'states' nor 'numstates'", at)
         return tuple(str(i) for i in range(count))
-    (names, offsets), sat = found["states"]
-    if not names:
-        raise lex.error(f"node {var!r} has no states", sat)
-    seen: set[str] = set()
-    for s, offset in zip(names, offsets):
-        if s in seen:
-            raise lex.error(f"node {var!r} lists state {s!r} twice", offset)
-        seen.add(s)
+    names = checked_states(lex, var, found["states"])
     if count is not None and count != len(names):
-        raise lex.error(f"node {var!r} has numstates = {count} but lists {len(names)} states", sat)
-    return tuple(names)
+        raise lex.error(f"node {var!r} has numstates = {count} but lists {len(names)} states", found["states"][1])
+    return names
 
 
 def _parents(lex: Lexer, var: str, found: dict, at: int, states) -> tuple[tuple[str, ...], int]:

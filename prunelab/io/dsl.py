@@ -8,7 +8,7 @@ import numpy as np
 
 from ..network import BayesianNetwork, NetworkError
 from .assemble import build_network, one_hot, parents_problem, table_shape
-from .lexer import Lexer, probability, read_block, read_table, token_pattern
+from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
 from .tokens import FileFormatError, open_text
 
 __all__ = ["read_dsl"]
@@ -158,12 +158,4 @@ def _states(lex: Lexer, var: str, found: dict, at: int) -> tuple[str, ...]:
         raise lex.error(f"node {var!r} has TYPE = {kind}; only CPT and TRUTHTABLE nodes are supported", kat)
     if "DEFINITION" not in found or "NAMESTATES" not in found["DEFINITION"][0]:
         raise lex.error(f"node {var!r} has no DEFINITION with NAMESTATES", at)
-    (names, offsets), sat = found["DEFINITION"][0]["NAMESTATES"]
-    if not names:
-        raise lex.error(f"node {var!r} has no states", sat)
-    seen: set[str] = set()
-    for s, offset in zip(names, offsets):
-        if s in seen:
-            raise lex.error(f"node {var!r} lists state {s!r} twice", offset)
-        seen.add(s)
-    return tuple(names)
+    return checked_states(lex, var, found["DEFINITION"][0]["NAMESTATES"])

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..network import format_config
 from .tokens import FileFormatError, parse_probability
 
-__all__ = ["Lexer", "Token", "probability", "read_block", "read_table", "token_pattern"]
+__all__ = ["Lexer", "Token", "checked_states", "probability", "read_block", "read_table", "token_pattern"]
 
 Token = tuple[str, str, int]
 """``(kind, value, offset)``: kind is ``"string"``, ``"punct"`` or ``"word"``; a string's value is unquoted."""
@@ -229,6 +229,19 @@ def read_block(
             lex.skip_value()
         if lex.peek() is not None and lex.peek()[:2] == ("punct", ";"):
             lex.next()
+
+
+def checked_states(lex: Lexer, var: str, listed: tuple[tuple[list[str], list[int]], int]) -> tuple[str, ...]:
+    """The state names read by :meth:`Lexer.names` (with the list's offset): at least one, none twice."""
+    (names, offsets), at = listed
+    if not names:
+        raise lex.error(f"node {var!r} has no states", at)
+    seen: set[str] = set()
+    for s, offset in zip(names, offsets):
+        if s in seen:
+            raise lex.error(f"node {var!r} lists state {s!r} twice", offset)
+        seen.add(s)
+    return tuple(names)
 
 
 def probability(tok: str) -> float:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, format_listing
 from .assemble import build_network, parents_problem, table_shape
-from .lexer import Lexer, probability, read_block, read_table, token_pattern
+from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
 from .tokens import FileFormatError, open_text
 
 __all__ = ["read_net"]
@@ -115,15 +115,7 @@ def _states(lex: Lexer, var: str) -> tuple[str, ...]:
     found = read_block(lex, f"node {var!r}", {"states": lambda lex: lex.names("a state name")})
     if "states" not in found:
         raise lex.error(f"node {var!r} has no 'states'", body[2] if body else None)
-    (names, offsets), at = found["states"]
-    if not names:
-        raise lex.error(f"node {var!r} has no states", at)
-    seen: set[str] = set()
-    for s, offset in zip(names, offsets):
-        if s in seen:
-            raise lex.error(f"node {var!r} lists state {s!r} twice", offset)
-        seen.add(s)
-    return tuple(names)
+    return checked_states(lex, var, found["states"])
 
 
 def _potential(lex: Lexer, states, parents, cpts, lines, start: int) -> None:
