@@ -724,3 +724,16 @@ def test_errors_hold_at_every_position_of_a_cut(tmp_path):
             path = write(tmp_path, text[:cut], ext)
             with pytest.raises((FileFormatError, NetworkError)):
                 read_network(path)
+
+
+@pytest.mark.parametrize("ext, text, message", [
+    (".net", "net { HR = " + "(" * 5000 + ")" * 5000 + "; }", r"toy\.net:1: parentheses or braces nested more than "
+     r"MAX_NESTING = 100 deep"),
+    (".dsl", "net toy {\n" + "submodel S {\n" * 5000 + "};\n" * 5000 + "};", r"toy\.dsl:102: submodels nested more "
+     r"than MAX_NESTING = 100 deep"),
+    (".dne", "bnet toy { node A { states = (a0); probs = " + "(" * 5000 + "1" + ")" * 5000 + "; }; };",
+     r"toy\.dne:1: parentheses or braces nested more than MAX_NESTING = 100 deep"),
+])
+def test_deep_nesting_is_refused_not_recursed(tmp_path, ext, text, message):
+    with pytest.raises(FileFormatError, match=message):
+        read_network(write(tmp_path, text, ext))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..network import BayesianNetwork, NetworkError
 from .assemble import build_network, one_hot, parents_problem, table_shape
-from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
+from .lexer import MAX_NESTING, Lexer, checked_states, probability, read_block, read_table, token_pattern
 from .tokens import FileFormatError, open_text
 
 __all__ = ["read_dsl"]
@@ -96,8 +96,14 @@ def read_dsl(path, normalize: bool = False, name: str | None = None) -> Bayesian
             raise lex.error(f"node {var!r} declared twice (first at line {lex.line(nodes[var][1])})", offset)
         nodes[var] = (read_block(lex, f"node {var!r}", _NODE_VALUES), offset)
 
+    depth = [0]
+
     def submodel(lex: Lexer, label: str, offset: int) -> None:
+        depth[0] += 1
+        if depth[0] > MAX_NESTING:
+            raise lex.error(f"submodels nested more than MAX_NESTING = {MAX_NESTING} deep", offset)
         read_block(lex, f"submodel {label!r}", blocks={"node": node, "submodel": submodel})
+        depth[0] -= 1
 
     kind, word, offset = lex.next("'net'")
     if word != "net":

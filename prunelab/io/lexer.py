@@ -19,7 +19,12 @@ from pathlib import Path
 from ..network import format_config
 from .tokens import FileFormatError, parse_probability
 
-__all__ = ["Lexer", "Token", "checked_states", "probability", "read_block", "read_table", "token_pattern"]
+__all__ = [
+    "MAX_NESTING", "Lexer", "Token", "checked_states", "probability", "read_block", "read_table", "token_pattern",
+]
+
+MAX_NESTING = 100
+"""Deepest nesting of parentheses, braces or blocks read (a table nests one level per parent, at most)."""
 
 Token = tuple[str, str, int]
 """``(kind, value, offset)``: kind is ``"string"``, ``"punct"`` or ``"word"``; a string's value is unquoted."""
@@ -162,6 +167,9 @@ class Lexer:
                 continue
             if value in closing:
                 stack.append(closing[value])
+                if len(stack) > MAX_NESTING:
+                    raise self.error(f"parentheses or braces nested more than MAX_NESTING = {MAX_NESTING} deep",
+                                     offset)
             elif value in ")}":
                 if value != stack[-1]:
                     raise self.error(f"expected {stack[-1]!r}, found {value!r}", offset)
@@ -337,6 +345,8 @@ def read_table(
                 raise lex.error(f"{what}: a group nested deeper than the first entry ({depth_of_items} levels)", offset)
             if depth >= len(shape):
                 raise lex.error(f"{what}: the table nests deeper than its {len(shape)} axes", offset)
+            if depth >= MAX_NESTING:
+                raise lex.error(f"{what}: the table nests more than MAX_NESTING = {MAX_NESTING} deep", offset)
             counts[-1] += 1
             counts.append(0)
             if depth_of_items is not None and counts[-2] > expected(depth):

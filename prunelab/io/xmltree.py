@@ -44,7 +44,11 @@ class Element:
 
 
 class _Refused(Exception):
-    pass
+    """A DTD or entity met by the parser, at ``line``."""
+
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
 
 
 def parse_xml(path: Path) -> Element:
@@ -80,7 +84,7 @@ def parse_xml(path: Path) -> Element:
             pieces[-1].append(data)
 
     def refuse(*args):
-        raise _Refused(f"line {parser.CurrentLineNumber}")
+        raise _Refused(parser.CurrentLineNumber)
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -94,7 +98,7 @@ def parse_xml(path: Path) -> Element:
     except expat.ExpatError as exc:
         raise FileFormatError(f"{path}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
     except _Refused as exc:
-        raise FileFormatError(f"{path}:{str(exc)[5:]}: a DTD or entity is refused (none is read)") from None
+        raise FileFormatError(f"{path}:{exc.line}: a DTD or entity is refused (none is read)") from None
     return root[0]
 
 
