@@ -70,7 +70,8 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
     return path
 
 
-_UAI_TOKEN = re.compile(r"\s*+(?P<token>\S+)?")
+_UAI_TOKEN = re.compile(r"(?:\s+|#[^\n]*)*+(?P<token>[^\s#]+)?")
+"""A token; ``#`` starts a comment to the end of the line (pyAgrum writes one naming each factor's variable)."""
 
 
 def read_uai(path, normalize: bool = False, name: str | None = None) -> BayesianNetwork:
