@@ -103,19 +103,17 @@ def _upward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right, 
             ls = sums[vt_left[v]]
             rs = sums[vt_right[v]]
             top = -math.inf
-            for e in range(elem_ptr[n], elem_ptr[n + 1]):
+            total = 0.0
+            for e in range(elem_ptr[n], elem_ptr[n + 1]):  # one pass: rescale when a larger term appears
                 t = element_log(val, node_vtree, sums, ls, rs, prime[e], sub[e])
+                if t == -math.inf:
+                    continue
                 if t > top:
+                    total = total * math.exp(top - t) + 1.0
                     top = t
-            if top == -math.inf:
-                val[n] = -math.inf
-            else:
-                total = 0.0
-                for e in range(elem_ptr[n], elem_ptr[n + 1]):
-                    t = element_log(val, node_vtree, sums, ls, rs, prime[e], sub[e])
-                    if t > -math.inf:
-                        total += math.exp(t - top)
-                val[n] = top + math.log(total)
+                else:
+                    total += math.exp(t - top)
+            val[n] = -math.inf if top == -math.inf else top + math.log(total)
 
 
 def _outward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right, vt_boolean, vt_parent,
