@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 
 from .compiled import compile_network
 from .elimination import HEURISTICS, TablesTooLargeError, evaluate_order, find_order, greedy_order

@@ -26,7 +26,7 @@ from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
 from prunelab.samplers import prune
-from prunelab.samplers.prune_circuit import circuit_prune_plan, step_circuit
+from prunelab.samplers import prune_circuit
 from prunelab.samplers.uniform import count_pruned_states, enumerate_pruned_states
 
 EXACT = 1e-9
@@ -126,7 +126,7 @@ def test_the_size_cap_refuses_naming_the_size_reached():
 def test_pruned_set_sizes_equal_the_counting_plan(name, evidence, rng):
     bn = _network(name)
     net = compile_network(bn, evidence)
-    plan = circuit_prune_plan(net)
+    plan = prune_circuit.plan(net)
     assert np.array_equal(plan.random_label, prune.prune_plan(net).random_label)
     x0 = prunelab_start(bn, net, evidence, rng)
     states = prune.run_chain(rng, net, x0, 50, uniform="count").draws
@@ -192,7 +192,7 @@ def test_the_draw_is_exactly_uniform_on_every_pruned_set(name, evidence, rng):
     matrix equals the theory's exact prune matrix, a convex combination of these rows, to 1e-12)."""
     bn = _network(name)
     net = compile_network(bn, evidence)
-    plan = circuit_prune_plan(net)
+    plan = prune_circuit.plan(net)
     c = plan.circuit
     vt = c.vtree
     work = passes_for(c)
@@ -223,7 +223,7 @@ def test_numba_draws_are_uniform_chi_square(rng):
     """200 x |S| draws from one fixed pruned set of grid-6 (|S| > 20): chi-square at level 1e-6."""
     bn = _network("grid-6")
     net = compile_network(bn)
-    plan = circuit_prune_plan(net)
+    plan = prune_circuit.plan(net)
     x0 = prunelab_start(bn, net, None, rng)
     for x in prune.run_chain(rng, net, x0, 200, uniform="count").draws:
         kept = prune.prune_around(rng, net, x, plan)
@@ -269,12 +269,12 @@ def test_reference_and_numba_chains_draw_identically(name, evidence, rng):
 def test_the_circuit_draw_alone_gives_the_next_state():
     bn = _network("deterministic_pair")
     net = compile_network(bn)
-    plan = circuit_prune_plan(net)
+    plan = prune_circuit.plan(net)
     kept = plan.base_kept.copy()
     kept[plan.random_label] = False  # only x's own labels survive: S = {x}
     x = np.array([1, 1])
     kept[[1, 5]] = True
-    y, size = step_circuit(np.random.default_rng(0), net, x, kept, plan)
+    y, size = prune_circuit.draw(np.random.default_rng(0), net, x, kept, plan)
     assert y.tolist() == [1, 1] and size == pytest.approx(1.0)
 
 

@@ -13,7 +13,15 @@ the pruned set.
 
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, CircuitTooLargeError, compile_cnf
 from .encoding import CircuitEncoding, ImpossibleEvidenceError, encode_network
-from .inference import CircuitPasses, circuit_for, circuit_inference, compile_circuit, exact_weights, log_count, passes_for
+from .inference import (
+    CircuitPasses,
+    circuit_for,
+    circuit_inference,
+    compile_circuit,
+    exact_weights,
+    log_count,
+    passes_for,
+)
 from .vtree import Vtree, dissection_vtree
 
 __all__ = [

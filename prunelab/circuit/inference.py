@@ -22,7 +22,9 @@ from .encoding import encode_network
 from .passes import outward_nb, upward_nb, vtree_log_sums_nb
 from .vtree import dissection_vtree
 
-__all__ = ["CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights", "passes_for", "log_count"]
+__all__ = [
+    "CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights", "passes_for", "log_count",
+]
 
 
 class CircuitPasses(NamedTuple):

@@ -17,7 +17,7 @@ One step from a state ``x`` (the paper's Algorithm 1):
    listing), ``"count"`` (variable elimination over 0/1 factors and backward
    sampling), ``"auto"`` (enumerate while the search is small, count otherwise;
    the default; past the counting plan's caps: the circuit), ``"circuit"``
-   (:mod:`prunelab.samplers.prune_circuit`) - all exactly uniform - or
+   (:mod:`prunelab.samplers.pruned_draws`) - all exactly uniform - or
    ``"heuristic"``, the paper's approximate method, which is biased.
 
 With an exact uniform draw the chain is reversible with respect to ``P(x | e)``
@@ -51,7 +51,7 @@ from ..elimination import TablesTooLargeError
 from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
-from .prune_circuit import CIRCUIT, CircuitPrunePlan, circuit_prune_plan, run_chain_circuit, step_circuit
+from .pruned_draws import pruned_draw
 from .uniform import (
     AUTO,
     COUNT,
@@ -259,19 +259,26 @@ def prune_plan(net: CompiledNetwork) -> PrunePlan:
     return _prune_plans(net)
 
 
+FIRST_PRUNED_DRAW = 4
+"""Codes from here on are the draws of :mod:`prunelab.samplers.pruned_draws`, in its order."""
+
+
 def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
     """The uniform method's code and its plan: ``"auto"`` turns to the circuit where the counting plan refuses."""
     code = method_code(uniform)
-    if code == CIRCUIT or plan is not None:
-        if (code == CIRCUIT) != isinstance(plan, CircuitPrunePlan | None):
+    own = isinstance(plan, PrunePlan)
+    if code >= FIRST_PRUNED_DRAW or (plan is not None and not own):
+        if code < FIRST_PRUNED_DRAW or own:
             raise ValueError(f"the plan given does not serve uniform={uniform!r}")
-        return code, (circuit_prune_plan(net) if plan is None else plan)
+        return code, (pruned_draw(uniform).plan(net) if plan is None else plan)
+    if plan is not None:
+        return code, plan
     try:
         return code, prune_plan(net)
     except TablesTooLargeError:
         if code != AUTO:
             raise
-        return CIRCUIT, circuit_prune_plan(net)
+        return method_code("circuit"), pruned_draw("circuit").plan(net)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:
@@ -349,7 +356,7 @@ def step(
     state : PruneState
     uniform : {"auto", "enumerate", "count", "circuit", "heuristic"}, default "auto"
         How the next state is drawn from the pruned set (see
-        :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.prune_circuit`);
+        :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.pruned_draws`);
         ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
         Size of the candidate set ``V`` and restarts per candidate, for
@@ -387,9 +394,9 @@ def step(
     code, plan = _code_and_plan(net, uniform, plan)
     x = state.x
     kept = prune_around(rng, net, x, plan)
-    if code == CIRCUIT:
-        y, size = step_circuit(rng, net, x, kept, plan)
-        return PruneState(y, size), PruneInfo(size, CIRCUIT)
+    if code >= FIRST_PRUNED_DRAW:
+        y, size = pruned_draw(METHOD_NAMES[code]).draw(rng, net, x, kept, plan)
+        return PruneState(y, size), PruneInfo(size, code)
     y = x.copy()
     budget = plan.node_budget if node_budget is None else int(node_budget)
     ratio = state.nodes_per_member or plan.nodes_per_member
@@ -569,9 +576,9 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code, plan = _code_and_plan(net, uniform, plan)
-    if code == CIRCUIT:
-        draws, sizes = run_chain_circuit(rng, net, x0, n_draws, plan)
-        return PruneChain(draws, sizes, np.full(sizes.shape[0], CIRCUIT, dtype=np.int8))
+    if code >= FIRST_PRUNED_DRAW:
+        draws, sizes = pruned_draw(METHOD_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
+        return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count

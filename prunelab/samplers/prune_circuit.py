@@ -41,11 +41,10 @@ from .chain import start_chain
 from .uniform import PlanCache
 from .uniform.kernels import label_nb
 
-__all__ = ["CIRCUIT", "CircuitPrunePlan", "circuit_prune_plan", "compile_circuit_prune_plan", "step_circuit",
-           "run_chain_circuit"]
+__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "run_chain", "compile_circuit_prune_plan"]
 
-CIRCUIT = 4
-"""The code of ``uniform="circuit"`` (an index into ``UNIFORM_METHODS`` and ``METHOD_NAMES``)."""
+EXACT = True
+"""Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
 
 
 class CircuitPrunePlan(NamedTuple):
@@ -106,7 +105,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
 _plans = PlanCache(compile_circuit_prune_plan)
 
 
-def circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
+def plan(net: CompiledNetwork) -> CircuitPrunePlan:
     """The :class:`CircuitPrunePlan` of ``net``, compiled on first use and cached (by content)."""
     return _plans(net)
 
@@ -161,8 +160,8 @@ def _draw_pruned(rng, circuit: Circuit, net: CompiledNetwork, plan: CircuitPrune
     return log_size
 
 
-def step_circuit(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
-                 plan: CircuitPrunePlan) -> tuple[np.ndarray, float]:
+def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
+         plan: CircuitPrunePlan) -> tuple[np.ndarray, float]:
     """The uniform draw of one prune step given its pruning ``kept`` (numpy reference).
 
     Returns the next state and ``|S|`` (``inf`` past float64's range).
@@ -213,8 +212,8 @@ def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, s
         sizes[t] = math.exp(log_size) if log_size < 709.0 else math.inf
 
 
-def run_chain_circuit(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
-                      plan: CircuitPrunePlan | None = None):
+def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
+              plan: CircuitPrunePlan | None = None):
     """``n_draws`` prune steps with circuit draws (numba path): ``(draws, sizes)``.
 
     Examples
@@ -222,14 +221,14 @@ def run_chain_circuit(rng: np.random.Generator, net: CompiledNetwork, x0, n_draw
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit import run_chain_circuit
+    >>> from prunelab.samplers.prune_circuit import run_chain
     >>> net = compile_network(load_network("deterministic_pair"))
-    >>> draws, sizes = run_chain_circuit(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws, sizes = run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool((sizes >= 1).all())
     ((3, 2), True)
     """
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
-    plan = circuit_prune_plan(net) if plan is None else plan
+    plan = _plans(net) if plan is None else plan
     work = passes_for(plan.circuit)
     sizes = np.empty(n_draws, dtype=np.float64)
     kept = plan.base_kept.copy()

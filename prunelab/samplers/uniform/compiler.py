@@ -16,6 +16,7 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork
 from prunelab.elimination import check_fits, find_order, interaction_graph
+from prunelab.samplers.pruned_draws import PRUNED_DRAWS
 
 __all__ = [
     "AUTO",
@@ -38,10 +39,11 @@ __all__ = [
     "uniform_plan",
 ]
 
-UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto", "circuit")
-"""Accepted values of ``uniform=``; ``"circuit"`` is prune sampling's (:mod:`prunelab.samplers.prune_circuit`)."""
+UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
+"""Accepted values of ``uniform=``; those after ``"auto"`` are prune sampling's own
+(:mod:`prunelab.samplers.pruned_draws`)."""
 
-METHOD_NAMES = ("enumerate", "count", "heuristic", "auto", "circuit")
+METHOD_NAMES = UNIFORM_METHODS
 """Name of the method that drew, by the integer code kernels return (``"auto"`` never draws itself)."""
 
 ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
