@@ -308,3 +308,43 @@ def test_prune_with_circuit_draws_agrees_with_exact_marginals():
 def test_circuits_are_shared_by_content():
     net = compile_network(load_network("asia"), {"dysp": "yes"})
     assert circuit_for(net) is circuit_for(compile_network(load_network("asia"), {"dysp": "yes"}))
+
+
+@pytest.mark.parametrize(("name", "evidence"), [("asia", {"dysp": "yes"}), ("grid-6", None), ("multi", {"C": "c2"})])
+def test_per_step_compilation_counts_and_draws_members_of_the_pruned_set(name, evidence, rng):
+    from prunelab.samplers import prune_circuit_per_step
+
+    bn = _network(name)
+    net = compile_network(bn, evidence)
+    plan = prune_circuit_per_step.plan(net)
+    x = prunelab_start(bn, net, evidence, rng)
+    for _ in range(25):
+        kept = prune.prune_around(rng, net, x, plan)
+        members = {tuple(s) for s in enumerate_pruned_states(net, kept)}
+        y, size = prune_circuit_per_step.draw(rng, net, x, kept, plan)
+        assert size == pytest.approx(len(members), rel=1e-12)
+        assert tuple(y) in members
+        x = y
+
+
+def test_per_step_chains_agree_with_exact_marginals():
+    """4 chains x 250 steps on a 6 x 6 grid with evidence, each compiling its pruned set (tolerance as above)."""
+    from prunelab.samplers.init import initial_state
+    from tests.test_prune import Z_TOLERANCE, effective_sample_size
+
+    bn = _network("grid-6")
+    evidence = {"v_6_6": "T"}
+    net = compile_network(bn, evidence)
+    exact = exact_marginals(bn, evidence)
+    draws = []
+    for c in range(4):
+        rng = np.random.default_rng([c, 29])
+        x0 = initial_state(rng, net, "forward")
+        draws.append(prune.run_chain(rng, net, x0, 250, uniform="circuit-per-step").draws)
+    draws = np.array(draws)
+    for i, variable in enumerate(bn.variables):
+        if variable in evidence:
+            continue
+        ess = effective_sample_size(draws[:, :, i], 2)
+        p = exact[variable][1]
+        assert abs((draws[:, :, i] == 1).mean() - p) <= Z_TOLERANCE * np.sqrt(max(p * (1 - p), 1e-12) / ess), variable

@@ -41,7 +41,7 @@ import numpy as np
 from ..compiled import CompiledNetwork
 from ..network import EvidenceError
 
-__all__ = ["CircuitEncoding", "encode_network", "ImpossibleEvidenceError"]
+__all__ = ["CircuitEncoding", "encode_network", "encode_states", "ImpossibleEvidenceError"]
 
 
 class ImpossibleEvidenceError(EvidenceError):
@@ -136,30 +136,112 @@ def encode_network(net: CompiledNetwork, names=None) -> CircuitEncoding:
     >>> enc.n_booleans, enc.n_clauses  # A and B: one Boolean each; A's two labels: one theta each
     (4, 6)
     """
+    state_ptr, state_boolean, owner, clauses = _state_indicators(net)
+    theta_label = [-1] * len(owner)
+    log_constant = 0.0
+    constant_label: list[int] = []
+    for i, label, c, family_free, condition in _rows(net, state_ptr, state_boolean):
+        if c == 0.0:
+            if not condition:
+                raise ImpossibleEvidenceError(
+                    f"evidence is impossible: P(e) = 0 (a zero of P({_name(names, i)} | parents) agrees with it)"
+                )
+            clauses.append([-lit for lit in condition])
+        elif not condition:
+            log_constant += math.log(c)
+            constant_label.append(label)
+        else:
+            theta = len(owner)
+            owner.append(family_free[-1])
+            theta_label.append(label)
+            clauses.extend([-theta, lit] for lit in condition)
+            clauses.append([*(-lit for lit in condition), theta])
+    clause_ptr, clause_literal = _csr(clauses)
+    return CircuitEncoding(
+        len(owner) - 1, clause_ptr, clause_literal, np.asarray(theta_label, dtype=np.int64),
+        np.asarray(owner, dtype=np.int64), state_ptr, state_boolean, log_constant,
+        np.asarray(constant_label, dtype=np.int64),
+    )
+
+
+def encode_states(net: CompiledNetwork, names=None):
+    """The CNF over the state indicators alone, and the clause that pruning each random label would add.
+
+    For prune sampling's per-step compilation
+    (:mod:`prunelab.samplers.prune_circuit_per_step`): kept labels constrain
+    nothing, a pruned label excludes its row like a zero.
+
+    Returns
+    -------
+    states : CircuitEncoding
+        No label indicators; the clauses are the one-hot constraints and the zeros.
+    labels : int64
+        The labels pruned at random: ``0 < c < 1``, row agreeing with the evidence
+        and mentioning a free variable; increasing.
+    label_ptr, label_literal : int64
+        CSR list of the clause "not this row" of each of ``labels``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.circuit.encoding import encode_states
+    >>> states, labels, ptr, literal = encode_states(compile_network(load_network("deterministic_pair")))
+    >>> states.n_booleans, labels.tolist(), literal.tolist()
+    (2, [0, 1], [1, -1])
+    """
+    state_ptr, state_boolean, owner, clauses = _state_indicators(net)
+    labels: list[int] = []
+    label_clauses: list[list[int]] = []
+    for i, label, c, _, condition in _rows(net, state_ptr, state_boolean):
+        if c == 0.0:
+            if not condition:
+                raise ImpossibleEvidenceError(
+                    f"evidence is impossible: P(e) = 0 (a zero of P({_name(names, i)} | parents) agrees with it)"
+                )
+            clauses.append([-lit for lit in condition])
+        elif condition:
+            labels.append(label)
+            label_clauses.append([-lit for lit in condition])
+    clause_ptr, clause_literal = _csr(clauses)
+    states = CircuitEncoding(
+        len(owner) - 1, clause_ptr, clause_literal, np.full(len(owner), -1, dtype=np.int64),
+        np.asarray(owner, dtype=np.int64), state_ptr, state_boolean, 0.0, np.zeros(0, dtype=np.int64),
+    )
+    label_ptr, label_literal = _csr(label_clauses)
+    return states, np.asarray(labels, dtype=np.int64), label_ptr, label_literal
+
+
+def _state_indicators(net: CompiledNetwork):
+    """State Booleans (one for binary, one-hot otherwise) of the free variables, and their clauses."""
     n = net.n_variables
     card = net.cardinality
-    ev = net.evidence_value
     state_ptr = np.zeros(n + 1, dtype=np.int64)
     state_boolean: list[int] = []
     owner: list[int] = [-1]
-    theta_label: list[int] = [-1]
     clauses: list[list[int]] = []
     for i in range(n):
-        if ev[i] < 0:
+        if net.evidence_value[i] < 0:
             k = 1 if card[i] == 2 else int(card[i])
-            first = len(owner)
-            state_boolean.extend(range(first, first + k))
+            members = list(range(len(owner), len(owner) + k))
+            state_boolean.extend(members)
             owner.extend([i] * k)
-            theta_label.extend([-1] * k)
             if k > 1:
-                members = list(range(first, first + k))
                 clauses.append(members)
                 clauses.extend([-a, -b] for j, a in enumerate(members) for b in members[j + 1:])
         state_ptr[i + 1] = len(state_boolean)
-    state_boolean_arr = np.asarray(state_boolean, dtype=np.int64)
-    log_constant = 0.0
-    constant_label: list[int] = []
-    for i in range(n):
+    return state_ptr, np.asarray(state_boolean, dtype=np.int64), owner, clauses
+
+
+def _rows(net: CompiledNetwork, state_ptr, state_boolean):
+    """Every label whose row agrees with the evidence and has ``c < 1``: ``(child, label, c, free family, literals)``.
+
+    ``literals`` say "the row's free variables are in the row's states" (empty when
+    the row mentions only observed variables).
+    """
+    card = net.cardinality
+    ev = net.evidence_value
+    for i in range(net.n_variables):
         lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
         family = [*net.parent_index[lo:hi].tolist(), i]
         strides = [*net.parent_stride[lo:hi].tolist(), 1]
@@ -171,39 +253,18 @@ def encode_network(net: CompiledNetwork, names=None) -> CircuitEncoding:
             if ev[j] >= 0:
                 agree &= values[:, col] == ev[j]
         free_cols = [col for col, j in enumerate(family) if ev[j] < 0]
+        family_free = [family[col] for col in free_cols]
         c_row = net.cpt[net.cpt_offset[i]:net.cpt_offset[i + 1]]
-        for r in np.flatnonzero(agree):
-            c = float(c_row[r])
-            if c == 1.0:
-                continue
-            label = int(net.cpt_offset[i] + r)
-            condition = [_state_literal(state_ptr, state_boolean_arr, card, family[col], int(values[r, col]))
+        for r in np.flatnonzero(agree & (c_row < 1.0)):
+            condition = [_state_literal(state_ptr, state_boolean, card, family[col], int(values[r, col]))
                          for col in free_cols]
-            if c == 0.0:
-                if not condition:
-                    raise ImpossibleEvidenceError(
-                        f"evidence is impossible: P(e) = 0 (a zero of P({_name(names, i)} | parents) agrees "
-                        "with it)"
-                    )
-                clauses.append([-lit for lit in condition])
-                continue
-            if not condition:
-                log_constant += math.log(c)
-                constant_label.append(label)
-                continue
-            theta = len(owner)
-            owner.append(family[free_cols[-1]])
-            theta_label.append(label)
-            clauses.extend([-theta, lit] for lit in condition)
-            clauses.append([*(-lit for lit in condition), theta])
-    clause_ptr = np.zeros(len(clauses) + 1, dtype=np.int64)
-    np.cumsum([len(c) for c in clauses], out=clause_ptr[1:])
-    clause_literal = np.fromiter((lit for c in clauses for lit in c), dtype=np.int64, count=int(clause_ptr[-1]))
-    return CircuitEncoding(
-        len(owner) - 1, clause_ptr, clause_literal, np.asarray(theta_label, dtype=np.int64),
-        np.asarray(owner, dtype=np.int64), state_ptr, state_boolean_arr, log_constant,
-        np.asarray(constant_label, dtype=np.int64),
-    )
+            yield i, int(net.cpt_offset[i] + r), float(c_row[r]), family_free, condition
+
+
+def _csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in lists], out=ptr[1:])
+    return ptr, np.fromiter((v for c in lists for v in c), dtype=np.int64, count=int(ptr[-1]))
 
 
 def _name(names, i: int) -> str:

@@ -152,7 +152,7 @@ def circuit_inference(bn: BayesianNetwork, net: CompiledNetwork, circuit: Circui
     >>> net = compile_network(bn, {"dysp": "yes"})
     >>> log_p, marginals = circuit_inference(bn, net, compile_circuit(net))
     >>> round(float(marginals["bronc"][0]), 6)
-    0.833728
+    0.833967
     """
     work = passes_for(circuit)
     exact_weights(circuit, net, work)

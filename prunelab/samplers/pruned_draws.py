@@ -29,6 +29,7 @@ __all__ = ["PRUNED_DRAWS", "pruned_draw"]
 
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
+    "circuit-per-step": "prunelab.samplers.prune_circuit_per_step",
 }
 """``uniform=`` name -> module; the codes follow the four classic options in this order."""
 
