@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .elimination import HEURISTICS, evaluate_order, find_order, greedy_order
+from .evidence import as_evidence
 from .junction_tree import calibrate, distribute, free_moral_graph
 from .network import BayesianNetwork, EvidenceError
 
@@ -53,7 +54,7 @@ __all__ = [
 
 
 def _observed_set(bn: BayesianNetwork, evidence: Mapping | None) -> frozenset[int]:
-    return frozenset(bn.evidence_indices(evidence))
+    return frozenset(bn.evidence_indices(as_evidence(evidence)))
 
 
 ORDER_CHOICES = (*HEURISTICS, "best")
@@ -73,7 +74,8 @@ def elimination_order(
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Only the observed variables matter; the states are checked but unused.
     heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
         ``"min-fill"``: fewest added edges, ties by the smallest clique table.
@@ -137,7 +139,8 @@ def induced_width(
     bn : BayesianNetwork
     order : sequence of int
         Indices into ``bn.variables``: every unobserved variable exactly once.
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         The observed variables, removed from the graph as in
         :func:`elimination_order`.
 
@@ -195,7 +198,8 @@ def treewidth(
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
     heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
 
     Returns
@@ -246,7 +250,8 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states (state names or state indices).
 
     Returns
@@ -290,6 +295,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None) -> dic
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
     """
+    evidence = as_evidence(evidence)
     tree, calibration = calibrate(bn, evidence)
     if calibration.log_probability == -math.inf:
         raise _impossible(bn, evidence)
@@ -306,7 +312,8 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, or None
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
 
     Returns
     -------
@@ -338,8 +345,8 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -
     >>> float(round(log_probability_of_evidence(bn, {"A": "0"}), 6))
     -1.386294
     """
+    evidence = as_evidence(evidence)
     if not evidence:
-        bn.evidence_indices(evidence)
         return 0.0
     return calibrate(bn, evidence)[1].log_probability
 
@@ -350,15 +357,18 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, or None
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states; empty or None gives 1.0.
 
     Returns
     -------
     float
         ``P(e)``; exactly 0.0 for impossible evidence (deterministic zeros
-        propagate exactly). Use :func:`log_probability_of_evidence` when ``P(e)``
-        may underflow.
+        propagate exactly). Below the normal floats (about 1e-308) it is
+        ``exp(log P(e))``: 0.0 under the smallest float, never a subnormal stuck
+        by rounding. Use :func:`log_probability_of_evidence` when ``P(e)`` may
+        underflow: it stays exact.
 
     Raises
     ------
@@ -393,7 +403,7 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None) -> fl
     >>> probability_of_evidence(bn, {"A": "1", "B": "0"})
     0.0
     """
+    evidence = as_evidence(evidence)
     if not evidence:
-        bn.evidence_indices(evidence)
         return 1.0
     return calibrate(bn, evidence)[1].probability

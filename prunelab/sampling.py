@@ -18,20 +18,30 @@ uses too.
 
 Traps
 -----
-Gibbs and Metropolis change one variable at a time; on deterministic networks they
-can be trapped (the paper's Figures 1-2). :func:`sample` looks for two signs and
-reports them in :attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
+A sampler can be trapped: Gibbs and Metropolis by exact zeros (the paper's Figures
+1-2), prune sampling and MC-SAT by near-zero entries (a label with ``c = 2e-6``
+survives a pruning with probability ``2e-6``, so the chain moves between the states
+that need it about once in ``5e5`` steps). :func:`sample` runs one check for every
+sampler (:func:`prunelab.traps.trap_report`), reports it in
+:attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
 :class:`~prunelab.diagnostics.SamplerTrappedWarning` that names the variables:
 
-* a free variable never changed in any chain although a state with another value
-  and ``P(x, e) > 0`` exists, and no single-site move could have changed it from
-  any state visited (so it is not bad luck in a short run, and not a variable the
-  evidence fixes);
-* chains disagree beyond what their ESS allows, among the chains in which the
-  variable moves at all (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
-  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound over all
-  tested indicators so that a healthy run warns with probability below
-  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`).
+* split: one chain held a free variable at a state for at least
+  :data:`~prunelab.diagnostics.MIN_DRAWS` consecutive draws and a tenth of its
+  draws, a state that another
+  chain never visited (chains held at different constant values: R-hat infinite;
+  a chain that left, once, a state the others never saw: R-hat large);
+* disagreeing: chains disagree beyond what their ESS allows, every chain counted
+  (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
+  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound
+  over all tested indicators so that a healthy run warns with probability below
+  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
+* stuck (single-site samplers): a free variable never changed in any chain
+  although a state with another value and ``P(x, e) > 0`` exists, and no
+  single-site move could have changed it from any state visited (so it is not bad
+  luck in a short run, and not a variable the evidence fixes).
+
+The false-alarm rate on chains that mix is measured by ``benchmarks/bench_traps.py``.
 
 Memory
 ------
@@ -323,8 +333,8 @@ def sample(
     Warns
     -----
     SamplerTrappedWarning
-        Some free variable is stuck, or the chains disagree beyond their ESS
-        (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
+        Some free variable is stuck, held apart, or the chains disagree beyond
+        their ESS (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
 
     See Also
     --------

@@ -10,33 +10,84 @@ from __future__ import annotations
 import bisect
 import codecs
 import gzip
+import io
 import itertools
 import math
 import re
 import zlib
 from pathlib import Path
 
-__all__ = ["COUNT", "FileFormatError", "Tokens", "open_text", "parse_probability"]
+__all__ = ["COUNT", "MAX_TEXT_BYTES", "FileFormatError", "Tokens", "excerpt", "open_text", "parse_probability"]
 
 
 class FileFormatError(ValueError):
     """A network file that cannot be read; the message names file, line and token."""
 
 
+MAX_TEXT_BYTES = 256 * 2**20
+"""Largest network text read (256 MiB, after gunzipping); the largest network the package knows is under 30 MiB."""
+
+_EXCERPT = 40
+"""Characters of a long token quoted in an error message."""
+
+_LONG_TOKEN = re.compile(rf"\S{{{2 * _EXCERPT},}}")
+
+
+def excerpt(text: str) -> str:
+    """``text`` with every run of more than 80 non-space characters cut to its first 40 and its length.
+
+    Error messages quote tokens of a file; a file may hold one token of a billion
+    characters.
+
+    Examples
+    --------
+    >>> excerpt("found 'x" + "9" * 1000 + "'")
+    "found 'x99999999999999999999999999999999999999... (1,003 characters)"
+    """
+    return _LONG_TOKEN.sub(lambda m: f"{m.group()[:_EXCERPT]}... ({len(m.group()):,} characters)", text)
+
+
 def open_text(path: Path) -> str:
-    """The file's text: gunzipped if it ends in ``.gz``, UTF-8, a leading BOM dropped."""
+    """The file's text: gunzipped if it ends in ``.gz``, UTF-8, a leading BOM dropped.
+
+    Refused, before more than :data:`MAX_TEXT_BYTES` are read or unpacked: a path
+    that is not a regular file (a directory: ``IsADirectoryError``; ``/dev/zero``,
+    a pipe: :class:`FileFormatError`), a file or a gunzipped text larger than
+    :data:`MAX_TEXT_BYTES` (:class:`FileFormatError`).
+    """
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a network file")
+    if not path.is_file():
+        raise FileFormatError(f"{path}: not a regular file (a device or a pipe); a network file must be one")
+    size = path.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise FileFormatError(f"{path}: {size:,} bytes, more than the {MAX_TEXT_BYTES:,} a network file may have")
     raw = path.read_bytes()
     if path.suffix == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise FileFormatError(f"{path}: not a readable gzip file ({exc})") from None
+        raw = _gunzipped(path, raw)
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileFormatError(f"{path}: not UTF-8 text ({exc})") from None
+
+
+def _gunzipped(path: Path, raw: bytes) -> bytes:
+    """``raw`` gunzipped, at most :data:`MAX_TEXT_BYTES` of it (read one byte further to know)."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
+            text = unpacked.read(MAX_TEXT_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise FileFormatError(f"{path}: not a readable gzip file ({exc})") from None
+    if len(text) > MAX_TEXT_BYTES:
+        raise FileFormatError(
+            f"{path}: unpacks to more than {MAX_TEXT_BYTES:,} bytes, more than a network file may have; "
+            "refused before unpacking the rest"
+        )
+    return text
 
 
 COUNT = re.compile(r"[0-9]+")
@@ -135,7 +186,7 @@ class Tokens:
         """A FileFormatError at the token with ``mark`` (default: the next token, or the end)."""
         if mark is None and self._i < len(self._toks):
             mark = self._base + self._i
-        return FileFormatError(f"{self.path}:{self.line(mark)}: {message}")
+        return FileFormatError(f"{self.path}:{self.line(mark)}: {excerpt(message)}")
 
     def peek(self) -> str | None:
         """The next token without consuming it; None at the end of the text."""
