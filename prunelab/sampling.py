@@ -62,6 +62,7 @@ you can afford it; the empirical estimator always has every draw.
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -166,6 +167,21 @@ def _checked_arguments(bn, sampler, n_draws, n_chains, n_jobs, max_restarts, ini
     if traps not in ("warn", "record", "off"):
         raise ValueError(f"traps must be 'warn', 'record' or 'off', got {traps!r}")
     return module, n_draws, n_chains, n_jobs, max_restarts
+
+
+def _check_options(module, sampler: str, options: dict) -> None:
+    """Refuse, before any set-up, an option the sampler's ``run_chain`` does not take; name the ones it does."""
+    parameters = inspect.signature(module.run_chain).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    known = [name for name, p in list(parameters.items())[4:]
+             if name != "rb_checkpoints" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"sampler {sampler!r} has no option(s) {unknown}; its options are {known or 'none'} "
+            "(sample()'s own arguments are named in its docstring)"
+        )
 
 
 def _rb_checkpoints(module, sampler, rb_checkpoints, n_draws) -> np.ndarray | None:
@@ -307,12 +323,15 @@ def sample(
         ``"off"``: no check (pieces of one longer chain, where a check of each
         piece means nothing); ``result.trap`` is then empty.
     max_bytes : int, default :data:`MAX_BYTES` (4 GiB)
+        A number of bytes, an integer (``"1GB"`` or ``1e9`` is a TypeError).
         Refuse at once, before allocating anything, a run whose draws, per-draw
         statistics, Rao-Blackwell sums and chain buffers would need more.
     method, n_samples
         Deprecated names of ``sampler`` and ``n_draws`` (a DeprecationWarning).
     **options
-        Passed to the sampler's ``run_chain`` and ``step``.
+        Passed to the sampler's ``run_chain`` and ``step``. A name that its
+        ``run_chain`` does not take is a TypeError that lists the ones it does,
+        before anything is set up.
 
     Returns
     -------
@@ -363,7 +382,8 @@ def sample(
     evidence = as_evidence(evidence)
     root = as_seed_sequence(seed)
     cps = _rb_checkpoints(module, sampler, rb_checkpoints, n_draws)
-    _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes)
+    _check_options(module, sampler, options)
+    _check_memory(bn, n_chains, n_draws, cps, n_jobs, _integer(max_bytes, "max_bytes"))
     net = compile_network(bn, evidence)  # checks the evidence names early
     evidence_names = bn.evidence_names(evidence)
     starts = _explicit_starts(bn, net, init, n_chains)

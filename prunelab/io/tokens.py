@@ -100,6 +100,10 @@ _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _PROBABILITY = re.compile(_NUMBER)
 
 
+_ZERO = re.compile(r"[+-]?(?:0+\.?0*|\.0+)(?:[eE][+-]?[0-9]+)?")
+"""A number written as zero (``0``, ``0.000``, ``0e5``), as opposed to one that underflows to it (``1e-400``)."""
+
+
 _NUMBER_LIST = re.compile(rf"(?:{_NUMBER} )*{_NUMBER}")
 """Numbers joined by single spaces (the fast path of a row of tokens)."""
 
@@ -117,6 +121,11 @@ def parse_probability(tok: str) -> float:
         raise ValueError(f"found the negative number {tok!r}")
     if value == math.inf:
         raise ValueError(f"found {tok!r}, too large for a float")
+    if value == 0.0 and not _ZERO.fullmatch(tok):
+        raise ValueError(
+            f"found {tok!r}, below the smallest float: it would become an exact zero, a deterministic entry the file "
+            "does not state; write 0 if a zero is meant"
+        )
     return value
 
 
@@ -252,7 +261,8 @@ class Tokens:
             row = [t for t in toks[i:stop] if t != ","]
             if _NUMBER_LIST.fullmatch(" ".join(row)):
                 values = [float(t) for t in row]
-                if min(values) >= 0.0 and max(values) < math.inf:
+                underflow = any(v == 0.0 and not _ZERO.fullmatch(t) for v, t in zip(values, row))
+                if min(values) >= 0.0 and max(values) < math.inf and not underflow:
                     self._i = stop
                     self.next()
                     return values

@@ -28,6 +28,7 @@ Nothing loops without a bound.
 
 from __future__ import annotations
 
+import difflib
 import threading
 import weakref
 from collections.abc import Mapping
@@ -477,7 +478,11 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     if isinstance(state, Mapping):
         unknown = [v for v in state if v not in bn.states]
         if unknown:
-            raise KeyError(f"start state names unknown variable(s) {unknown}; variables are {list(bn.variables)}")
+            close = {v: difflib.get_close_matches(v, bn.variables, n=1, cutoff=0.6) for v in unknown}
+            hint = "".join(f" ({v!r}: did you mean {c[0]!r}?)" for v, c in close.items() if c)
+            raise ValueError(
+                f"start state (init) names unknown variable(s) {unknown}{hint}; variables are {list(bn.variables)}"
+            )
         x = np.array(net.evidence_value, dtype=np.int64)
         for v, s in state.items():
             x[bn.index(v)] = bn.state_index(v, s)

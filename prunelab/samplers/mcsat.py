@@ -288,9 +288,18 @@ def _samplesat_workspace(plan: MCSatPlan, n: int):
             np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
 
 
-def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa):
-    return SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
-                            late_sa).checked()
+def _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa):
+    """SampleSAT's options, checked; under ``uniform="exact"`` any that differs from the default is refused."""
+    options = SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
+                               late_sa).checked()
+    if UNIFORM_STEPS[mode] != "samplesat":
+        changed = [name for name in options._fields if getattr(options, name) != getattr(ALCHEMY_DEFAULTS, name)]
+        if changed:
+            raise ValueError(
+                f"SampleSAT option(s) {changed} have no effect with uniform={UNIFORM_STEPS[mode]!r}; "
+                "pass uniform='samplesat' to use them, or drop them"
+            )
+    return options
 
 
 def step(
@@ -350,7 +359,7 @@ def step(
     ([0, 0], 1.0)
     """
     mode = _check_uniform(uniform)
-    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    options = _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
     plan = mcsat_plan(net) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
@@ -466,7 +475,7 @@ def run_chain(
     True
     """
     mode = _check_uniform(uniform)
-    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    options = _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = mcsat_plan(net) if plan is None else plan
     c, index = plan.clauses, plan.index
