@@ -74,6 +74,7 @@ from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import compile_network
 from .deprecation import renamed_keyword, warn_renamed
 from .diagnostics import SamplerTrappedWarning, TrapReport
+from .elimination import TablesTooLargeError
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
 from .sample_result import SampleResult, draw_dtype
@@ -394,7 +395,10 @@ def sample(
          max_restarts, seeds[c], n_draws, backend, cps, options)
         for c in range(n_chains)
     ]
-    results = _run_jobs(jobs, n_jobs, progress, sampler)
+    try:
+        results = _run_jobs(jobs, n_jobs, progress, sampler)
+    except TablesTooLargeError as exc:  # raised on the compiled network, which has indices, not names
+        raise exc.with_names(bn.variables) from None
     draws, stats, extras, rb_sums = _gathered(results, n_draws)
     initial_states = np.stack([r["x0"] for r in results]).astype(np.int64)
     trap = TrapReport()

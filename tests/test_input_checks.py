@@ -137,3 +137,18 @@ def test_hellinger_refuses_counts():
     with pytest.raises(ValueError, match=r"q sums to 0.9"):
         hellinger([[0.5, 0.5]], [[0.5, 0.4]])
     assert hellinger([0.5, 0.5], [0.5, 0.5 + 1e-9]) < 1e-4  # rounding is not a count
+
+
+# ---------------------------------------------------------------- S: tables only where they are needed
+def test_samplesat_needs_no_counting_tables_and_the_cap_message_names_variables_and_samplers():
+    from prunelab import make_grid
+    from prunelab.elimination import TablesTooLargeError
+
+    bn = make_grid(22)  # its counting plan needs 6.8e8 table entries, over MAX_TOTAL_ENTRIES
+    result = sample(bn, "mc-sat", 2, seed=0, uniform="samplesat", traps="off")
+    assert result.draws.shape == (1, 2, bn.n_variables)
+    with pytest.raises(TablesTooLargeError) as info:
+        sample(bn, "mc-sat", 2, seed=0, traps="off")  # uniform="exact" counts: refused
+    message = str(info.value)
+    assert "'v_12_12'" in message and "sampler 'gibbs' or 'metropolis', or 'mc-sat' with uniform='samplesat'" in message
+    assert "method" not in message and "[0," not in message
