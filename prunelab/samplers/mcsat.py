@@ -300,8 +300,9 @@ def _samplesat_workspace(plan: MCSatPlan, n: int):
             np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
 
 
-def _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa):
+def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform="samplesat"):
     """SampleSAT's options, checked; under ``uniform="exact"`` any that differs from the default is refused."""
+    mode = _check_uniform(uniform)
     options = SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
                                late_sa).checked()
     if UNIFORM_STEPS[mode] != "samplesat":
@@ -371,7 +372,7 @@ def step(
     ([0, 0], 1.0)
     """
     mode = _check_uniform(uniform)
-    options = _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform)
     plan = mcsat_plan(net, uniform) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
@@ -487,7 +488,7 @@ def run_chain(
     True
     """
     mode = _check_uniform(uniform)
-    options = _options(mode, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform)
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = mcsat_plan(net, uniform) if plan is None else plan
     c, index = plan.clauses, plan.index
