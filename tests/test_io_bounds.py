@@ -106,3 +106,11 @@ def test_uai_sidecar_records_the_files_hash(tmp_path):
     path = write_uai(load_network("deterministic_pair"), tmp_path / "pair.uai")
     meta = json.loads((tmp_path / "pair.uai.names.json").read_text())
     assert meta["uai_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_semicolon_inside_a_quoted_property_is_part_of_the_property(tmp_path):
+    path = tmp_path / "net.bif"
+    path.write_text(GOOD_BIF.replace("property weight = 7 ;", 'property label = "systolic; mmHg" ;')
+                    .replace("network toy {\n}", 'network toy {\n  property note = "a; b; {c}" ;\n}'))
+    bn = read_bif(path)
+    assert bn.states["B"] == ("b0", "b1", "b2") and bn.cpts["B"][1].tolist() == [0.0, 0.0, 1.0]
