@@ -14,6 +14,10 @@ disagreeing or stuck variable). The target is at most 1 in 1,000 runs
 family-wise level); the printed count is over every run of every case.
 The alarms are also printed (case, seed, variables), so each can be looked at.
 Rows of chains that have not mixed yet (:data:`SLOW`) are printed after, not counted.
+
+Measured (2026-11-26, 2 shared cores, about 11 minutes): 0 false alarms in 10,000
+runs (10 cases of 1,000; a 95 % upper bound of 3e-4); block_chain at 200 draws, not
+counted, warns in 4 of 1,000 runs (disagreement test; split R-hat up to 1.25 there).
 """
 
 from __future__ import annotations
