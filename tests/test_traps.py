@@ -40,14 +40,17 @@ def test_near_zero_entries_trap_prune_and_mcsat_and_the_warning_names_the_variab
 
 
 def test_tempering_frees_the_near_zero_pair():
-    """prune-tempered moves A and agrees with the exact answer within 5 standard errors of its chain means."""
+    """prune-tempered moves A and agrees with the exact answer.
+
+    16 independent chains: the mean of their means is t-distributed with 15 degrees
+    of freedom around the truth, ``P(|t_15| > 6.5) < 1e-5``.
+    """
     bn = near_zero_pair()
-    result = sample(bn, "prune-tempered", 5000, n_chains=4, evidence={"B": "b1"}, seed=2)  # no warning (error)
-    assert not result.trap.trapped and np.all(result.n_changes[:, 0] > 100)
+    result = sample(bn, "prune-tempered", 2000, n_chains=16, evidence={"B": "b1"}, seed=2)  # no warning (error)
+    assert not result.trap.trapped and np.all(result.n_changes[:, 0] > 50)
     exact = exact_marginals(bn, {"B": "b1"})["A"]
     chain_means = (result.draws[:, :, 0] == 0).mean(axis=1)
-    standard_error = max(chain_means.std(ddof=1), np.sqrt(exact[0] * exact[1] / result.draws[:, :, 0].size))
-    assert abs(chain_means.mean() - exact[0]) < 5 * standard_error / np.sqrt(result.n_chains)
+    assert abs(chain_means.mean() - exact[0]) < 6.5 * chain_means.std(ddof=1) / np.sqrt(result.n_chains)
 
 
 def test_a_chain_that_leaves_once_a_state_the_others_never_see_is_flagged():
