@@ -67,7 +67,7 @@ class SamplerTrappedWarning(UserWarning):
 
 
 class TrapReport(NamedTuple):
-    """Signs that chains are trapped, as :func:`prunelab.sample` found them.
+    """Signs that chains are trapped, as :func:`prunelab.sample` found them (:func:`prunelab.traps.trap_report`).
 
     Attributes
     ----------
@@ -84,22 +84,39 @@ class TrapReport(NamedTuple):
         :func:`chain_disagreement` below ``threshold`` for one of their states.
     p_values : dict of str to float
         Per free variable, the smallest p-value of :func:`chain_disagreement` over
-        its states, among the chains in which the variable changed at least once
-        (a chain that never moves it says nothing of its mixing); only variables
-        that moved in two or more chains are tested.
+        its states, over every chain (those in which the variable never moved
+        count with their constant mean: a chain held in one state is the plainest
+        disagreement there is).
     threshold : float
         :data:`TRAP_FALSE_ALARM` divided by the number of tests.
+    split : tuple of str
+        For every sampler, the free variables that one chain held at a state for
+        at least :data:`MIN_DRAWS` consecutive draws and a tenth of its draws
+        (:data:`prunelab.traps.HELD_SHARE`), a state that another chain
+        never visited (:func:`prunelab.traps.held_apart`): chains held at
+        different constant values (R-hat infinite), or a chain that left, once, a
+        state the others never saw (R-hat large); or that every chain held at one
+        same state for all its draws although exact inference gives the other
+        states a tenth of the probability or more.
+        Exact zeros trap single-site samplers this way, near-zero entries (a label
+        kept with probability ``c`` close to 0) prune sampling and MC-SAT.
     """
 
     stuck: tuple[str, ...] = ()
     disagreeing: tuple[str, ...] = ()
     p_values: dict = {}
     threshold: float = float("nan")
+    split: tuple[str, ...] = ()
 
     @property
     def trapped(self) -> bool:
-        """Whether any variable is stuck or disagreeing."""
-        return bool(self.stuck or self.disagreeing)
+        """Whether any variable is stuck, split or disagreeing."""
+        return bool(self.stuck or self.disagreeing or self.split)
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every variable flagged, each once: stuck, then split, then disagreeing."""
+        return tuple(dict.fromkeys((*self.stuck, *self.split, *self.disagreeing)))
 
     def message(self, sampler: str, n_chains: int) -> str:
         """The text of the :class:`SamplerTrappedWarning`."""
@@ -109,6 +126,12 @@ class TrapReport(NamedTuple):
                 f"free variable(s) {list(self.stuck)} never changed in any of the {n_chains} chain(s), although "
                 "the evidence allows other states and no single-site move could change them from the states visited"
             )
+        if self.split:
+            parts.append(
+                f"chains were held apart on {list(self.split)} (one chain stayed a tenth of its draws or more, in one "
+                "stay, in a state that another never visited, or all stayed in a state whose exact probability is "
+                "0.9 or less): zero or near-zero entries keep the sampler from moving between those states"
+            )
         if self.disagreeing:
             parts.append(
                 f"the chains disagree on {list(self.disagreeing)} beyond what their ESS allows "
@@ -116,7 +139,8 @@ class TrapReport(NamedTuple):
             )
         return (
             f"{sampler} chains look trapped: " + "; ".join(parts)
-            + ". Their marginals are not to be trusted (see result.trap; prune sampling is not trapped by determinism)."
+            + ". Their marginals are not to be trusted (see result.trap): run longer chains, or a sampler that "
+            "moves between these states (prune sampling for exact zeros, prune-tempered for near-zero entries)."
         )
 
 # ArviZ 0.x warns once a day on import that 1.0 will be a refactor (a date stamp in

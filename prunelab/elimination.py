@@ -146,7 +146,26 @@ class EliminationOrder(NamedTuple):
 
 
 class TablesTooLargeError(ValueError):
-    """The best elimination order found needs tables over a cap."""
+    """The best elimination order found needs tables over a cap.
+
+    ``clique`` holds the variable indices of the largest clique when the message
+    could not name them (a compiled network has no names):
+    :meth:`with_names` gives the message with names.
+    """
+
+    def __init__(self, message: str, clique: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.clique = tuple(clique)
+
+    def __reduce__(self):  # kept whole through a worker process
+        return type(self), (self.args[0], self.clique)
+
+    def with_names(self, names: Sequence[str]) -> TablesTooLargeError:
+        """The same error, its clique named by ``names`` (variable names by index)."""
+        if not self.clique:
+            return self
+        named = [names[u] for u in self.clique]
+        return TablesTooLargeError(self.args[0].replace(f"{list(self.clique)}", f"{named}"))
 
 
 def interaction_graph(scopes: Iterable[Iterable[int]], variables: Iterable[int]) -> dict[int, set[int]]:
@@ -436,6 +455,8 @@ def check_fits(best: EliminationOrder, what: str, names: Sequence[str] | None = 
         f"{what} needs a clique over {len(clique)} variables ({largest:.4g} entries, {over}) with the "
         f"cheapest elimination order found ({best.heuristic}, width {best.width}): {named}. "
         "To fit, observe some of these variables (evidence removes them from the graph) or use a "
-        "sampler that builds no tables (prunelab.sample with method 'gibbs' or 'metropolis'); the caps "
-        "are prunelab.elimination.MAX_CLIQUE_ENTRIES and MAX_TOTAL_ENTRIES (8 bytes per entry)."
+        "sampler that builds no tables (prunelab.sample with sampler 'gibbs' or 'metropolis', or 'mc-sat' "
+        "with uniform='samplesat'); the caps are prunelab.elimination.MAX_CLIQUE_ENTRIES and "
+        "MAX_TOTAL_ENTRIES (8 bytes per entry).",
+        () if names is not None else tuple(int(u) for u in clique),
     )

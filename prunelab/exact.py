@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 
 from .compiled import compile_network
 from .elimination import HEURISTICS, TablesTooLargeError, evaluate_order, find_order, greedy_order
+from .evidence import as_evidence
 from .junction_tree import calibrate, distribute, free_moral_graph
 from .network import BayesianNetwork, EvidenceError
 
@@ -55,7 +56,7 @@ __all__ = [
 
 
 def _observed_set(bn: BayesianNetwork, evidence: Mapping | None) -> frozenset[int]:
-    return frozenset(bn.evidence_indices(evidence))
+    return frozenset(bn.evidence_indices(as_evidence(evidence)))
 
 
 ORDER_CHOICES = (*HEURISTICS, "best")
@@ -75,7 +76,8 @@ def elimination_order(
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Only the observed variables matter; the states are checked but unused.
     heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
         ``"min-fill"``: fewest added edges, ties by the smallest clique table.
@@ -139,7 +141,8 @@ def induced_width(
     bn : BayesianNetwork
     order : sequence of int
         Indices into ``bn.variables``: every unobserved variable exactly once.
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         The observed variables, removed from the graph as in
         :func:`elimination_order`.
 
@@ -197,7 +200,8 @@ def treewidth(
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
     heuristic : {"min-fill", "min-weight", "min-degree", "best"}, default "min-fill"
 
     Returns
@@ -293,7 +297,8 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, optional
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states (state names or state indices).
     method : {"auto", "junction_tree", "circuit"}, default "auto"
         ``"auto"``: the junction tree, and the circuit if the junction tree refuses.
@@ -346,6 +351,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
     """
+    evidence = as_evidence(evidence)
     used, log_p, marginals, calibrated = _answer(bn, evidence, method)
     if log_p == -math.inf:
         raise _impossible(bn, evidence)
@@ -365,7 +371,8 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, or None
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
     method : {"auto", "junction_tree", "circuit"}, default "auto"
         As in :func:`exact_marginals`.
 
@@ -399,8 +406,8 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     >>> float(round(log_probability_of_evidence(bn, {"A": "0"}), 6))
     -1.386294
     """
+    evidence = as_evidence(evidence)
     if not evidence:
-        bn.evidence_indices(evidence)
         return 0.0
     return float(_answer(bn, evidence, method)[1])
 
@@ -411,7 +418,8 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     Parameters
     ----------
     bn : BayesianNetwork
-    evidence : mapping of str to state, or None
+    evidence : mapping of str to state, pandas Series, or None
+        Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states; empty or None gives 1.0.
     method : {"auto", "junction_tree", "circuit"}, default "auto"
         As in :func:`exact_marginals`.
@@ -420,8 +428,10 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     -------
     float
         ``P(e)``; exactly 0.0 for impossible evidence (deterministic zeros
-        propagate exactly). Use :func:`log_probability_of_evidence` when ``P(e)``
-        may underflow.
+        propagate exactly). Below the normal floats (about 1e-308) it is
+        ``exp(log P(e))``: 0.0 under the smallest float, never a subnormal stuck
+        by rounding. Use :func:`log_probability_of_evidence` when ``P(e)`` may
+        underflow: it stays exact.
 
     Raises
     ------
@@ -456,8 +466,8 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     >>> probability_of_evidence(bn, {"A": "1", "B": "0"})
     0.0
     """
+    evidence = as_evidence(evidence)
     if not evidence:
-        bn.evidence_indices(evidence)
         return 1.0
     used, log_p, _, calibrated = _answer(bn, evidence, method)
     return calibrated[1].probability if calibrated is not None else math.exp(log_p)

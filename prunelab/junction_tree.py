@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import weakref
 from collections.abc import Mapping
@@ -186,16 +187,22 @@ class Calibration:
     """The upward pass of one evidence: P(e) and, unless impossible, what :func:`distribute` needs."""
 
     log_probability: float  # log P(e); -inf if impossible
-    probability: float  # P(e), multiplied out (may underflow where the log does not)
+    probability: float  # P(e): multiplied out, or exp(log P(e)) once the product left the normal floats
     potentials: list[np.ndarray] | None  # per clique: factors x child messages
     messages: list[np.ndarray | None] | None  # per clique: rescaled upward message
     totals: list[float] | None  # per root clique: its sum (others 0)
 
 
 def _collect(bn: BayesianNetwork, tree: JunctionTree, observed: Mapping[int, int]) -> Calibration:
-    """Enter evidence, multiply in the CPTs and pass messages up to the roots."""
+    """Enter evidence, multiply in the CPTs and pass messages up to the roots.
+
+    ``P(e)`` is the product of the scales; once that product is subnormal its
+    rounding no longer tracks the factors (a factor near 1 leaves it where it is,
+    so 1e-323 "sticks" for a ``P(e)`` of 1e-388), and ``exp(log P(e))`` is
+    returned instead (0.0 below the smallest float).
+    """
     impossible = Calibration(-math.inf, 0.0, None, None, None)
-    log_scale, scale = 0.0, 1.0
+    log_scale, scale, lowest = 0.0, 1.0, 1.0
     potentials = [np.ones(shape) for shape in tree.shapes]
     for f in tree.factors:
         cpt = bn.cpts[f.variable]
@@ -209,6 +216,7 @@ def _collect(bn: BayesianNetwork, tree: JunctionTree, observed: Mapping[int, int
                 return impossible
             log_scale += math.log(value)
             scale *= value
+            lowest = min(lowest, scale)
             continue
         potentials[f.clique] *= cpt.transpose(f.transpose).reshape(f.shape)
 
@@ -222,6 +230,7 @@ def _collect(bn: BayesianNetwork, tree: JunctionTree, observed: Mapping[int, int
             totals[i] = total
             log_scale += math.log(total)
             scale *= total
+            lowest = min(lowest, scale)
             continue
         message = potentials[i].sum(axis=0)
         peak = float(message.max())
@@ -230,8 +239,11 @@ def _collect(bn: BayesianNetwork, tree: JunctionTree, observed: Mapping[int, int
         message /= peak
         log_scale += math.log(peak)
         scale *= peak
+        lowest = min(lowest, scale)
         messages[i] = message
         potentials[p] *= message.reshape(tree.message_shape[i])
+    if lowest < sys.float_info.min:  # the product went through a subnormal: trust the logs only
+        scale = math.exp(log_scale)
     return Calibration(log_scale, scale, potentials, messages, totals)
 
 

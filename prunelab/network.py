@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -90,13 +91,19 @@ def _names(items, owner: str, kind: str) -> tuple[str, ...]:
     if isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable):
         raise NetworkError(f"{owner}: {kind} names must be an ordered list of strings, found {items!r}")
     items = list(items)
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # NFC form -> the name as given
     for s in items:
         if not isinstance(s, str):
             raise NetworkError(f"{owner}: {kind} name {s!r} has type {type(s).__name__}, not str")
-        if s in seen:
+        if s in seen.values():
             raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {format_listing(items)}")
-        seen.add(s)
+        nfc = unicodedata.normalize("NFC", s)
+        if nfc in seen:
+            raise NetworkError(
+                f"{owner} has {kind} names {seen[nfc]!r} and {s!r} that differ only in their Unicode "
+                "normalization (NFC and NFD spellings of one name); spell them alike, or differently"
+            )
+        seen[nfc] = s
     return tuple(str(s) for s in items)
 
 
@@ -214,6 +221,8 @@ class BayesianNetwork:
     variables: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise NetworkError(f"the network's name must be a string, found {type(self.name).__name__} {self.name!r}")
         for arg, what in ((self.states, "states"), (self.parents, "parents"), (self.cpts, "cpts")):
             if not isinstance(arg, Mapping):
                 raise NetworkError(f"{what} must be a mapping keyed by variable name, found {type(arg).__name__}")
@@ -337,12 +346,23 @@ class BayesianNetwork:
         return cache
 
     def state_index(self, variable: str, state) -> int:
-        """Index of ``state`` (a name, or an integer index) among ``variable``'s states."""
+        """Index of ``state`` (a name, or an integer index) among ``variable``'s states.
+
+        An integer that could be read both ways (states ``["1", "2", "3"]`` and
+        ``1``: index 1 is ``"2"``, but a state is named ``"1"``) is refused: give the
+        name as a string.
+        """
         names = self.states[variable] if variable in self.states else None
         if names is None:
             self.index(variable)
         if isinstance(state, (int, np.integer)) and not isinstance(state, bool):
             if 0 <= int(state) < len(names):
+                if str(int(state)) in names and names.index(str(int(state))) != int(state):
+                    raise EvidenceError(
+                        f"state {int(state)} of variable {variable!r} is ambiguous: index {int(state)} is state "
+                        f"{names[int(state)]!r}, but a state is named {str(int(state))!r}; give the state's name as "
+                        f"a string ({names[int(state)]!r} or {str(int(state))!r})"
+                    )
                 return int(state)
         elif str(state) in names:
             return names.index(str(state))

@@ -80,7 +80,7 @@ class SampleResult:
         Generator or a spawned SeedSequence): ``seed=np.random.SeedSequence(
         seed_entropy, spawn_key=seed_spawn_key)`` reproduces the run.
     trap : TrapReport
-        Variables stuck or disagreeing across chains; see
+        Variables stuck, held apart or disagreeing across chains; see
         :class:`~prunelab.diagnostics.TrapReport`. With :attr:`n_changes`,
         :attr:`n_distinct_states`, :attr:`move_rate`, :attr:`acceptance_rate` and
         :meth:`rhat`, what a user needs to notice a trapped sampler.

@@ -18,20 +18,30 @@ uses too.
 
 Traps
 -----
-Gibbs and Metropolis change one variable at a time; on deterministic networks they
-can be trapped (the paper's Figures 1-2). :func:`sample` looks for two signs and
-reports them in :attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
+A sampler can be trapped: Gibbs and Metropolis by exact zeros (the paper's Figures
+1-2), prune sampling and MC-SAT by near-zero entries (a label with ``c = 2e-6``
+survives a pruning with probability ``2e-6``, so the chain moves between the states
+that need it about once in ``5e5`` steps). :func:`sample` runs one check for every
+sampler (:func:`prunelab.traps.trap_report`), reports it in
+:attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
 :class:`~prunelab.diagnostics.SamplerTrappedWarning` that names the variables:
 
-* a free variable never changed in any chain although a state with another value
-  and ``P(x, e) > 0`` exists, and no single-site move could have changed it from
-  any state visited (so it is not bad luck in a short run, and not a variable the
-  evidence fixes);
-* chains disagree beyond what their ESS allows, among the chains in which the
-  variable moves at all (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
-  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound over all
-  tested indicators so that a healthy run warns with probability below
-  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`).
+* split: one chain held a free variable at a state for at least
+  :data:`~prunelab.diagnostics.MIN_DRAWS` consecutive draws and a tenth of its
+  draws, a state that another
+  chain never visited (chains held at different constant values: R-hat infinite;
+  a chain that left, once, a state the others never saw: R-hat large);
+* disagreeing: chains disagree beyond what their ESS allows, every chain counted
+  (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
+  ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound
+  over all tested indicators so that a healthy run warns with probability below
+  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
+* stuck (single-site samplers): a free variable never changed in any chain
+  although a state with another value and ``P(x, e) > 0`` exists, and no
+  single-site move could have changed it from any state visited (so it is not bad
+  luck in a short run, and not a variable the evidence fixes).
+
+The false-alarm rate on chains that mix is measured by ``benchmarks/bench_traps.py``.
 
 Memory
 ------
@@ -52,6 +62,7 @@ you can afford it; the empirical estimator always has every draw.
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -63,6 +74,7 @@ from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import compile_network
 from .deprecation import renamed_keyword, warn_renamed
 from .diagnostics import SamplerTrappedWarning, TrapReport
+from .elimination import TablesTooLargeError
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
 from .sample_result import SampleResult, draw_dtype
@@ -156,6 +168,21 @@ def _checked_arguments(bn, sampler, n_draws, n_chains, n_jobs, max_restarts, ini
     if traps not in ("warn", "record", "off"):
         raise ValueError(f"traps must be 'warn', 'record' or 'off', got {traps!r}")
     return module, n_draws, n_chains, n_jobs, max_restarts
+
+
+def _check_options(module, sampler: str, options: dict) -> None:
+    """Refuse, before any set-up, an option the sampler's ``run_chain`` does not take; name the ones it does."""
+    parameters = inspect.signature(module.run_chain).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    known = [name for name, p in list(parameters.items())[4:]
+             if name != "rb_checkpoints" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"sampler {sampler!r} has no option(s) {unknown}; its options are {known or 'none'} "
+            "(sample()'s own arguments are named in its docstring)"
+        )
 
 
 def _rb_checkpoints(module, sampler, rb_checkpoints, n_draws) -> np.ndarray | None:
@@ -297,12 +324,15 @@ def sample(
         ``"off"``: no check (pieces of one longer chain, where a check of each
         piece means nothing); ``result.trap`` is then empty.
     max_bytes : int, default :data:`MAX_BYTES` (4 GiB)
+        A number of bytes, an integer (``"1GB"`` or ``1e9`` is a TypeError).
         Refuse at once, before allocating anything, a run whose draws, per-draw
         statistics, Rao-Blackwell sums and chain buffers would need more.
     method, n_samples
         Deprecated names of ``sampler`` and ``n_draws`` (a DeprecationWarning).
     **options
-        Passed to the sampler's ``run_chain`` and ``step``.
+        Passed to the sampler's ``run_chain`` and ``step``. A name that its
+        ``run_chain`` does not take is a TypeError that lists the ones it does,
+        before anything is set up.
 
     Returns
     -------
@@ -323,8 +353,8 @@ def sample(
     Warns
     -----
     SamplerTrappedWarning
-        Some free variable is stuck, or the chains disagree beyond their ESS
-        (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
+        Some free variable is stuck, held apart, or the chains disagree beyond
+        their ESS (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
 
     See Also
     --------
@@ -353,7 +383,8 @@ def sample(
     evidence = as_evidence(evidence)
     root = as_seed_sequence(seed)
     cps = _rb_checkpoints(module, sampler, rb_checkpoints, n_draws)
-    _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes)
+    _check_options(module, sampler, options)
+    _check_memory(bn, n_chains, n_draws, cps, n_jobs, _integer(max_bytes, "max_bytes"))
     net = compile_network(bn, evidence)  # checks the evidence names early
     evidence_names = bn.evidence_names(evidence)
     starts = _explicit_starts(bn, net, init, n_chains)
@@ -364,7 +395,10 @@ def sample(
          max_restarts, seeds[c], n_draws, backend, cps, options)
         for c in range(n_chains)
     ]
-    results = _run_jobs(jobs, n_jobs, progress, sampler)
+    try:
+        results = _run_jobs(jobs, n_jobs, progress, sampler)
+    except TablesTooLargeError as exc:  # raised on the compiled network, which has indices, not names
+        raise exc.with_names(bn.variables) from None
     draws, stats, extras, rb_sums = _gathered(results, n_draws)
     initial_states = np.stack([r["x0"] for r in results]).astype(np.int64)
     trap = TrapReport()

@@ -482,3 +482,50 @@ def test_grid_18_is_solved_within_the_cap():
     # v_1_2 has the single parent v_1_1
     np.testing.assert_allclose(marginals["v_1_2"], bn.cpts["v_1_1"] @ bn.cpts["v_1_2"], rtol=1e-12)
     assert all(p.sum() == pytest.approx(1.0, abs=EXACT) for p in marginals.values())
+
+
+# ---------------------------------------------------------------- P(e) below the normal floats
+def test_probability_of_evidence_below_the_normal_floats_is_exp_of_the_exact_log():
+    """A 4,000-node chain with P(e) = 10^-387.6: the product of scales sticks at ~1e-323 in subnormals."""
+    names = [f"X{k}" for k in range(4000)]
+    bn = BayesianNetwork(
+        states={v: ["0", "1"] for v in names},
+        parents={v: ([names[k - 1]] if k else []) for k, v in enumerate(names)},
+        cpts={v: ([0.5, 0.5] if k == 0 else [[0.9, 0.1], [0.1, 0.9]]) for k, v in enumerate(names)},
+    )
+    # 320 flips (0.1 each), then 1,471 stays (0.9 each): the product is subnormal after the flips
+    evidence = {v: str(k % 2) if k < 321 else "0" for k, v in enumerate(names[:1792])}
+    expected = math.log(0.5) + 320 * math.log(0.1) + 1471 * math.log(0.9)
+    assert expected / math.log(10) == pytest.approx(-387.61, abs=0.01)
+    assert log_probability_of_evidence(bn, evidence) == pytest.approx(expected, rel=1e-12)
+    assert probability_of_evidence(bn, evidence) == 0.0  # exp(log P(e)), not a stuck subnormal
+    # within the subnormals: exp(log P(e)), to the subnormal's own precision
+    short = {v: s for v, s in evidence.items() if int(v[1:]) < 323}
+    log_short = log_probability_of_evidence(bn, short)
+    assert -745 < log_short < math.log(2.2250738585072014e-308)
+    assert probability_of_evidence(bn, short) == math.exp(log_short)
+
+
+# ---------------------------------------------------------------- evidence types, at every entry point
+ENTRY_POINTS = [exact_marginals, probability_of_evidence, log_probability_of_evidence, elimination_order,
+                treewidth, lambda bn, ev: induced_width(bn, [], ev)]
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS, ids=["marginals", "p", "log_p", "order", "treewidth", "width"])
+@pytest.mark.parametrize("bad,kind", [(["B", "1"], "list"), ("B=1", "str"), ({("B", "1")}, "set"),
+                                      (("B", "1"), "tuple"), (3, "int")])
+def test_every_exact_entry_point_refuses_evidence_that_is_not_a_mapping(entry, bad, kind):
+    with pytest.raises(TypeError, match=rf"evidence must be a mapping .* got a {kind}"):
+        entry(load_network("deterministic_pair"), bad)
+
+
+def test_every_exact_entry_point_reads_a_series_as_a_mapping():
+    pd = pytest.importorskip("pandas")
+    bn = load_network("asia")
+    series, mapping = pd.Series({"xray": "yes", "smoke": "no"}), {"xray": "yes", "smoke": "no"}
+    assert probability_of_evidence(bn, series) == probability_of_evidence(bn, mapping)
+    assert log_probability_of_evidence(bn, series) == log_probability_of_evidence(bn, mapping)
+    got, expected = exact_marginals(bn, series), exact_marginals(bn, mapping)
+    assert got.keys() == expected.keys() and all(np.array_equal(got[v], expected[v]) for v in got)
+    assert elimination_order(bn, series) == elimination_order(bn, mapping)
+    assert treewidth(bn, series) == treewidth(bn, mapping)

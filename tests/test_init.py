@@ -293,7 +293,7 @@ def test_explicit_start_states():
         start_state_from(bn, net, {"A": "0", "B": "1"})
     with pytest.raises(ValueError, match="leaves free variable"):
         start_state_from(bn, net, {"A": "0"})
-    with pytest.raises(KeyError, match="unknown variable"):
+    with pytest.raises(ValueError, match="unknown variable"):
         start_state_from(bn, net, {"C": "0"})
     with pytest.raises(ValueError, match="out of range"):
         check_state(net, [0, 2], bn)

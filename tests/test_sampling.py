@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from prunelab import EvidenceError, load_evidence, load_network
-from prunelab.samplers import available_samplers, get_sampler, register_sampler
+from prunelab.samplers import available_samplers, register_sampler
 from prunelab.checkpoints import log_checkpoints
 from prunelab.samplers.init import InfeasibleStateError
 from prunelab.sampling import DEFAULT_N_CHECKPOINTS, SampleResult, sample
@@ -32,8 +32,9 @@ def assert_same_result(a: SampleResult, b: SampleResult) -> None:
 def test_same_draws_for_any_n_jobs(sampler):
     bn = load_network("alarm")
     evidence = load_evidence("alarm")
-    serial = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=1)
-    parallel = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=2)
+    # traps="record": 500 Gibbs sweeps on alarm leave HR held apart (R-hat 2.5), rightly warned of elsewhere
+    serial = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=1, traps="record")
+    parallel = sample(bn, sampler, 500, n_chains=3, evidence=evidence, seed=99, n_jobs=2, traps="record")
     assert_same_result(serial, parallel)
     assert not np.array_equal(serial.draws[0], serial.draws[1])  # chains are independent streams
 
@@ -201,9 +202,8 @@ def test_registry(monkeypatch):
     a = sample(bn, "gibbs-alias", 30, seed=4)
     b = sample(bn, "gibbs", 30, seed=4)
     np.testing.assert_array_equal(a.draws, b.draws)
-    register_sampler("broken", "prunelab.samplers.no_such_module")
-    with pytest.raises(ValueError, match="cannot be imported"):
-        get_sampler("broken")
+    with pytest.raises(ValueError, match="no module 'prunelab.samplers.no_such_module' can be imported"):
+        register_sampler("broken", "prunelab.samplers.no_such_module")  # refused at once, not at the first chain
     assert "broken" not in available_samplers()
     with pytest.raises(ValueError, match="lacks"):
         register_sampler("not-a-sampler", np)

@@ -421,3 +421,25 @@ def test_sparse_count_compiles_alike_from_counter_steps(monkeypatch):
     assert a.cost == b.cost > 0
     for x, y in zip(a[:-1], b[:-1]):
         np.testing.assert_array_equal(x, y)
+
+
+def test_the_reference_enumerate_draw_counts_then_draws_and_keeps_no_member():
+    """|S| = 2^15 on 15 independent coins: the reference holds O(n) memory, as the numba kernel does."""
+    import tracemalloc
+
+    names = [f"C{i}" for i in range(15)]
+    bn = BayesianNetwork(states={v: ["h", "t"] for v in names}, parents={}, cpts={v: [0.5, 0.5] for v in names})
+    net = compile_network(bn)
+    kept = np.ones(net.n_labels, dtype=bool)
+    uniform_pruned_state(np.random.default_rng(0), net, kept, method="enumerate", reference=True)  # warm caches
+    tracemalloc.start()
+    try:
+        y, size, _ = uniform_pruned_state(np.random.default_rng(1), net, kept, method="enumerate", reference=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert size == 2**15
+    # keeping the members would take 2^15 arrays of 15 int64 (over 7 MB); a walk needs a few frames
+    assert peak < 200_000, peak
+    fast = uniform_pruned_state(np.random.default_rng(1), net, kept, method="enumerate")
+    assert fast[0].tolist() == y.tolist() and fast[1] == size

@@ -22,6 +22,10 @@ def scalar_or_array(value):
     return float(value) if value.ndim == 0 else value
 
 
+SUM_TOLERANCE = 1e-6
+"""How far from 1 the sum of a probability vector given to :func:`hellinger` may be (rounding, not counts)."""
+
+
 def hellinger(p, q):
     """Hellinger distance between discrete distributions, over the last axis.
 
@@ -31,7 +35,8 @@ def hellinger(p, q):
     ----------
     p, q : array_like
         Probability vectors along the last axis; leading axes broadcast against
-        each other. Entries must be non-negative (they are not renormalised).
+        each other. Entries must be non-negative and sum to 1 within
+        :data:`SUM_TOLERANCE` (they are not renormalised: counts are refused).
 
     Returns
     -------
@@ -42,7 +47,8 @@ def hellinger(p, q):
     Raises
     ------
     ValueError
-        If an entry is negative or the last axes differ in length.
+        If an entry is negative, a vector does not sum to 1 (counts, say), or the
+        last axes differ in length.
 
     References
     ----------
@@ -63,6 +69,14 @@ def hellinger(p, q):
         raise ValueError(f"last axes differ: p has shape {p.shape}, q has shape {q.shape}")
     if (p < 0).any() or (q < 0).any():
         raise ValueError("probabilities must be non-negative")
+    for name, v in (("p", p), ("q", q)):
+        total = v.sum(axis=-1)
+        off = np.abs(total - 1.0) > SUM_TOLERANCE  # NaN (a failed estimate) passes through as NaN
+        if np.any(off):
+            raise ValueError(
+                f"{name} sums to {float(np.asarray(total)[off].flat[0]):g}, not 1: hellinger compares probability "
+                "vectors (divide counts by their total first)"
+            )
     squared = np.sum((np.sqrt(p) - np.sqrt(q)) ** 2, axis=-1)
     return scalar_or_array(np.sqrt(0.5 * squared))
 

@@ -16,7 +16,7 @@ __all__ = ["read_bif"]
 _BIF_TOKEN = re.compile(
     r"""
     (?:\s+|//[^\n]*|/\*.*?\*/)*+                        # spaces and comments, skipped
-    (?P<token>[{}()\[\],;|]|[^\s{}()\[\],;|]+)?
+    (?P<token>"[^"\n]*"|[{}()\[\],;|]|[^\s{}()\[\],;|]+)?  # a quoted string (one line) is one token
     """,
     re.VERBOSE | re.DOTALL,
 )

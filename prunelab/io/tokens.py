@@ -18,7 +18,9 @@ import stat
 import zlib
 from pathlib import Path
 
-__all__ = ["COUNT", "MAX_FILE_BYTES", "FileFormatError", "Tokens", "open_text", "parse_probability", "read_bytes"]
+__all__ = [
+    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "Tokens", "excerpt", "open_text", "parse_probability", "read_bytes",
+]
 
 
 class FileFormatError(ValueError):
@@ -33,6 +35,26 @@ takes 13-20 bytes of memory per byte of file, so the cap keeps a read under abou
 5 GiB. A larger file, or a ``.gz`` that inflates past the cap, is refused before
 more than the cap is held.
 """
+
+
+_EXCERPT = 40
+"""Characters of a long token quoted in an error message."""
+
+_LONG_TOKEN = re.compile(rf"\S{{{2 * _EXCERPT},}}")
+
+
+def excerpt(text: str) -> str:
+    """``text`` with every run of more than 80 non-space characters cut to its first 40 and its length.
+
+    Error messages quote tokens of a file; a file may hold one token of a billion
+    characters.
+
+    Examples
+    --------
+    >>> excerpt("found 'x" + "9" * 1000 + "'")
+    "found 'x99999999999999999999999999999999999999... (1,003 characters)"
+    """
+    return _LONG_TOKEN.sub(lambda m: f"{m.group()[:_EXCERPT]}... ({len(m.group()):,} characters)", text)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -108,6 +130,10 @@ _NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _PROBABILITY = re.compile(_NUMBER)
 
 
+_ZERO = re.compile(r"[+-]?(?:0+\.?0*|\.0+)(?:[eE][+-]?[0-9]+)?")
+"""A number written as zero (``0``, ``0.000``, ``0e5``), as opposed to one that underflows to it (``1e-400``)."""
+
+
 _NUMBER_LIST = re.compile(rf"(?:{_NUMBER} )*{_NUMBER}")
 """Numbers joined by single spaces (the fast path of a row of tokens)."""
 
@@ -125,6 +151,11 @@ def parse_probability(tok: str) -> float:
         raise ValueError(f"found the negative number {tok!r}")
     if value == math.inf:
         raise ValueError(f"found {tok!r}, too large for a float")
+    if value == 0.0 and not _ZERO.fullmatch(tok):
+        raise ValueError(
+            f"found {tok!r}, below the smallest float: it would become an exact zero, a deterministic entry the file "
+            "does not state; write 0 if a zero is meant"
+        )
     return value
 
 
@@ -194,7 +225,7 @@ class Tokens:
         """A FileFormatError at the token with ``mark`` (default: the next token, or the end)."""
         if mark is None and self._i < len(self._toks):
             mark = self._base + self._i
-        return FileFormatError(f"{self.path}:{self.line(mark)}: {message}")
+        return FileFormatError(f"{self.path}:{self.line(mark)}: {excerpt(message)}")
 
     def peek(self) -> str | None:
         """The next token without consuming it; None at the end of the text."""
@@ -260,7 +291,8 @@ class Tokens:
             row = [t for t in toks[i:stop] if t != ","]
             if _NUMBER_LIST.fullmatch(" ".join(row)):
                 values = [float(t) for t in row]
-                if min(values) >= 0.0 and max(values) < math.inf:
+                underflow = any(v == 0.0 and not _ZERO.fullmatch(t) for v, t in zip(values, row))
+                if min(values) >= 0.0 and max(values) < math.inf and not underflow:
                     self._i = stop
                     self.next()
                     return values

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import os
 import re
@@ -24,12 +26,17 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
 
     UAI files carry no names; unless ``names=False``, the variable and state names
     go to ``<path>.names.json`` so that :func:`read_uai` gives back the same
-    network. Numbers are written with 17 significant digits (exact round trip).
+    network. The sidecar records the SHA-256 of the UAI file it names, and
+    :func:`read_uai` refuses a sidecar written for another file; with
+    ``names=False`` a sidecar left by an earlier write is removed. Numbers are
+    written with 17 significant digits (exact round trip).
 
     Parameters
     ----------
     bn : BayesianNetwork
     path : str or Path
+        A path ending in ``.gz`` is written gzip-compressed (as :func:`read_uai`
+        reads it).
     names : bool, default True
         Also write the names sidecar.
 
@@ -61,13 +68,27 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
         for row in flat.reshape(-1, card):
             lines.append(" ".join(repr(float(x)) for x in row))
         lines.append("")
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines))
-    os.replace(tmp, path)
+    data = "\n".join(lines).encode()
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    side = _sidecar(path)
     if names:
-        side = {"name": bn.name, "variables": list(bn.variables), "states": {v: list(s) for v, s in bn.states.items()}}
-        _sidecar(path).write_text(json.dumps(side, indent=1) + "\n")
+        meta = {"name": bn.name, "uai_sha256": hashlib.sha256(data).hexdigest(), "variables": list(bn.variables),
+                "states": {v: list(s) for v, s in bn.states.items()}}
+        _write_atomically(side, (json.dumps(meta, indent=1) + "\n").encode())
+    else:
+        side.unlink(missing_ok=True)  # it would name another network's tables
+    _write_atomically(path, data)
     return path
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 _UAI_TOKEN = re.compile(r"(?:\s+|#[^\n]*)*+(?P<token>[^\s#]+)?")
@@ -223,6 +244,11 @@ def _read_names(path: Path, cards: list[int]) -> tuple[list[str], list[list[str]
     var_names, states = meta["variables"], meta["states"]
     if not isinstance(meta.get("name", ""), str):
         raise FileFormatError(f"{side}: 'name' must be a string, found {meta['name']!r}")
+    if "uai_sha256" in meta and meta["uai_sha256"] != hashlib.sha256(path.read_bytes()).hexdigest():
+        raise FileFormatError(
+            f"{side}: this names sidecar was written for another version of {path} (its SHA-256 differs); "
+            "delete the sidecar to read the file with names v0, v1, ..., or write both again with write_uai"
+        )
     if len(var_names) != len(cards):
         raise FileFormatError(f"{side}: {len(var_names)} variable names for the {len(cards)} variables of {path}")
     seen: set[str] = set()

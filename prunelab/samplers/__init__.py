@@ -39,22 +39,26 @@ Modules are imported on first use. (``get_method``, ``register_method`` and
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
 from ..deprecation import module_getattr
 
-__all__ = ["register_sampler", "get_sampler", "available_samplers", "REQUIRED_ATTRIBUTES"]
+__all__ = ["register_sampler", "get_sampler", "available_samplers", "BUILT_IN", "REQUIRED_ATTRIBUTES"]
 
 REQUIRED_ATTRIBUTES = ("init", "step", "run_chain")
 """What a sampler module must define."""
 
-_SAMPLERS: dict[str, str | ModuleType] = {
+BUILT_IN: dict[str, str] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
     "prune-tempered": "prunelab.samplers.tempering",
     "mc-sat": "prunelab.samplers.mcsat",
 }
+"""The samplers that come with the package, by name; :func:`register_sampler` does not replace them."""
+
+_SAMPLERS: dict[str, str | ModuleType] = dict(BUILT_IN)
 
 
 def register_sampler(name: str, module: ModuleType | str) -> None:
@@ -65,8 +69,16 @@ def register_sampler(name: str, module: ModuleType | str) -> None:
     name : str
         The sampler's name in ``sample(bn, name, ...)``.
     module : module or str
-        The module, or its importable dotted name (imported on first use). Parallel
-        runs import it by name in every worker, so it must be importable there.
+        The module, or its importable dotted name (imported on first use). Every
+        chain imports it by name (in a worker, or here), so a module must be
+        importable by its ``__name__``, and a name must be found on ``sys.path``.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is a built-in sampler (``"gibbs"``, ``"prune"`` ...: they cannot be
+        shadowed), the module cannot be imported by its name, or lacks
+        ``init``/``step``/``run_chain``. Registering a name again replaces it.
 
     Examples
     --------
@@ -75,9 +87,30 @@ def register_sampler(name: str, module: ModuleType | str) -> None:
     >>> get_sampler("gibbs-again").__name__
     'prunelab.samplers.gibbs'
     """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a sampler's name must be a non-empty string, got {name!r}")
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is a built-in sampler; register yours under another name")
     if isinstance(module, ModuleType):
         _check_module(name, module)
-    elif not isinstance(module, str):
+        try:
+            importable = importlib.import_module(module.__name__) is module
+        except ImportError:
+            importable = False
+        if not importable:
+            raise ValueError(
+                f"sampler module {module.__name__!r} for sampler {name!r} cannot be imported by its name, and every "
+                "chain (in this process or a worker) imports its sampler by name; put it in an importable module "
+                "(a file on sys.path, not __main__ or a module built in memory) and register that"
+            )
+    elif isinstance(module, str):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package that does not import, or a bad name
+            found = False
+        if not found:
+            raise ValueError(f"sampler {name!r}: no module {module!r} can be imported (check the dotted name)")
+    else:
         raise TypeError(f"module must be a module or a dotted name, got {type(module).__name__}")
     _SAMPLERS[name] = module
 

@@ -28,6 +28,7 @@ Nothing loops without a bound.
 
 from __future__ import annotations
 
+import difflib
 import threading
 import weakref
 from collections.abc import Mapping
@@ -40,7 +41,7 @@ from ..compiled import CompiledNetwork, compile_network, state_labels
 from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
-from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
+from .inverse_cdf import inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
@@ -85,71 +86,64 @@ class InitInfo(NamedTuple):
     n_tries: int
 
 
-def _hybrid_forward(inverse_cdf):
-    """The hybrid forward kernel's one source, drawing from a CPT row with ``inverse_cdf``.
-
-    Made twice: with :func:`~prunelab.samplers.inverse_cdf.inverse_cdf_py` it is the
-    plain-Python reference (slow, for tests); with its compiled twin, compiled by
-    numba, it is :func:`hybrid_forward_nb`.
-    """
-
-    def hybrid_forward(rng, cardinality, parent_ptr, parent_index, parent_stride,
+def _hybrid_forward_py(rng, cardinality, parent_ptr, parent_index, parent_stride,
                        cpt_offset, cpt, evidence_value, p, max_restarts, x):
-        """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1."""
-        n = cardinality.shape[0]
-        toss = 0.0 < p < 1.0
-        for attempt in range(max_restarts):
-            feasible = True
-            for i in range(n):
-                base = cpt_offset[i]
-                for k in range(parent_ptr[i], parent_ptr[i + 1]):
-                    base += x[parent_index[k]] * parent_stride[k]
-                card = cardinality[i]
-                observed = evidence_value[i]
-                if observed >= 0:
-                    x[i] = observed
-                    if cpt[base + observed] == 0.0:
-                        feasible = False
-                        break
-                    continue
-                if toss:
-                    use_cpt = rng.random() < p
-                else:
-                    use_cpt = p >= 1.0
-                if use_cpt:
-                    # forward: inverse CDF of the CPT row, never a zero entry
-                    total = 0.0
-                    for s in range(card):
-                        total += cpt[base + s]
-                    chosen = inverse_cdf(cpt[base:base + card], card, rng.random() * total)
-                else:
-                    # random forward: uniform over the row's non-zero entries
-                    count = 0
-                    for s in range(card):
-                        if cpt[base + s] > 0.0:
-                            count += 1
-                    j = int(rng.random() * count)
-                    if j > count - 1:
-                        j = count - 1
-                    chosen = -1
-                    for s in range(card):
-                        if cpt[base + s] > 0.0:
-                            if j == 0:
-                                chosen = s
-                                break
-                            j -= 1
-                x[i] = chosen
-            if feasible:
-                return attempt + 1
-        return -1
+    """One to ``max_restarts`` hybrid forward tries; fills ``x``; returns tries used or -1.
 
-    return hybrid_forward
+    The hybrid forward kernel's one source: run as it is, the plain-Python
+    reference (slow, for tests); compiled by numba, :func:`hybrid_forward_nb`.
+    A module-level function, not a closure, so that numba's on-disk cache finds
+    it again in every process (a closure is compiled and cached anew each time).
+    """
+    n = cardinality.shape[0]
+    toss = 0.0 < p < 1.0
+    for attempt in range(max_restarts):
+        feasible = True
+        for i in range(n):
+            base = cpt_offset[i]
+            for k in range(parent_ptr[i], parent_ptr[i + 1]):
+                base += x[parent_index[k]] * parent_stride[k]
+            card = cardinality[i]
+            observed = evidence_value[i]
+            if observed >= 0:
+                x[i] = observed
+                if cpt[base + observed] == 0.0:
+                    feasible = False
+                    break
+                continue
+            if toss:
+                use_cpt = rng.random() < p
+            else:
+                use_cpt = p >= 1.0
+            if use_cpt:
+                # forward: inverse CDF of the CPT row, never a zero entry
+                total = 0.0
+                for s in range(card):
+                    total += cpt[base + s]
+                chosen = inverse_cdf_py(cpt[base:base + card], card, rng.random() * total)
+            else:
+                # random forward: uniform over the row's non-zero entries
+                count = 0
+                for s in range(card):
+                    if cpt[base + s] > 0.0:
+                        count += 1
+                j = int(rng.random() * count)
+                if j > count - 1:
+                    j = count - 1
+                chosen = -1
+                for s in range(card):
+                    if cpt[base + s] > 0.0:
+                        if j == 0:
+                            chosen = s
+                            break
+                        j -= 1
+            x[i] = chosen
+        if feasible:
+            return attempt + 1
+    return -1
 
 
-_hybrid_forward_py = _hybrid_forward(inverse_cdf_py)
-"""The plain-Python hybrid forward kernel (``initial_state(..., backend="numpy")``)."""
-
-hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward(inverse_cdf_nb))
+hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward_py)
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
@@ -477,7 +471,11 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     if isinstance(state, Mapping):
         unknown = [v for v in state if v not in bn.states]
         if unknown:
-            raise KeyError(f"start state names unknown variable(s) {unknown}; variables are {list(bn.variables)}")
+            close = {v: difflib.get_close_matches(v, bn.variables, n=1, cutoff=0.6) for v in unknown}
+            hint = "".join(f" ({v!r}: did you mean {c[0]!r}?)" for v, c in close.items() if c)
+            raise ValueError(
+                f"start state (init) names unknown variable(s) {unknown}{hint}; variables are {list(bn.variables)}"
+            )
         x = np.array(net.evidence_value, dtype=np.int64)
         for v, s in state.items():
             x[bn.index(v)] = bn.state_index(v, s)

@@ -17,10 +17,12 @@ state of probability zero is never drawn.
 from __future__ import annotations
 
 import numba
+from numba.extending import register_jitable
 
 __all__ = ["inverse_cdf_py", "inverse_cdf_nb"]
 
 
+@register_jitable  # a plain function here, and callable as it is from numba-compiled kernels
 def inverse_cdf_py(weights, n: int, u: float) -> int:
     """First ``s < n`` with ``weights[0] + ... + weights[s] > u``, never a zero weight.
 

@@ -48,6 +48,7 @@ References
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numba
@@ -162,8 +163,14 @@ class MCSatPlan(NamedTuple):
     is_movable: np.ndarray
 
 
-def compile_mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
+def compile_mcsat_plan(net: CompiledNetwork, counting: bool = True) -> MCSatPlan:
     """Compile the clauses, the random-clause list and the uniform plan of ``net``.
+
+    With ``counting=False`` (``uniform="samplesat"``, which draws without tables)
+    the uniform plan has no elimination program, so no table cap applies, and the
+    random clauses are those of every label with ``c > 0`` (a label that no
+    consistent state uses gives a clause that every state satisfies: it changes
+    nothing the walk can reach).
 
     Examples
     --------
@@ -175,8 +182,8 @@ def compile_mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
     [0, 1]
     """
     clauses = network_clauses(net)
-    uniform = compile_uniform_plan(net)
-    feasible = used_labels(net, net.cpt > 0.0, uniform)
+    uniform = compile_uniform_plan(net, counting=counting)
+    feasible = used_labels(net, net.cpt > 0.0, uniform) if counting else net.cpt > 0.0
     soft = ~clauses.hard
     random_clause = np.flatnonzero(soft & feasible[np.maximum(clauses.label, 0)]).astype(np.int64)
     base_kept = np.ones(clauses.n_clauses, dtype=bool)
@@ -191,11 +198,16 @@ def compile_mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
 
 
 _mcsat_plans = PlanCache(compile_mcsat_plan)
+_search_plans = PlanCache(functools.partial(compile_mcsat_plan, counting=False))
 
 
-def mcsat_plan(net: CompiledNetwork) -> MCSatPlan:
-    """The :class:`MCSatPlan` of ``net``, compiled on first use and cached (by content)."""
-    return _mcsat_plans(net)
+def mcsat_plan(net: CompiledNetwork, uniform: str = "exact") -> MCSatPlan:
+    """The :class:`MCSatPlan` of ``net`` for the ``uniform`` step, compiled on first use and cached (by content).
+
+    ``uniform="samplesat"`` builds no counting tables (:func:`compile_mcsat_plan`
+    with ``counting=False``).
+    """
+    return (_search_plans if _check_uniform(uniform) == UNIFORM_STEPS.index("samplesat") else _mcsat_plans)(net)
 
 
 def _select_py(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
@@ -288,9 +300,19 @@ def _samplesat_workspace(plan: MCSatPlan, n: int):
             np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
 
 
-def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa):
-    return SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
-                            late_sa).checked()
+def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform="samplesat"):
+    """SampleSAT's options, checked; under ``uniform="exact"`` any that differs from the default is refused."""
+    mode = _check_uniform(uniform)
+    options = SampleSatOptions(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips,
+                               late_sa).checked()
+    if UNIFORM_STEPS[mode] != "samplesat":
+        changed = [name for name in options._fields if getattr(options, name) != getattr(ALCHEMY_DEFAULTS, name)]
+        if changed:
+            raise ValueError(
+                f"SampleSAT option(s) {changed} have no effect with uniform={UNIFORM_STEPS[mode]!r}; "
+                "pass uniform='samplesat' to use them, or drop them"
+            )
+    return options
 
 
 def step(
@@ -350,8 +372,8 @@ def step(
     ([0, 0], 1.0)
     """
     mode = _check_uniform(uniform)
-    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
-    plan = mcsat_plan(net) if plan is None else plan
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform)
+    plan = mcsat_plan(net, uniform) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
     y = x.copy()
@@ -466,9 +488,9 @@ def run_chain(
     True
     """
     mode = _check_uniform(uniform)
-    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa)
+    options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform)
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
-    plan = mcsat_plan(net) if plan is None else plan
+    plan = mcsat_plan(net, uniform) if plan is None else plan
     c, index = plan.clauses, plan.index
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.empty(n_draws, dtype=np.int64)

@@ -100,15 +100,23 @@ class SampleSatOptions(NamedTuple):
 
     def checked(self) -> SampleSatOptions:
         """The options as numbers the kernel takes, or a ValueError naming the bad one."""
+        for name in ("sa_probability", "noise", "temperature"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"SampleSAT option {name} must be a number, got {type(value).__name__} {value!r}")
         for name in ("sa_probability", "noise"):
             value = float(getattr(self, name))
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SampleSAT option {name} must be in [0, 1], got {value}")
         if not float(self.temperature) > 0.0:
             raise ValueError(f"SampleSAT option temperature must be > 0, got {self.temperature}")
+        if not isinstance(self.late_sa, (bool, np.bool_)):
+            raise TypeError(f"SampleSAT option late_sa must be True or False, got {type(self.late_sa).__name__} "
+                            f"{self.late_sa!r}")
         for name in ("tabu_length", "n_solutions", "max_flips"):
             value = getattr(self, name)
-            if isinstance(value, bool) or int(value) != value or value < (0 if name == "tabu_length" else 1):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or int(value) != value or value < (0 if name == "tabu_length" else 1):
                 raise ValueError(f"SampleSAT option {name} must be an integer >= "
                                  f"{0 if name == 'tabu_length' else 1}, got {value!r}")
         return SampleSatOptions(float(self.sa_probability), float(self.temperature), float(self.noise),

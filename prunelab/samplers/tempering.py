@@ -194,6 +194,9 @@ def check_betas(betas) -> np.ndarray:
     ...
     ValueError: betas must be strictly decreasing: betas[1] = 0.5 <= betas[2] = 0.5
     """
+    entries = np.asarray(betas, dtype=object).ravel() if not isinstance(betas, str) else [betas]
+    if any(isinstance(v, (bool, np.bool_, str, bytes)) for v in entries) or np.asarray(betas).dtype == bool:
+        raise ValueError(f"betas must be a sequence of numbers (not bools or strings), got {betas!r}")
     try:
         b = np.array(betas, dtype=np.float64)
     except (TypeError, ValueError):

@@ -213,7 +213,7 @@ def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strid
     return steps, cost
 
 
-def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -> UniformPlan:
+def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True) -> UniformPlan:
     """Compile the search order and the elimination program for ``net``.
 
     Parameters
@@ -226,6 +226,12 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
         search node costs about 10-25 ns and a unit of ``count_cost`` about 2 ns
         (one core, numba), so a search that runs out of budget adds at most about
         15 % to the count that follows it.
+    counting : bool, default True
+        Compile the elimination program (refused, before allocating, when its
+        tables would be too large: :func:`~prunelab.elimination.check_fits`).
+        ``False`` gives a plan for the search and the support checks only (no
+        tables, ``count_cost = 0``, ``n_steps = 0``): what MC-SAT with SampleSAT
+        needs. Counting with it is an error of the caller.
 
     Returns
     -------
@@ -292,9 +298,13 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None) -
     def count_cost(candidate) -> float:
         return float(_symbolic_elimination(candidate.order, scopes, card, position, len(scopes), False)[1])
 
-    best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
-    check_fits(best, "the counting plan of prune sampling and of uniform draws")
-    steps, cost = _symbolic_elimination(best.order, scopes, card, position, len(scopes))
+    if counting:
+        best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
+        check_fits(best, "the counting plan of prune sampling and of uniform draws (sampler 'prune', "
+                   "'prune-tempered', or 'mc-sat' with uniform='exact')")
+        steps, cost = _symbolic_elimination(best.order, scopes, card, position, len(scopes))
+    else:
+        steps, cost = [], 0
 
     factor_sizes = [len(lab) for lab in labels]
     factor_scopes = list(scopes)

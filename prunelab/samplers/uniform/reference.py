@@ -54,6 +54,35 @@ def search_py(net, plan, kept, y):
     return members, nodes
 
 
+def _walk_py(net, plan, kept, y, target):
+    """Count the members of ``S`` in search order, and the nodes tried; nothing is kept.
+
+    With ``target >= 0`` the walk stops at member number ``target`` (from 0), which
+    ``y`` then holds (its free variables; the rest of ``y`` is left as it was). The
+    readable twin of :func:`~prunelab.samplers.uniform.search.search_arrays`.
+    """
+    if not all(kept[plan.const_label]):
+        return 0, 0
+    order = plan.dfs_order
+    count = nodes = 0
+
+    def extend(p) -> bool:
+        nonlocal count, nodes
+        if p == len(order):
+            count += 1
+            return count == target + 1
+        v = order[p]
+        for a in range(net.cardinality[v]):
+            nodes += 1
+            y[v] = a
+            if _consistent_py(net, plan, kept, y, p) and extend(p + 1):
+                return True
+        return False
+
+    extend(0)
+    return count, nodes
+
+
 def _choose_py(rng, row) -> int:
     total = float(sum(row))
     if total < EXACT_COUNT_LIMIT:
@@ -146,11 +175,12 @@ def uniform_draw_py(rng, net, plan, kept, x, y, method, n_candidates, max_restar
         return _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts), HEURISTIC, 0
     nodes = 0
     if method in (ENUMERATE, AUTO):
-        members, nodes = search_py(net, plan, kept, y.copy())
+        # count, then draw the r-th member by searching again: memory stays O(n) however large S is
+        count, nodes = _walk_py(net, plan, kept, y.copy(), -1)
         if method == ENUMERATE or nodes <= budget:
-            if members:
-                y[:] = members[rng.integers(0, len(members))]
-            return float(len(members)), ENUMERATE, nodes
+            if count:
+                _walk_py(net, plan, kept, y, int(rng.integers(0, count)))
+            return float(count), ENUMERATE, nodes
     total, tables = count_py(net, plan, kept)
     if total > 0:
         _backward_py(rng, plan, tables, y)
