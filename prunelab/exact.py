@@ -264,18 +264,19 @@ def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str):
             refusal = exc
         else:
             return "junction_tree", calibration.log_probability, None, (tree, calibration)
-    from .circuit import CircuitTooLargeError, ImpossibleEvidenceError, circuit_for, circuit_inference
+    from .circuit import MAX_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, inference
 
     net = compile_network(bn, evidence)
     try:
-        circuit = circuit_for(net)
+        cap = MAX_COMPILE_SECONDS if refusal is None else inference.AUTO_COMPILE_SECONDS
+        circuit = inference.circuit_for(net, max_seconds=cap)
     except ImpossibleEvidenceError:
         return "circuit", -math.inf, {}, None
     except CircuitTooLargeError as exc:
         if refusal is None:
             raise
         raise CircuitTooLargeError(f"the junction tree refused ({refusal}), and {exc}") from None
-    log_p, marginals = circuit_inference(bn, net, circuit)
+    log_p, marginals = inference.circuit_inference(bn, net, circuit)
     return "circuit", log_p, marginals, None
 
 
@@ -301,7 +302,8 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states (state names or state indices).
     method : {"auto", "junction_tree", "circuit"}, default "auto"
-        ``"auto"``: the junction tree, and the circuit if the junction tree refuses.
+        ``"auto"``: the junction tree, and the circuit if the junction tree refuses
+        (compiled for at most :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`).
 
     Returns
     -------

@@ -332,13 +332,20 @@ def dense_network(n: int = 60, k: int = 8, seed: int = 0) -> BayesianNetwork:
 
 
 @pytest.mark.parametrize("uniform", ["auto", "enumerate", "heuristic"])
-def test_too_wide_network_is_refused_with_the_clique_size(uniform):
-    """It used to reach 7.4 GB and a MemoryError; the order is costed before anything is allocated."""
+def test_too_wide_network_is_refused_with_the_clique_size(uniform, monkeypatch):
+    """It used to reach 7.4 GB and a MemoryError; the order is costed before anything is allocated.
+
+    ``"auto"`` then tries a circuit (capped here at a second: this network has no determinism), and
+    the error names both refusals."""
+    import prunelab.circuit.inference
     from prunelab import sample
+
+    monkeypatch.setattr(prunelab.circuit.inference, "AUTO_COMPILE_SECONDS", 1.0)
 
     with pytest.raises(ValueError, match=r"counting plan of prune sampling .* needs a clique over \d\d variables "
                        r"\(\d\.\d+e\+\d+ entries, more than MAX_CLIQUE_ENTRIES=\d+ in one table\).*"
-                       r"observe some of these variables.*'gibbs' or 'metropolis'"):
+                       r"observe some of these variables.*'gibbs' or 'metropolis'"
+                       + (r".* uniform='auto' then tried a circuit: compiling .* stopped at" if uniform == "auto" else "")):
         sample(dense_network(), "prune", 5, seed=0, uniform=uniform)
 
 

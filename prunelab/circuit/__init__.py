@@ -14,6 +14,7 @@ the pruned set.
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, CircuitTooLargeError, compile_cnf
 from .encoding import CircuitEncoding, ImpossibleEvidenceError, encode_network
 from .inference import (
+    AUTO_COMPILE_SECONDS,
     CircuitPasses,
     circuit_for,
     circuit_inference,
@@ -25,6 +26,7 @@ from .inference import (
 from .vtree import Vtree, dissection_vtree
 
 __all__ = [
+    "AUTO_COMPILE_SECONDS",
     "MAX_CIRCUIT_SIZE",
     "MAX_COMPILE_SECONDS",
     "Circuit",

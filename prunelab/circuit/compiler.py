@@ -154,16 +154,8 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
             manager.auto_gc_and_minimize_off()
         literal = manager.literal
         done: dict[int, object] = {}
-        for u in vt.post_order.tolist():
-            node = _owned(manager.true())
-            if vt.left[u] >= 0:
-                node = _apply(node, _apply(done.pop(int(vt.left[u])), done.pop(int(vt.right[u])), "and"), "and")
-            for k in regions[u]:
-                clause = _owned(manager.false())
-                for lit in enc.clause(k).tolist():
-                    clause = _apply(clause, _owned(literal(int(lit))), "or")
-                node = _apply(node, clause, "and")
-            done[u] = node
+
+        def check(u: int) -> None:
             if manager.dead_size() > max(manager.live_size(), 1_000_000):
                 manager.garbage_collect()
             live = manager.live_size()
@@ -174,6 +166,20 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
                     f"{seconds:.1f} s (caps: {max_size:,} elements, {max_seconds:g} s), with "
                     f"{_share(vt, u):.0%} of its Booleans compiled"
                 )
+
+        for u in vt.post_order.tolist():
+            node = _owned(manager.true())
+            if vt.left[u] >= 0:
+                node = _apply(node, _apply(done.pop(int(vt.left[u])), done.pop(int(vt.right[u])), "and"), "and")
+                check(u)
+            for k in regions[u]:
+                clause = _owned(manager.false())
+                for lit in enc.clause(k).tolist():
+                    clause = _apply(clause, _owned(literal(int(lit))), "or")
+                node = _apply(node, clause, "and")
+                check(u)
+            done[u] = node
+            check(u)
         root = done[vt.root]
         sdd_path = os.path.join(tmp, "circuit.sdd")
         root.save(sdd_path.encode())

@@ -11,6 +11,8 @@ that state (:func:`~prunelab.circuit.passes.outward_py`).
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -23,7 +25,8 @@ from .passes import outward_nb, upward_nb, vtree_log_sums_nb
 from .vtree import dissection_vtree
 
 __all__ = [
-    "CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights", "passes_for", "log_count",
+    "AUTO_COMPILE_SECONDS", "CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights",
+    "passes_for", "log_count",
 ]
 
 
@@ -82,24 +85,41 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
                        minimize=minimize, what=what)
 
 
-def _compile_default(net: CompiledNetwork) -> Circuit:
-    return compile_circuit(net)
+AUTO_COMPILE_SECONDS = 120.0
+"""Compile cap when a method turns to the circuit by itself (``"auto"``), so that a network without
+the structure a circuit needs is refused in minutes; asking for the circuit by name allows
+:data:`~prunelab.circuit.compiler.MAX_COMPILE_SECONDS`."""
+
+_CACHE_SIZE = 4
+_circuits: OrderedDict = OrderedDict()
+_lock = threading.Lock()
 
 
-_circuits = None
+def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECONDS) -> Circuit:
+    """The circuit of ``net``, compiled on first use and cached by content (the last few networks).
 
+    Exact inference and prune sampling's circuit draws share it. A compilation
+    that reached a cap is not cached (it raised).
 
-def circuit_for(net: CompiledNetwork) -> Circuit:
-    """The circuit of ``net`` with the default caps, compiled on first use and cached (by content).
-
-    Exact inference and prune sampling's circuit draws share it.
+    Parameters
+    ----------
+    net : CompiledNetwork
+    max_seconds : float, default :data:`~prunelab.circuit.compiler.MAX_COMPILE_SECONDS`
+        The compile cap, if it compiles now.
     """
-    global _circuits
-    if _circuits is None:
-        from ..samplers.uniform import PlanCache
+    from ..samplers.uniform import network_key
 
-        _circuits = PlanCache(_compile_default)
-    return _circuits(net)
+    key = network_key(net)
+    with _lock:
+        if key in _circuits:
+            _circuits.move_to_end(key)
+            return _circuits[key]
+    circuit = compile_circuit(net, max_seconds=max_seconds)
+    with _lock:
+        _circuits[key] = circuit
+        while len(_circuits) > _CACHE_SIZE:
+            _circuits.popitem(last=False)
+    return circuit
 
 
 def exact_weights(circuit: Circuit, net: CompiledNetwork, work: CircuitPasses) -> None:

@@ -51,7 +51,7 @@ from ..elimination import TablesTooLargeError
 from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
-from .pruned_draws import pruned_draw
+from .pruned_draws import circuit_plan_after, pruned_draw
 from .uniform import (
     AUTO,
     COUNT,
@@ -275,10 +275,10 @@ def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
         return code, plan
     try:
         return code, prune_plan(net)
-    except TablesTooLargeError:
+    except TablesTooLargeError as refusal:
         if code != AUTO:
             raise
-        return method_code("circuit"), pruned_draw("circuit").plan(net)
+        return method_code("circuit"), circuit_plan_after(net, refusal)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:

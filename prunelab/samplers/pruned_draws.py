@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["PRUNED_DRAWS", "pruned_draw"]
+__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after"]
 
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
@@ -44,3 +44,19 @@ def pruned_draw(name: str) -> ModuleType:
     True
     """
     return importlib.import_module(PRUNED_DRAWS[name])
+
+
+def circuit_plan_after(net, refusal: Exception):
+    """The circuit plan that ``uniform="auto"`` turns to when the counting plan refused with ``refusal``.
+
+    The circuit is compiled for at most :data:`prunelab.circuit.AUTO_COMPILE_SECONDS`;
+    if it too outgrows its caps, the error names both refusals.
+    """
+    from ..circuit import CircuitTooLargeError, inference
+    from ..elimination import TablesTooLargeError
+
+    try:
+        inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS)  # cached for the plan below
+    except CircuitTooLargeError as exc:
+        raise TablesTooLargeError(f"{refusal} uniform='auto' then tried a circuit: {exc}") from None
+    return pruned_draw("circuit").plan(net)
