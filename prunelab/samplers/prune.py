@@ -52,6 +52,7 @@ from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
 from .pruned_draws import circuit_plan_after, pruned_draw
+from .pruning import prune_around_nb
 from .uniform import (
     AUTO,
     COUNT,
@@ -74,7 +75,6 @@ from .uniform.kernels import (
     count_nb,
     count_sparse_arrays,
     draw_member_arrays,
-    label_nb,
     search_arrays,
     uniform_draw_nb,
 )
@@ -469,17 +469,7 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     root_factor = sparse.root_factor
     size = np.inf
     for t in range(n_draws):
-        for i in range(n):
-            lab = label_nb(offset, parent_ptr, parent_index, parent_stride, x, i)
-            x_labels[i] = lab
-            marked[lab] = True
-        for j in range(random_label.shape[0]):
-            lab = random_label[j]
-            if not marked[lab]:
-                kept[lab] = rng.random() < random_c[j]
-        for i in range(n):
-            kept[x_labels[i]] = True
-            marked[x_labels[i]] = False
+        prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
         if method == HEURISTIC:
             size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
                                           max_restarts, budget, ws)

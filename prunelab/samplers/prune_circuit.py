@@ -38,8 +38,8 @@ from ..circuit.passes import (
 )
 from ..compiled import CompiledNetwork
 from .chain import start_chain
+from .pruning import prune_around_nb
 from .uniform import PlanCache
-from .uniform.kernels import label_nb
 
 __all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "run_chain", "compile_circuit_prune_plan"]
 
@@ -187,17 +187,7 @@ def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, s
     random_c = plan.random_c
     n = x.shape[0]
     for t in range(n_draws):
-        for i in range(n):
-            lab = label_nb(net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride, x, i)
-            x_labels[i] = lab
-            marked[lab] = True
-        for j in range(random_label.shape[0]):
-            lab = random_label[j]
-            if not marked[lab]:
-                kept[lab] = rng.random() < random_c[j]
-        for i in range(n):
-            kept[x_labels[i]] = True
-            marked[x_labels[i]] = False
+        prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
         _set_weights_nb(kept, plan.theta_boolean, plan.theta_label, work.log_true)
         vtree_log_sums_nb(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
         upward_nb(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, work.sums,
