@@ -1,19 +1,32 @@
-"""The variable tree (vtree) of a circuit, from a dissection of the network's moral graph.
+"""The variable tree (vtree) of a circuit, from a dissection of the network's graph.
 
 A sentential decision diagram is compiled for a *vtree*: a full binary tree whose
 leaves are the Booleans. Its size depends on the vtree far more than on anything
 else (right-linear or balanced vtrees over a row-major order give diagrams the
 size of an OBDD). The vtree here follows the network's own structure:
 
-1. **Dissection.** The moral graph of the free variables is bisected recursively
-   (each part connected as far as possible, the two halves balanced): a connected
-   part is split at the middle of a breadth-first order from a pseudo-peripheral
-   node (so the cut is one level set of the search, a short separator on grids
-   and chains); the components of a disconnected part are packed into two bins of
-   near-equal size. The recursion's tree is the vtree's upper part.
+1. **Dissection.** The free variables are bisected recursively. The components
+   of a disconnected part are packed into two bins of near-equal size; a
+   connected part is cut by spectral bisection: the two lowest non-trivial
+   eigenvectors of the part's graph Laplacian span the candidate directions
+   (eight of them, at even angles, so a square part whose two eigenvalues tie is
+   cut straight rather than along an arbitrary mixture), the nodes are sorted
+   along each direction, and the cut kept is the one crossing the fewest edges
+   among the splits within 45-55 % of the part. The graph weighs a parent-child
+   edge 1 and a co-parent edge of the moral graph only :data:`CO_PARENT_WEIGHT`
+   (it keeps parts connected but leaves the cuts to the arcs: on grids that makes
+   the cuts straight lines rather than diagonals; on 90 % grids of side 30,
+   diagonal cuts gave diagrams 12-70 times larger). The half that comes first in
+   topological order (the ancestors) is the left child: compiling descendants
+   first measured 2-4 times slower on the same grids.
 2. **Groups.** Each network variable becomes a small subtree of its own Booleans:
    its state indicators, then the label indicators of its CPT (balanced each), so
    a variable's labels sit next to the variable.
+
+The dissection is deterministic (eigenvectors from a fixed start vector, ties
+broken by variable index). ``bisection="bfs"`` replaces the spectral cut by the
+middle of a breadth-first order from a pseudo-peripheral node (cheaper, but its
+diagonal cuts give much larger diagrams on grids).
 
 Positions are the in-order ranks of the vtree's nodes (what the SDD library
 writes in its files); the leaves under any node occupy a contiguous range of leaf
@@ -23,8 +36,9 @@ References
 ----------
 .. [1] A. Darwiche, "SDD: a new canonical representation of propositional
    knowledge bases", IJCAI 2011 (vtrees).
-.. [2] A. George, "Nested dissection of a regular finite element mesh", SIAM J.
-   Numer. Anal. 10 (1973) (dissection orders).
+.. [2] A. Pothen, H. D. Simon and K.-P. Liou, "Partitioning sparse matrices with
+   eigenvectors of graphs", SIAM J. Matrix Anal. Appl. 11 (1990) (spectral
+   bisection).
 """
 
 from __future__ import annotations
@@ -36,7 +50,7 @@ import numpy as np
 
 from .encoding import CircuitEncoding
 
-__all__ = ["Vtree", "dissection_vtree", "write_vtree"]
+__all__ = ["BISECTIONS", "CO_PARENT_WEIGHT", "Vtree", "dissection_vtree", "write_vtree"]
 
 
 class Vtree(NamedTuple):
@@ -76,15 +90,31 @@ class Vtree(NamedTuple):
         return int(self.left.shape[0])
 
 
-def _moral_graph(net, free: list[int]) -> dict[int, set[int]]:
+CO_PARENT_WEIGHT = 1e-3
+"""Weight of a moral-graph edge between two parents that is not an arc, in the dissection's graph."""
+
+BISECTIONS = ("spectral", "bfs")
+"""Values of ``bisection=`` in :func:`dissection_vtree`."""
+
+_DENSE_EIGEN = 64  # parts up to this many nodes use a dense eigensolver
+_ANGLES = 8
+_SLACK = 0.05
+
+
+def _weighted_graph(net, free: list[int]) -> dict[int, dict[int, float]]:
+    """Arcs between free variables weigh 1, co-parents (of any child) :data:`CO_PARENT_WEIGHT`."""
     is_free = set(free)
-    adjacency: dict[int, set[int]] = {i: set() for i in free}
+    weight: dict[int, dict[int, float]] = {i: {} for i in free}
     for i in range(net.n_variables):
-        family = [int(p) for p in net.parent_index[net.parent_ptr[i]:net.parent_ptr[i + 1]]] + [i]
-        family = [j for j in family if j in is_free]
-        for a in family:
-            adjacency[a].update(b for b in family if b != a)
-    return adjacency
+        parents = [int(p) for p in net.parent_index[net.parent_ptr[i]:net.parent_ptr[i + 1]] if int(p) in is_free]
+        if i in is_free:
+            for p in parents:
+                weight[i][p] = weight[p][i] = 1.0
+        for a in parents:
+            for b in parents:
+                if a != b and b not in weight[a]:
+                    weight[a][b] = CO_PARENT_WEIGHT
+    return weight
 
 
 def _bfs(start: int, members: set[int], adjacency) -> list[int]:
@@ -101,54 +131,85 @@ def _bfs(start: int, members: set[int], adjacency) -> list[int]:
     return order
 
 
-def _bisect(nodes: list[int], adjacency, spectral: bool = False) -> tuple[list[int], list[int]]:
+def _bisect(nodes: list[int], weight, bisection: str) -> tuple[list[int], list[int]]:
+    """Two halves of ``nodes`` (ancestors' half first), as the module docstring describes."""
     members = set(nodes)
     components = []
     left = set(nodes)
     for u in nodes:
         if u in left:
-            comp = _bfs(u, members, adjacency)
+            comp = _bfs(u, members, weight)
             left.difference_update(comp)
             components.append(comp)
     if len(components) > 1:
         bins: tuple[list[int], list[int]] = ([], [])
         for comp in sorted(components, key=len, reverse=True):
             (bins[0] if len(bins[0]) <= len(bins[1]) else bins[1]).extend(comp)
-        return bins
-    if spectral and len(nodes) > 3:
-        return _fiedler_bisect(nodes, adjacency)
-    start = nodes[0]
-    for _ in range(2):  # pseudo-peripheral: the last node of a search, twice
-        start = _bfs(start, members, adjacency)[-1]
-    order = _bfs(start, members, adjacency)
-    half = (len(order) + 1) // 2
-    return order[:half], order[half:]
+        a, b = bins
+    elif bisection == "spectral" and len(nodes) > 3:
+        a, b = _spectral_bisect(nodes, weight)
+    else:
+        start = nodes[0]
+        for _ in range(2):  # pseudo-peripheral: the last node of a search, twice
+            start = _bfs(start, members, weight)[-1]
+        order = _bfs(start, members, weight)
+        half = (len(order) + 1) // 2
+        a, b = order[:half], order[half:]
+    if sum(a) * len(b) > sum(b) * len(a):  # variables are numbered in topological order
+        a, b = b, a
+    return a, b
 
 
-def _fiedler_bisect(nodes: list[int], adjacency) -> tuple[list[int], list[int]]:
-    """Split a connected part at the median of its Fiedler vector (spectral bisection)."""
+def _spectral_bisect(nodes: list[int], weight) -> tuple[list[int], list[int]]:
+    """The lightest cut along a direction in the span of the two lowest non-trivial Laplacian eigenvectors."""
     import scipy.sparse as sp
-    from scipy.sparse.linalg import eigsh
+    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+    m = len(nodes)
     index = {u: k for k, u in enumerate(nodes)}
-    rows, cols = [], []
+    rows, cols, vals = [], [], []
     for u in nodes:
-        for w in adjacency[u]:
+        for w, c in weight[u].items():
             if w in index:
                 rows.append(index[u])
                 cols.append(index[w])
-    m = len(nodes)
-    a = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(m, m))
-    lap = sp.diags(np.asarray(a.sum(axis=1)).ravel()) - a
-    if m <= 600:
-        _, vectors = np.linalg.eigh(lap.toarray())
-        fiedler = vectors[:, 1]
+                vals.append(c)
+    r, c, v = np.asarray(rows), np.asarray(cols), np.asarray(vals)
+    degree = np.bincount(r, weights=v, minlength=m)
+    diag = np.arange(m)
+    if m <= _DENSE_EIGEN:
+        lap = np.diag(degree)
+        lap[r, c] -= v
+        vectors = np.linalg.eigh(lap)[1]
     else:
-        _, vectors = eigsh(lap.tocsc(), k=2, sigma=-1e-3, which="LM", v0=np.ones(m) / np.sqrt(m) + np.arange(m) / m)
-        fiedler = vectors[:, 1]
-    order = sorted(range(m), key=lambda k: (round(float(fiedler[k]), 12), k))
-    half = (m + 1) // 2
-    return [nodes[k] for k in order[:half]], [nodes[k] for k in order[half:]]
+        lap = sp.csc_matrix((np.concatenate([-v, degree]), (np.concatenate([r, diag]), np.concatenate([c, diag]))),
+                            shape=(m, m))
+        try:
+            values, vectors = eigsh(lap, k=3, sigma=-1e-3, which="LM", v0=np.ones(m) + diag / m)
+        except ArpackNoConvergence:
+            values, vectors = np.linalg.eigh(lap.toarray())
+        vectors = vectors[:, np.argsort(values)]
+    lo_k = max(1, int(np.floor(m * (0.5 - _SLACK))))
+    hi_k = min(m - 1, int(np.ceil(m * (0.5 + _SLACK))))
+    ks = np.arange(lo_k, hi_k + 1)
+    best = None
+    for t in range(_ANGLES):
+        angle = np.pi * t / _ANGLES
+        f = np.round((np.cos(angle) * vectors[:, 1] + np.sin(angle) * vectors[:, 2]) * np.sqrt(m), 6)
+        order = np.lexsort((diag, f))
+        pos = np.empty(m, dtype=np.int64)
+        pos[order] = diag
+        # an edge is cut by the split after k nodes iff lo < k <= hi (positions of its ends)
+        lo, hi = np.minimum(pos[r], pos[c]), np.maximum(pos[r], pos[c])
+        change = np.zeros(m + 2)
+        np.add.at(change, lo + 1, v)
+        np.add.at(change, hi + 1, -v)
+        cut = np.cumsum(change)[ks] / 2
+        j = int(np.argmin(cut + 1e-9 * np.abs(ks - m / 2)))
+        if best is None or cut[j] < best[0] - 1e-9:
+            best = (cut[j], order, int(ks[j]))
+    _, order, k = best
+    return [nodes[i] for i in order[:k]], [nodes[i] for i in order[k:]]
 
 
 def _balanced(items: list):
@@ -159,7 +220,7 @@ def _balanced(items: list):
     return (_balanced(items[:half]), _balanced(items[half:]))
 
 
-def dissection_vtree(net, enc: CircuitEncoding, spectral: bool = False) -> Vtree:
+def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral") -> Vtree:
     """The vtree of the module docstring for ``net`` and its encoding.
 
     Parameters
@@ -167,6 +228,8 @@ def dissection_vtree(net, enc: CircuitEncoding, spectral: bool = False) -> Vtree
     net : CompiledNetwork
     enc : CircuitEncoding
         Its encoding (:func:`~prunelab.circuit.encoding.encode_network`).
+    bisection : {"spectral", "bfs"}, default "spectral"
+        How a connected part is cut (see the module docstring).
 
     Returns
     -------
@@ -183,6 +246,8 @@ def dissection_vtree(net, enc: CircuitEncoding, spectral: bool = False) -> Vtree
     >>> vt.n_nodes, sorted(vt.leaf_boolean.tolist())
     (7, [1, 2, 3, 4])
     """
+    if bisection not in BISECTIONS:
+        raise ValueError(f"bisection must be one of {BISECTIONS}, got {bisection!r}")
     free = [int(i) for i in net.free]
     groups: dict[int, list[int]] = {i: [] for i in free}
     states = set()
@@ -194,7 +259,7 @@ def dissection_vtree(net, enc: CircuitEncoding, spectral: bool = False) -> Vtree
     for b in range(1, enc.n_booleans + 1):
         if b not in states:
             thetas[int(enc.owner[b])].append(b)
-    adjacency = _moral_graph(net, free)
+    weight = _weighted_graph(net, free)
 
     def group_tree(i: int):
         parts = [_balanced(groups[i])]
@@ -205,7 +270,7 @@ def dissection_vtree(net, enc: CircuitEncoding, spectral: bool = False) -> Vtree
     def dissect(nodes: list[int]):
         if len(nodes) == 1:
             return group_tree(nodes[0])
-        a, b = _bisect(nodes, adjacency, spectral)
+        a, b = _bisect(nodes, weight, bisection)
         return (dissect(a), dissect(b))
 
     if not free:

@@ -1,0 +1,109 @@
+"""The dissection vtree: its structure, and exact answers through circuits compiled for it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from prunelab import exact_marginals, load_network, make_grid
+from prunelab.exact import log_probability_of_evidence
+from prunelab.circuit import circuit_inference, compile_cnf, dissection_vtree, encode_network
+from prunelab.circuit.vtree import BISECTIONS
+from prunelab.compiled import compile_network
+
+pytest.importorskip("pysdd")
+
+CASES = [
+    ("asia", None),
+    ("asia", {"dysp": "yes", "smoke": "no"}),
+    ("alarm", None),
+    ("deterministic_pair", None),
+]
+
+
+def _network(name):
+    return make_grid(6, 0.75, seed=3) if name == "grid" else load_network(name)
+
+
+def _check_structure(net, enc, vt):
+    n = enc.n_booleans
+    assert vt.n_nodes == 2 * n - 1
+    assert sorted(vt.leaf_boolean.tolist()) == list(range(1, n + 1))  # every Boolean exactly once
+    leaves = vt.left < 0
+    assert (vt.boolean[leaves] > 0).all() and (vt.boolean[~leaves] == 0).all()
+    assert (vt.right[leaves] < 0).all() and (vt.right[~leaves] >= 0).all()
+    assert vt.parent[vt.root] == -1 and vt.leaf_lo[vt.root] == 0 and vt.leaf_hi[vt.root] == n
+    for u in np.flatnonzero(~leaves):
+        a, b = vt.left[u], vt.right[u]
+        assert vt.parent[a] == u and vt.parent[b] == u
+        assert a < u < b  # in-order positions
+        # contiguous leaf ranges: the left child's leaves, then the right child's
+        assert vt.leaf_lo[u] == vt.leaf_lo[a] and vt.leaf_hi[a] == vt.leaf_lo[b] and vt.leaf_hi[b] == vt.leaf_hi[u]
+    for u in np.flatnonzero(leaves):
+        assert vt.leaf_hi[u] == vt.leaf_lo[u] + 1 and vt.leaf_boolean[vt.leaf_lo[u]] == vt.boolean[u]
+    seen = set()
+    for u in vt.post_order.tolist():  # children before parents
+        if vt.left[u] >= 0:
+            assert vt.left[u] in seen and vt.right[u] in seen
+        seen.add(u)
+    assert len(seen) == vt.n_nodes and vt.post_order[-1] == vt.root
+    # a variable's Booleans (state and label indicators) are exactly the leaves of one vtree node
+    ranges = {(int(vt.leaf_lo[u]), int(vt.leaf_hi[u])) for u in range(vt.n_nodes)}
+    rank = np.empty(n + 1, dtype=np.int64)
+    rank[vt.leaf_boolean] = np.arange(n)
+    for i in net.free.tolist():
+        booleans = np.flatnonzero(enc.owner == i)
+        r = np.sort(rank[booleans])
+        assert r[-1] - r[0] + 1 == r.shape[0]
+        assert (int(r[0]), int(r[-1]) + 1) in ranges
+
+
+@pytest.mark.parametrize("bisection", BISECTIONS)
+@pytest.mark.parametrize(("name", "evidence"), [*CASES, ("grid", None)])
+def test_structure(name, evidence, bisection):
+    net = compile_network(_network(name), evidence)
+    enc = encode_network(net)
+    _check_structure(net, enc, dissection_vtree(net, enc, bisection=bisection))
+
+
+@pytest.mark.parametrize("bisection", BISECTIONS)
+def test_deterministic(bisection):
+    net = compile_network(make_grid(9, 0.9, seed=2))
+    enc = encode_network(net)
+    first, again = dissection_vtree(net, enc, bisection=bisection), dissection_vtree(net, enc, bisection=bisection)
+    assert all(np.array_equal(x, y) for x, y in zip(first[:7], again[:7]))
+
+
+def test_grid_cut_is_straight_with_ancestors_left():
+    bn = make_grid(8, 0.9, seed=1)
+    net = compile_network(bn)
+    enc = encode_network(net)
+    vt = dissection_vtree(net, enc)
+    half = vt.leaf_boolean[vt.leaf_lo[vt.left[vt.root]]:vt.leaf_hi[vt.left[vt.root]]]
+    cells = {tuple(int(x) for x in re.findall(r"\d+", bn.variables[enc.owner[b]])) for b in half.tolist()}
+    top = {(i, j) for i in range(1, 5) for j in range(1, 9)}
+    left = {(j, i) for i, j in top}
+    assert cells in (top, left)  # a straight cut; the half holding the source comes first
+
+
+def test_unknown_bisection():
+    net = compile_network(load_network("asia"))
+    with pytest.raises(ValueError, match="bisection must be one of .*'metis'"):
+        dissection_vtree(net, encode_network(net), bisection="metis")
+
+
+@pytest.mark.parametrize("bisection", BISECTIONS)
+@pytest.mark.parametrize(("name", "evidence"), [*CASES, ("grid", None), ("grid", {"v_6_6": "T", "v_2_5": "F"})])
+def test_answers_equal_junction_tree(name, evidence, bisection):
+    bn = _network(name)
+    net = compile_network(bn, evidence)
+    enc = encode_network(net)
+    circuit = compile_cnf(enc, dissection_vtree(net, enc, bisection=bisection))
+    log_p, marginals = circuit_inference(bn, net, circuit)
+    exact = exact_marginals(bn, evidence)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=1e-9)
+    assert set(marginals) == set(exact)
+    for v, p in exact.items():
+        np.testing.assert_allclose(marginals[v], p, atol=1e-9, rtol=0)
