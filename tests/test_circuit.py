@@ -348,3 +348,17 @@ def test_per_step_chains_agree_with_exact_marginals():
         ess = effective_sample_size(draws[:, :, i], 2)
         p = exact[variable][1]
         assert abs((draws[:, :, i] == 1).mean() - p) <= Z_TOLERANCE * np.sqrt(max(p * (1 - p), 1e-12) / ess), variable
+
+
+def test_dynamic_minimisation_reads_back_the_vtree_it_changed():
+    """With minimize=True the SDD library rotates and swaps the vtree; the diagram is read with the new one."""
+    from prunelab.circuit import dissection_vtree, encode_network
+
+    bn = make_grid(8, 0.75, seed=3)
+    net = compile_network(bn)
+    circuit = compile_circuit(net, minimize=True)
+    original = dissection_vtree(net, encode_network(net))
+    assert not np.array_equal(circuit.vtree.left, original.left)
+    _, marginals = circuit_inference(bn, net, circuit)
+    for v, p in exact_marginals(bn).items():
+        np.testing.assert_allclose(marginals[v], p, atol=EXACT)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .encoding import CircuitEncoding
 from .sdd_file import parse_sdd
-from .vtree import Vtree, write_vtree
+from .vtree import Vtree, read_vtree, write_vtree
 
 __all__ = ["Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS", "compile_cnf"]
 
@@ -183,6 +183,9 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         root = done[vt.root]
         sdd_path = os.path.join(tmp, "circuit.sdd")
         root.save(sdd_path.encode())
+        if minimize:  # the library has rotated and swapped the vtree: read back the one the diagram is for
+            manager.vtree().save(vtree_path.encode())
+            vt = read_vtree(vtree_path, enc.n_booleans)
         kind, lit, node_vtree, elem_ptr, prime, sub = parse_sdd(sdd_path)
     for a in (kind, lit, node_vtree, elem_ptr, prime, sub):
         a.setflags(write=False)

@@ -333,3 +333,46 @@ def write_vtree(vtree: Vtree, path) -> None:
             lines.append(f"I {pos} {vtree.left[pos]} {vtree.right[pos]}")
     with open(path, "w", encoding="ascii") as fh:
         fh.write("\n".join(lines) + "\n")
+
+
+def read_vtree(path, n_booleans: int) -> Vtree:
+    """Read a vtree the SDD library wrote (its ids are in-order positions), e.g. after dynamic minimisation.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.circuit.encoding import encode_network
+    >>> from prunelab.circuit.vtree import dissection_vtree, read_vtree, write_vtree
+    >>> net = compile_network(load_network("asia"))
+    >>> vt = dissection_vtree(net, encode_network(net))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_vtree(vt, os.path.join(tmp, "v"))
+    ...     again = read_vtree(os.path.join(tmp, "v"), vt.leaf_boolean.size)
+    >>> bool((again.left == vt.left).all() and (again.leaf_boolean == vt.leaf_boolean).all())
+    True
+    """
+    children: dict[int, tuple[int, int]] = {}
+    leaves: dict[int, int] = {}
+    last = -1
+    with open(path, encoding="ascii") as fh:
+        for line in fh:
+            parts = line.split()
+            if not parts or parts[0] in ("c", "vtree"):
+                continue
+            if parts[0] == "L":
+                leaves[int(parts[1])] = int(parts[2])
+            elif parts[0] == "I":
+                children[int(parts[1])] = (int(parts[2]), int(parts[3]))
+            else:
+                raise ValueError(f"{path}: not a vtree file line: {line.strip()!r}")
+            last = int(parts[1])
+
+    def nested(u: int):
+        return (nested(children[u][0]), nested(children[u][1])) if u in children else leaves[u]
+
+    vt = _from_nested(nested(last), n_booleans)
+    if not (np.flatnonzero(vt.left < 0) == sorted(leaves)).all():
+        raise ValueError(f"{path}: vtree ids are not in-order positions")
+    return vt
