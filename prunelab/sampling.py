@@ -183,22 +183,33 @@ def _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes) -> None:
 
 
 def _run_jobs(jobs: list, n_jobs: int, progress: bool, sampler: str) -> list[dict]:
-    """Every chain's :func:`~prunelab.chain_job.run_chain_job`, in order, over joblib's workers or here."""
-    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+    """Every chain's :func:`~prunelab.chain_job.run_chain_job`, in order, over joblib's workers or here.
 
+    Without ``progress`` no tqdm bar is made at all: even a disabled one creates a
+    multiprocessing lock, which inside a loky worker (a sweep's run) is a named
+    semaphore that the resource tracker reports as leaked when the worker is stopped.
+    """
+    bar = None
+    if progress:
+        from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+
+        bar = tqdm(total=len(jobs), desc=f"{sampler} chains")
     results = []
-    with tqdm(total=len(jobs), disable=not progress, desc=f"{sampler} chains") as bar:
+    try:
         if n_jobs != 1 and len(jobs) > 1:
             from joblib import Parallel, delayed
 
             runner = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
-            for res in runner(delayed(run_chain_job)(*job) for job in jobs):
-                results.append(res)
-                bar.update()
+            finished = runner(delayed(run_chain_job)(*job) for job in jobs)
         else:
-            for job in jobs:
-                results.append(run_chain_job(*job))
+            finished = (run_chain_job(*job) for job in jobs)
+        for res in finished:
+            results.append(res)
+            if bar is not None:
                 bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
     return results
 
 
