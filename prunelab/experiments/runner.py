@@ -13,6 +13,7 @@ all writing, so a remote cluster needs no shared file system.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -200,9 +201,7 @@ def _stop_workers() -> None:
 
 
 def _json_dumps(obj) -> str:
-    import json
-
-    return json.dumps(obj, sort_keys=True)
+    return json.dumps(store.plain_json(obj), sort_keys=True)
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -327,12 +326,15 @@ def reproduce(
     specs = select_cases(cases if cases is not None else prof.cases, init=init)
     out = Path(out) if out is not None else results_dir(prof.name)
     prepared = {c.id: prepare_case(c, root_seed) for c in specs}  # fails early on a bad case
-    _lock_settings(out, prof, specs, root_seed)
+    settings = _sweep_settings(prof, specs, root_seed)
     store.remove_stale_tmp(out)
+    on_disk = store.check_run_files(out, settings)  # every run file: its name, folder and settings
+    store.check_sweep(out, settings, on_disk)
     todo = _runs_to_do(out, specs, prof.n_runs)
     n_done = 0
     if todo:
-        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs)
+        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs,
+                           settings["cases"])
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
     report = ReproduceReport(
@@ -365,20 +367,19 @@ def _runs_to_do(out: Path, specs, n_runs: int) -> list[tuple]:
     return [(case, run) for case in specs for run in sorted(set(range(n_runs)) - store.finished_runs(out, case.id))]
 
 
-def _lock_settings(out: Path, prof, specs, root_seed: int) -> None:
-    """Record the sweep's settings in ``sweep.json``, or refuse a folder holding runs made with others."""
-    store.check_sweep(
-        out,
-        {
-            "root_seed": str(int(root_seed)),
-            "n_samples": prof.n_draws,  # the stored name
-            "checkpoints": prof.checkpoints.tolist(),
-            "cases": {c.id: case_fingerprint(c) for c in specs},
-        },
-    )
+def _sweep_settings(prof, specs, root_seed: int) -> dict:
+    """What the runs of this sweep are made with (as read back from JSON): checked against the folder on resume."""
+    settings = {
+        "root_seed": str(int(root_seed)),
+        "n_samples": prof.n_draws,  # the stored name
+        "checkpoints": prof.checkpoints.tolist(),
+        "cases": {c.id: case_fingerprint(c) for c in specs},
+    }
+    return store.plain_json(settings)
 
 
-def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs) -> int:
+def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs,
+              fingerprints) -> int:
     """Compute the runs of ``todo`` and write each as it arrives; the number written.
 
     Raises
@@ -407,6 +408,7 @@ def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress,
             results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
         try:
             for record in results:
+                record["case_spec"] = _json_dumps(fingerprints[record["case"]])  # the settings it was made with
                 store.write_run(out, record)
                 n_done += 1
                 bar.update()

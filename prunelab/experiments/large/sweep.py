@@ -48,12 +48,36 @@ def _record_path(out: Path, run_id: str) -> Path:
     return Path(out) / "runs" / run_id.split(".", 1)[0] / f"{run_id}.json"
 
 
+_RECORD_SAFE = "deleting it is safe: the run is made again when the sweep resumes"
+
+
+def _read_record(path: Path) -> dict:
+    record = store.read_json(path, _RECORD_SAFE)
+    if not isinstance(record, dict) or "id" not in record:
+        raise store.ResultsFileError(f"{path} is not a run record (a JSON object with an 'id'); {_RECORD_SAFE}")
+    return record
+
+
 def _check_settings(out: Path, settings: dict) -> None:
-    """Record the settings in ``sweep.json`` or refuse to mix runs made with others."""
-    settings = json.loads(json.dumps(settings))  # tuples as the lists read back
+    """Record the settings in ``sweep.json`` or refuse to mix runs made with others.
+
+    Each run record carries the settings it was made with (``settings``); they are
+    checked too, so a lost ``sweep.json`` cannot let other settings in.
+    """
+    settings = store.plain_json(settings)  # tuples as the lists read back
     path = Path(out) / "sweep.json"
-    if path.exists() and any((Path(out) / "runs").glob("*/*.json")):
-        old = json.loads(path.read_text())
+    records = sorted((Path(out) / "runs").glob("*/*.json"))
+    for record_path in records:
+        made = _read_record(record_path).get("settings", settings)
+        diffs = sorted(k for k in set(made) | set(settings) if made.get(k) != settings.get(k))
+        if diffs:
+            raise store.SweepMismatchError(
+                f"{out} holds runs made with other settings: {record_path} has other {', '.join(diffs)}; "
+                "resume with the settings it was made with (the same --profile and --seed), "
+                "or choose another output folder or delete this one"
+            )
+    if path.exists() and records:
+        old = store.read_json(path, store.SWEEP_SAFE)
         diffs = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
         if diffs:
             raise store.SweepMismatchError(
@@ -95,9 +119,9 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     prof = get_large_profile(profile)
     out = Path(out) if out is not None else large_results_dir(prof)
     runs = [r for r in plan_runs(prof) if kinds is None or r.kind in set(kinds)]
-    _check_settings(out, {"profile": prof.to_dict(), "root_seed": str(root_seed)})
-    for tmp in (out / "runs").glob("*/.*.tmp"):
-        tmp.unlink(missing_ok=True)
+    settings = store.plain_json({"profile": prof.to_dict(), "root_seed": str(root_seed)})
+    store.remove_stale_tmp(out)
+    _check_settings(out, settings)
     todo = [r for r in runs if not _record_path(out, r.id).exists()]
     tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
     tasks = (delayed(simulate_large_run)(r, prof, root_seed) for r in todo)
@@ -105,7 +129,7 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         n_jobs=n_jobs, return_as="generator_unordered")(tasks)
     n_done = 0
     for record in results:
-        store.write_json_atomic(record, _record_path(out, record["id"]))
+        store.write_json_atomic({**record, "settings": settings}, _record_path(out, record["id"]))
         n_done += 1
         if progress:
             print(f"[{n_done}/{len(todo)}] {record['id']} {record['wall_seconds']:.1f} s", file=sys.stderr, flush=True)
@@ -147,10 +171,23 @@ def consolidate_large(out: Path) -> dict:
         files = sorted((Path(out) / "runs" / kind).glob("*.json"))
         if not files:
             continue
-        frame = pd.DataFrame([json.loads(p.read_text()) for p in files]).sort_values("id", kind="stable")
+        records = [{k: v for k, v in _read_record(p).items() if k != "settings"} for p in files]
+        frame = _numeric_nulls(pd.DataFrame(records)).sort_values("id", kind="stable")
         store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
         tables[name] = frame
     return tables
+
+
+def _numeric_nulls(frame):
+    """Columns of numbers with NaN written as JSON null (None) back to float columns (None -> NaN)."""
+    import pandas as pd
+
+    for name in frame.columns:
+        values = frame[name]
+        if values.dtype == object and values.map(lambda v: v is None or (
+                isinstance(v, (int, float)) and not isinstance(v, bool))).all():
+            frame[name] = pd.to_numeric(values.astype(float))
+    return frame
 
 
 def load_large_results(out) -> dict:
