@@ -26,6 +26,7 @@ from ..deprecation import renamed_keyword
 from ..indicators import hellinger, mean_hellinger_over_variables
 from ..samplers import get_sampler
 from ..sampling import sample
+from ..workers import Terminated, sigterm_as_interrupt, worker_count
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
 from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
@@ -35,7 +36,7 @@ from .tables import consolidate
 
 __all__ = [
     "reproduce", "simulate_run", "ReproduceReport",
-    "SweepInterrupted", "check_root_seed",
+    "SweepInterrupted", "check_root_seed", "stop_workers",
 ]
 
 def check_root_seed(root_seed) -> int:
@@ -193,7 +194,7 @@ def quiet_worker() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop_workers() -> None:
+def stop_workers() -> None:
     """Shut the loky workers down cleanly after Ctrl-C (else their semaphores are reported leaked)."""
     from joblib.externals.loky import get_reusable_executor
 
@@ -215,11 +216,13 @@ class SweepInterrupted(KeyboardInterrupt):
         Runs written in this session before the stop.
     n_on_disk : int
         Finished runs of the selected cases now in ``out`` (from any session).
+    terminated : bool
+        Stopped by ``SIGTERM`` rather than Ctrl-C.
     """
 
-    def __init__(self, out: Path, n_written: int, n_on_disk: int):
+    def __init__(self, out: Path, n_written: int, n_on_disk: int, terminated: bool = False):
         super().__init__(f"sweep stopped: {n_written} runs written now, {n_on_disk} on disk in {out}")
-        self.out, self.n_written, self.n_on_disk = out, n_written, n_on_disk
+        self.out, self.n_written, self.n_on_disk, self.terminated = out, n_written, n_on_disk, terminated
 
 
 class ReproduceReport(dict):
@@ -276,8 +279,10 @@ def reproduce(
         Case patterns (:func:`~prunelab.experiments.select_cases`); default: the
         profile's cases.
     n_jobs : int, default -1
-        Worker processes (joblib); -1 for all cores, 1 runs in this process. With a
-        ``scheduler``: -1 uses every worker of the cluster.
+        Worker processes (joblib); -1 for all cores, 1 runs in this process. At most
+        one per run to do and per usable core are started (a warning says so when a
+        larger number is lowered). With a ``scheduler``: -1 uses every worker of the
+        cluster. A ``SIGTERM`` stops the sweep as Ctrl-C does, workers included.
     scheduler : str or distributed.Client, optional
         ``"tcp://HOST:PORT"`` of a dask.distributed scheduler (or a client): the same
         sweep runs on that cluster (``joblib.parallel_config(backend="dask")``) and
@@ -331,10 +336,12 @@ def reproduce(
     on_disk = store.check_run_files(out, settings)  # every run file: its name, folder and settings
     store.check_sweep(out, settings, on_disk)
     todo = _runs_to_do(out, specs, prof.n_runs)
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo and scheduler is None else n_jobs
     n_done = 0
     if todo:
-        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs,
-                           settings["cases"])
+        with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
+            n_done = _run_todo(todo, prof, prepared, root_seed, out, n_workers, scheduler, progress,
+                               on_run_written, specs, settings["cases"])
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
     report = ReproduceReport(
@@ -347,6 +354,7 @@ def reproduce(
         case_specs={c.id: c.to_dict() for c in specs},
         out=str(out),
         n_jobs=n_jobs,
+        n_workers=n_workers,
         scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
         n_done=n_done,
         n_skipped=len(specs) * prof.n_runs - len(todo),
@@ -414,13 +422,13 @@ def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress,
                 bar.update()
                 if on_run_written is not None:
                     on_run_written(record["case"], record["run"])
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             if hasattr(results, "close"):
                 with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
                     warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
                     results.close()  # joblib aborts its pending tasks
             if scheduler is None and n_jobs != 1:
-                _stop_workers()
+                stop_workers()
             on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
-            raise SweepInterrupted(out, n_done, on_disk) from None
+            raise SweepInterrupted(out, n_done, on_disk, terminated=isinstance(stop, Terminated)) from None
     return n_done

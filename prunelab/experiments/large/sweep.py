@@ -28,8 +28,9 @@ from ..provenance import (
     previous_sessions,
     utc_now,
 )
-from ..runner import check_root_seed
+from ..runner import SweepInterrupted, check_root_seed, stop_workers
 from ..specs import DEFAULT_ROOT_SEED
+from ...workers import Terminated, sigterm_as_interrupt, worker_count
 from .kinds import simulate_large_run
 from .profiles import get_large_profile, plan_runs
 
@@ -99,7 +100,10 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         Default :func:`large_results_dir`.
     n_jobs : int, default 1
         Worker processes (joblib, loky); runs in flight compete for the cores, so
-        the timed budgets are fairest with one worker per free core.
+        the timed budgets are fairest with one worker per free core. At most one per
+        run to do and per usable core are started (a warning says so when lowered).
+        A ``SIGTERM`` or Ctrl-C ends the workers and raises
+        :class:`~prunelab.experiments.SweepInterrupted`; the records written are kept.
     root_seed : int
     kinds : iterable of str, optional
         Only these kinds of run (``"network"``, ``"budget"``, ``"mixing"``, ``"grid"``).
@@ -123,23 +127,34 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     store.remove_stale_tmp(out)
     _check_settings(out, settings)
     todo = [r for r in runs if not _record_path(out, r.id).exists()]
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo else 1
     tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
     tasks = (delayed(simulate_large_run)(r, prof, root_seed) for r in todo)
-    results = (t[0](*t[1], **t[2]) for t in tasks) if n_jobs == 1 else Parallel(
-        n_jobs=n_jobs, return_as="generator_unordered")(tasks)
     n_done = 0
-    for record in results:
-        store.write_json_atomic({**record, "settings": settings}, _record_path(out, record["id"]))
-        n_done += 1
-        if progress:
-            print(f"[{n_done}/{len(todo)}] {record['id']} {record['wall_seconds']:.1f} s", file=sys.stderr, flush=True)
+    with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
+        results = (t[0](*t[1], **t[2]) for t in tasks) if n_workers == 1 else Parallel(
+            n_jobs=n_workers, return_as="generator_unordered")(tasks)
+        try:
+            for record in results:
+                store.write_json_atomic({**record, "settings": settings}, _record_path(out, record["id"]))
+                n_done += 1
+                if progress:
+                    print(f"[{n_done}/{len(todo)}] {record['id']} {record['wall_seconds']:.1f} s", file=sys.stderr,
+                          flush=True)
+        except KeyboardInterrupt as stop:
+            if n_workers != 1:
+                results.close()
+                stop_workers()
+            raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
+                                   terminated=isinstance(stop, Terminated)) from None
     sweep_seconds = time.perf_counter() - tic
     tables = consolidate_large(out)
     report = {
         "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         "regenerate": f"python -m prunelab large --profile {prof.name} --jobs {n_jobs}",
         "prunelab_version": package_version(), "git": git, "root_seed": str(root_seed),
-        "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
+        "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_workers": n_workers,
+        "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
         "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
