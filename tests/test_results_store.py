@@ -204,3 +204,11 @@ def test_large_run_records_are_checked_on_resume(tmp_path):
     (tmp_path / "sweep.json").unlink()
     report = run_large(tiny, out=tmp_path, kinds=["network"], root_seed=4)
     assert report["n_done"] == 1 and report["n_skipped"] == 1
+
+
+def test_a_corrupt_table_is_named_when_loaded(swept):
+    from prunelab.experiments import load_results
+
+    (swept / "curves.parquet").write_bytes(b"PAR1 truncated")
+    with pytest.raises(store.ResultsFileError, match=r"curves\.parquet is unreadable .*run the sweep's command again"):
+        load_results("smoke", out=swept)

@@ -365,10 +365,21 @@ def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
         raise FileNotFoundError(
             f"no results in {out}; run `python -m prunelab reproduce --profile {name}`"
         )
-    results = {name: pd.read_parquet(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
+    results = {name: _read_table(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
     if (out / "provenance.json").exists():
-        results["provenance"] = json.loads((out / "provenance.json").read_text())
+        results["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that "
+                                                "wrote the tables: deleting it is safe (the next sweep writes it)")
     return results
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise store.ResultsFileError(
+            f"{path} is unreadable ({exc}); it is derived from the run files in {path.parent / 'runs'}: "
+            "run the sweep's command again to rebuild it (without those run files it cannot be rebuilt)"
+        ) from None
 
 
 def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None = None) -> pd.DataFrame:
