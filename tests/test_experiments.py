@@ -151,7 +151,12 @@ def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path
     # a writer killed mid-file leaves only a temporary file, never a half run file
     stale = store.run_path(tmp_path, "grid-3x3.prune", 2)
     stale.parent.mkdir(parents=True, exist_ok=True)
-    stale.with_name(f".{stale.name}.999.tmp").write_bytes(b"half a parquet file")
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
+    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_bytes(b"half a parquet file")
 
     second = []
     report = reproduce(

@@ -275,17 +275,19 @@ def _read_run_file(path: Path, columns=None) -> pa.Table:
 
 
 def _run_files(out: Path):
-    """``(folder, file)`` of every file under ``<out>/runs`` but temporary ones; a stray file is refused."""
+    """``(folder, file)`` of every file under ``<out>/runs`` but hidden ones (temporary files); a stray is refused."""
     root = Path(out) / "runs"
     if not root.is_dir():
         return
     for folder in sorted(root.iterdir()):
+        if folder.name.startswith("."):  # a file manager's (.DS_Store), never read as a run
+            continue
         if not folder.is_dir():
             raise ResultsFileError(
                 f"{folder} is not a run folder (runs/ holds one folder per case); move it out of {root}"
             )
         for p in sorted(folder.iterdir()):
-            if _TMP_NAME.fullmatch(p.name):
+            if p.name.startswith("."):  # temporary files of a writer, a file manager's
                 continue
             if not (_RUN_NAME.fullmatch(p.name) and p.is_file()):
                 raise ResultsFileError(
