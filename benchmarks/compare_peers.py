@@ -275,16 +275,41 @@ def _merge_with_earlier(out: Path, table, checks, prov, cases):
     return table.reset_index(drop=True), checks, prov
 
 
+def _budget(text: str) -> float:
+    """A budget in seconds: a positive, finite number (``inf`` would run no step and report "ok")."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
+    return value
+
+
+def _out_folder(text: str) -> Path:
+    """The output folder: not empty, not an existing file (checked before an hour of sampling, not after)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty string")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+    existing = next((p for p in [path, *path.parents] if p.exists()), None)
+    if existing is not None and (not existing.is_dir() or not os.access(existing, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write into {existing}")
+    return path
+
+
 def run(argv=None, log=print) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
     """Parse ``argv``, run everything, print the tables, write them; returns them too."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--budgets", type=float, nargs="+", help=f"seconds per run (default {DEFAULT_BUDGETS})")
+    parser.add_argument("--budgets", type=_budget, nargs="+", help=f"seconds per run (default {DEFAULT_BUDGETS})")
     parser.add_argument("--cases", nargs="+", help=f"networks, name+ev for the frozen evidence (default {ALL_CASES})")
     parser.add_argument("--samplers", nargs="+", choices=list(peers.PEER_SAMPLERS), help="default: all")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--quick", action="store_true", help=f"cases {QUICK_CASES}, budgets {QUICK_BUDGETS}")
     parser.add_argument("--no-checks", action="store_true", help="skip the side checks")
-    parser.add_argument("--out", type=Path, help="output folder (default data/peers, data/peers/quick with --quick)")
+    parser.add_argument("--out", type=_out_folder,
+                        help="output folder (default data/peers, data/peers/quick with --quick)")
     parser.add_argument("--update", action="store_true",
                         help="rerun only --cases and replace their rows in the tables already in --out "
                              "(provenance keeps the earlier runs under 'earlier_runs')")

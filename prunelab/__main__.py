@@ -26,33 +26,90 @@ import sys
 __all__ = ["main"]
 
 
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
 def _non_negative(text: str) -> int:
-    value = int(text)
+    value = _integer(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value
 
 
 def _jobs(text: str) -> int:
-    value = int(text)
+    value = _integer(text)
     if value == 0:
         raise argparse.ArgumentTypeError("must be a positive number of workers or -1 (all cores), not 0")
     return value
 
 
+def _folder(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty string")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return text
+
+
+def _user_errors() -> tuple:
+    """Errors that a user's input or files cause: printed as one line, without a traceback."""
+    from .experiments.store import ResultsFileError, SweepMismatchError
+
+    return ValueError, KeyError, OSError, MemoryError, ResultsFileError, SweepMismatchError
+
+
+_COMMANDS = {
+    "reproduce": "run (or resume) a profile's sweep and write data/results/<profile>",
+    "tables": "print Table 2 (alpha) and Table 3 (seconds) beside the paper's",
+    "cases": "list the case ids",
+    "large": "prune sampling on every pgmpy network, its peers, grids (data/results/large)",
+}
+
+
+def _missing_extra() -> ModuleNotFoundError | None:
+    """The import error of the ``experiments`` extra, or None when it is installed."""
+    try:
+        import prunelab.experiments  # noqa: F401
+        import prunelab.experiments.large  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] == "prunelab":
+            raise
+        return exc
+    return None
+
+
+def _parser_without_extra(missing: ModuleNotFoundError) -> argparse.ArgumentParser:
+    """The commands, each refusing with one line: the ``experiments`` extra is not installed."""
+    note = f"needs the experiments extra ({missing.name} is not installed): pip install 'prunelab[experiments]'"
+    parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0],
+                                     epilog=f"Every command {note}.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in _COMMANDS.items():
+        sub.add_parser(name, help=f"{text} [needs the experiments extra]", description=note)
+    parser.set_defaults(missing_extra=note)
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
+    missing = _missing_extra()
+    if missing is not None:
+        return _parser_without_extra(missing)
     from .experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
 
     parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    rep = sub.add_parser("reproduce", help="run (or resume) a profile's sweep and write data/results/<profile>")
+    rep = sub.add_parser("reproduce", help=_COMMANDS["reproduce"])
     rep.add_argument("--profile", default="paper", choices=sorted(PROFILES), help="how much to run (default: paper)")
     rep.add_argument("--cases", nargs="+", metavar="PATTERN",
                      help="case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the profile's cases)")
     rep.add_argument("--jobs", type=_jobs, default=-1, help="worker processes; -1 all cores (default), 1 in-process")
     rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this dask.distributed scheduler")
-    rep.add_argument("--out", metavar="DIR",
+    rep.add_argument("--out", metavar="DIR", type=_folder,
                      help="results folder (default: data/results/<profile>; for an installed wheel "
                           "~/.local/share/prunelab/results/<profile>)")
     rep.add_argument("--init", choices=CASE_INITS,
@@ -61,29 +118,40 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"root seed (default {DEFAULT_ROOT_SEED})")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    tab = sub.add_parser("tables", help="print Table 2 (alpha) and Table 3 (seconds) beside the paper's")
+    tab = sub.add_parser("tables", help=_COMMANDS["tables"])
     tab.add_argument("--profile", default="paper", choices=sorted(PROFILES))
-    tab.add_argument("--out", metavar="DIR", help="results folder (default: data/results/<profile>)")
+    tab.add_argument("--out", metavar="DIR", type=_folder, help="results folder (default: data/results/<profile>)")
     tab.add_argument("--alpha", default="alpha", choices=["alpha", "alpha_free"],
                      help="our alpha: the paper's fixed delta = 0.9 (default) or delta fitted")
 
-    sub.add_parser("cases", help="list the case ids")
+    sub.add_parser("cases", help=_COMMANDS["cases"])
 
     from .experiments.large import LARGE_PROFILES
 
-    big = sub.add_parser("large", help="prune sampling on every pgmpy network, its peers, grids (data/results/large)")
+    big = sub.add_parser("large", help=_COMMANDS["large"])
     big.add_argument("--profile", default="paper", choices=sorted(LARGE_PROFILES))
     big.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1: timed budgets share no core)")
-    big.add_argument("--out", metavar="DIR", help="results folder (default: data/results/large[-<profile>])")
+    big.add_argument("--out", metavar="DIR", type=_folder,
+                     help="results folder (default: data/results/large[-<profile>]; with --freeze-evidence: "
+                          "the evidence folder, default data/evidence)")
     big.add_argument("--kinds", nargs="+", choices=["network", "budget", "mixing", "grid"], help="only these runs")
     big.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
     big.add_argument("--freeze-evidence", action="store_true",
-                     help="only write the missing data/evidence/<network>-25.json files")
+                     help="only write the missing <network>-25.json evidence files (into --out if given)")
     return parser
 
 
 def main(argv=None) -> int:
-    """Entry point of ``python -m prunelab`` and of the ``prunelab`` script."""
+    """Entry point of ``python -m prunelab`` and of the ``prunelab`` script.
+
+    A user's error (a bad case pattern, a results folder that refuses the sweep, a
+    missing file) is printed as one line on stderr, without a traceback; the
+    return value is then 1. Warnings (e.g. ``--jobs`` lowered) are one line each.
+    """
+    import warnings
+
+    formatted = warnings.formatwarning
+    warnings.formatwarning = _one_line_warning
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -92,10 +160,38 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except _UserError as exc:
+        print(f"python -m prunelab: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        warnings.formatwarning = formatted
+
+
+class _UserError(Exception):
+    """An error caused by the user's input or files, printed as one line by :func:`main`."""
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"python -m prunelab: {category.__name__}: {message}\n"
 
 
 def _main(argv) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if getattr(args, "missing_extra", None):  # the command's own arguments cannot be checked without it
+        raise _UserError(f"{args.command} {args.missing_extra}")
+    if unknown:
+        parser.parse_args(argv)  # argparse's own message and exit status
+    try:
+        return _command(args, argv)
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
+    except _user_errors() as exc:
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise _UserError(text) from exc
+
+
+def _command(args, argv) -> int:
     from . import experiments
 
     if args.command == "cases":
@@ -107,8 +203,9 @@ def _main(argv) -> int:
         results = experiments.load_results(args.profile, out=args.out)
         prov = results.get("provenance", {})
         machine = prov.get("machine", {})
+        made = prov.get("profile", {}).get("name", args.profile)  # the profile the results were made with
         print(
-            f"profile {args.profile}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
+            f"profile {made}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
             f"{prov.get('profile', {}).get('n_samples', '?')} draws per case; "
             f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
         )
@@ -120,11 +217,14 @@ def _main(argv) -> int:
         from .experiments import large
 
         if args.freeze_evidence:
-            for path in large.freeze_evidence():
+            for path in large.freeze_evidence(folder=args.out):
                 print(f"wrote {path}")
             return 0
-        report = large.run_large(args.profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
-                                 kinds=args.kinds, progress=True, command=argv_text)
+        try:
+            report = large.run_large(args.profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
+                                     kinds=args.kinds, progress=True, command=argv_text)
+        except experiments.SweepInterrupted as stop:
+            return _interrupted(stop)
         print(f"large {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
               f"results in {report['out']}; wall time {report['sweep_seconds']:.0f} s")
         return 0
@@ -144,12 +244,7 @@ def _main(argv) -> int:
             command=argv_text,
         )
     except experiments.SweepInterrupted as stop:
-        print(
-            f"\ninterrupted: {stop.n_on_disk} runs kept in {stop.out} ({stop.n_written} written just now); "
-            "run the same command again to resume",
-            file=sys.stderr,
-        )
-        return 130
+        return _interrupted(stop)
     except KeyboardInterrupt:
         print("\ninterrupted before any run was written; nothing to resume", file=sys.stderr)
         return 130
@@ -160,6 +255,17 @@ def _main(argv) -> int:
     print(f"wall time: {report['wall_seconds']:.1f} s (sampling {report['sweep_seconds']:.1f} s)")
     sys.stdout.flush()
     return 0
+
+
+def _interrupted(stop) -> int:
+    """Say how many runs a stopped sweep kept; the exit status of a process ended by SIGINT or SIGTERM."""
+    how = "terminated" if stop.terminated else "interrupted"
+    print(
+        f"\n{how}: {stop.n_on_disk} runs kept in {stop.out} ({stop.n_written} written just now); "
+        "run the same command again to resume",
+        file=sys.stderr,
+    )
+    return 143 if stop.terminated else 130
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ from .sample_result import SampleResult, draw_dtype
 from .samplers import get_sampler
 from .samplers.init import INIT_METHODS, MAX_RESTARTS, start_state_from
 from .traps import trap_report, trap_seed
+from .workers import worker_count
 
 __all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS", "MAX_BYTES"]
 
@@ -210,22 +211,36 @@ def _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes) -> None:
 
 
 def _run_jobs(jobs: list, n_jobs: int, progress: bool, sampler: str) -> list[dict]:
-    """Every chain's :func:`~prunelab.chain_job.run_chain_job`, in order, over joblib's workers or here."""
-    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+    """Every chain's :func:`~prunelab.chain_job.run_chain_job`, in order, over joblib's workers or here.
 
+    At most one worker per chain and per usable core is started
+    (:func:`~prunelab.workers.worker_count`, which warns when it lowers ``n_jobs``).
+    Without ``progress`` no tqdm bar is made at all: even a disabled one creates a
+    multiprocessing lock, which inside a loky worker (a sweep's run) is a named
+    semaphore that the resource tracker reports as leaked when the worker is stopped.
+    """
+    bar = None
+    if progress:
+        from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+
+        bar = tqdm(total=len(jobs), desc=f"{sampler} chains")
     results = []
-    with tqdm(total=len(jobs), disable=not progress, desc=f"{sampler} chains") as bar:
-        if n_jobs != 1 and len(jobs) > 1:
+    n_workers = worker_count(n_jobs, len(jobs), "chains") if n_jobs != 1 else 1
+    try:
+        if n_workers > 1:
             from joblib import Parallel, delayed
 
-            runner = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
-            for res in runner(delayed(run_chain_job)(*job) for job in jobs):
-                results.append(res)
-                bar.update()
+            runner = Parallel(n_jobs=n_workers, backend="loky", return_as="generator")
+            finished = runner(delayed(run_chain_job)(*job) for job in jobs)
         else:
-            for job in jobs:
-                results.append(run_chain_job(*job))
+            finished = (run_chain_job(*job) for job in jobs)
+        for res in finished:
+            results.append(res)
+            if bar is not None:
                 bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
     return results
 
 
@@ -302,8 +317,9 @@ def sample(
         and two calls with it give different draws; a SeedSequence is copied, not
         advanced.
     n_jobs : int, default 1
-        Worker processes (joblib, loky backend) over chains; -1 for all cores.
-        Workers load the numba kernels from the on-disk cache (``cache=True``).
+        Worker processes (joblib, loky backend) over chains; -1 for all cores. At
+        most one per chain and per usable core are started (a warning says so when a
+        larger number is lowered). Workers load the numba kernels from the on-disk cache (``cache=True``).
     backend : {"numba", "numpy"}
         The compiled ``run_chain`` or the reference ``step`` loop (slow; same draws).
     progress : bool, default False

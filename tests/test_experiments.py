@@ -151,7 +151,12 @@ def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path
     # a writer killed mid-file leaves only a temporary file, never a half run file
     stale = store.run_path(tmp_path, "grid-3x3.prune", 2)
     stale.parent.mkdir(parents=True, exist_ok=True)
-    stale.with_name(f".{stale.name}.999.tmp").write_bytes(b"half a parquet file")
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
+    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_bytes(b"half a parquet file")
 
     second = []
     report = reproduce(
@@ -363,31 +368,54 @@ def test_cases_into_a_closed_pipe_ends_quietly():
     assert done.returncode == 1
 
 
+def _gated_cli(gate, *args):
+    """A CLI sweep whose runs after the first wait for ``gate`` (see tests/gated_sweep.py)."""
+    cmd, env = _cli(*args)
+    code = "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))"
+    return [cmd[0], "-c", code, *args], dict(env, PRUNELAB_TEST_GATE=str(gate))
+
+
+def _wait_for(condition, what, limit=600.0):
+    """Poll ``condition()`` until it holds; fail after a generous ``limit`` (never a race: the other side waits)."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {limit:.0f} s")
+        time.sleep(0.1)
+
+
 def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     import os
     import signal
     import subprocess
-    import time
 
-    # the paper profile's 100 runs: the sweep cannot finish between the first run file and the signal
-    # (the quick profile's 20 short runs sometimes did, and the process exited 0 before Ctrl-C)
-    cmd, env = _cli("reproduce", "--profile", "paper", "--cases", "grid-5x5.prune", "--jobs", "2",
-                    "--out", str(tmp_path), "--no-progress")
+    # every run but the first waits for a gate that never opens: the sweep cannot end before the signal
+    out_dir = tmp_path / "out"
+    cmd, env = _gated_cli(tmp_path / "gate", "reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune",
+                          "--jobs", "2", "--out", str(out_dir), "--no-progress")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not list((tmp_path / "runs").glob("*/run-*.parquet")) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
-    out, err = proc.communicate(timeout=120)
+    try:
+        _wait_for(lambda: list((out_dir / "runs").glob("*/run-*.parquet")) or proc.poll() is not None,
+                  "the first run file")
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     text = err.decode()
     assert proc.returncode == 130, text
     assert "Traceback" not in text
     lines = [line for line in text.splitlines() if line.strip()]
     ours = [line for line in lines if line.startswith("interrupted: ")]
     assert len(ours) == 1 and "run the same command again to resume" in ours[0]
-    # at most multiprocessing's resource tracker adds its two-line note on semaphores (was ~120 lines)
-    assert len(lines) <= 3, text
+    assert len(lines) == 1, text  # the workers are shut down cleanly: no leaked-semaphore note either
     kept = int(ours[0].split()[1])
-    assert kept == len(list((tmp_path / "runs").glob("*/run-*.parquet"))) >= 1
-    assert not list((tmp_path / "runs").glob("*/.*.tmp"))
-
+    assert kept == len(list((out_dir / "runs").glob("*/run-*.parquet"))) == 1
+    assert not list((out_dir / "runs").glob("*/.*.tmp"))
+    # the same command, ungated, resumes: the three missing runs are made and the first is kept
+    (tmp_path / "gate").touch()
+    done = subprocess.run(cmd, capture_output=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "3 runs done, 1 already on disk" in done.stdout.decode()

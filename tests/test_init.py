@@ -8,7 +8,6 @@ Tolerances: a frequency from ``N`` independent initial states is binomial, so
 from __future__ import annotations
 
 import itertools
-import time
 import weakref
 
 import numpy as np
@@ -155,12 +154,10 @@ def test_python_and_numba_kernels_agree(method, p):
         ("block_chain", {"X2": "0", "X3": "3"}, ["X2=0", "X3=3"]),
     ],
 )
-def test_impossible_evidence_raises_quickly_and_names_it(name, evidence, named, rng):
+def test_impossible_evidence_raises_and_names_it(name, evidence, named, rng):
     bn = load_network(name)
-    tic = time.perf_counter()
     with pytest.raises(EvidenceError, match="impossible") as err:
         initial_state(rng, bn, evidence=evidence)
-    assert time.perf_counter() - tic < 5.0
     for piece in named:
         assert piece in str(err.value)
 

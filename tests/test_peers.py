@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -93,14 +92,12 @@ def test_pyagrum_default_rule_declares_a_trapped_chain_converged():
 
 
 # --------------------------------------------------------------------------- pgmpy
-def test_pgmpy_size_guard_refuses_alarm_quickly():
+def test_pgmpy_size_guard_refuses_alarm():
     bn = load_network("alarm")
-    t0 = time.perf_counter()
     with pytest.raises(peers.PeerNotBuilt, match=r"not built: 2\^"):
         peers.to_pgmpy_gibbs(bn)
     run = peers.run_pgmpy_gibbs(bn, n_steps=10, seed=0)
     assert run.status == "not built" and "2^" in run.note
-    assert time.perf_counter() - t0 < 5.0
 
 
 def test_pgmpy_state_count_is_exact():
@@ -284,7 +281,9 @@ def test_runners_report_steps_and_marginals(sampler):
 def test_budget_is_filled():
     bn = load_network("blood_pressure")
     run = peers.run_sampler("prunelab-gibbs", bn, seconds=0.2, seed=6)
-    assert run.status == "ok" and 0.1 <= run.seconds < 1.0 and run.n_steps > 1000
+    # a real clock: how much of the budget is used and how many steps fit in it depend on the machine's load;
+    # that the loop fills a budget is tested on a fake clock (tests/test_peers_budget.py)
+    assert run.status == "ok" and run.seconds > 0 and run.n_steps >= 1
 
 
 def _coin(p: float) -> BayesianNetwork:

@@ -13,6 +13,7 @@ all writing, so a remote cluster needs no shared file system.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -25,6 +26,7 @@ from ..deprecation import renamed_keyword
 from ..indicators import hellinger, mean_hellinger_over_variables
 from ..samplers import get_sampler
 from ..sampling import sample
+from ..workers import Terminated, sigterm_as_interrupt, worker_count
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
 from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
@@ -34,7 +36,7 @@ from .tables import consolidate
 
 __all__ = [
     "reproduce", "simulate_run", "ReproduceReport",
-    "SweepInterrupted", "check_root_seed",
+    "SweepInterrupted", "check_root_seed", "stop_workers",
 ]
 
 def check_root_seed(root_seed) -> int:
@@ -192,7 +194,7 @@ def quiet_worker() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop_workers() -> None:
+def stop_workers() -> None:
     """Shut the loky workers down cleanly after Ctrl-C (else their semaphores are reported leaked)."""
     from joblib.externals.loky import get_reusable_executor
 
@@ -200,9 +202,7 @@ def _stop_workers() -> None:
 
 
 def _json_dumps(obj) -> str:
-    import json
-
-    return json.dumps(obj, sort_keys=True)
+    return json.dumps(store.plain_json(obj), sort_keys=True)
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -216,11 +216,13 @@ class SweepInterrupted(KeyboardInterrupt):
         Runs written in this session before the stop.
     n_on_disk : int
         Finished runs of the selected cases now in ``out`` (from any session).
+    terminated : bool
+        Stopped by ``SIGTERM`` rather than Ctrl-C.
     """
 
-    def __init__(self, out: Path, n_written: int, n_on_disk: int):
+    def __init__(self, out: Path, n_written: int, n_on_disk: int, terminated: bool = False):
         super().__init__(f"sweep stopped: {n_written} runs written now, {n_on_disk} on disk in {out}")
-        self.out, self.n_written, self.n_on_disk = out, n_written, n_on_disk
+        self.out, self.n_written, self.n_on_disk, self.terminated = out, n_written, n_on_disk, terminated
 
 
 class ReproduceReport(dict):
@@ -277,8 +279,10 @@ def reproduce(
         Case patterns (:func:`~prunelab.experiments.select_cases`); default: the
         profile's cases.
     n_jobs : int, default -1
-        Worker processes (joblib); -1 for all cores, 1 runs in this process. With a
-        ``scheduler``: -1 uses every worker of the cluster.
+        Worker processes (joblib); -1 for all cores, 1 runs in this process. At most
+        one per run to do and per usable core are started (a warning says so when a
+        larger number is lowered). With a ``scheduler``: -1 uses every worker of the
+        cluster. A ``SIGTERM`` stops the sweep as Ctrl-C does, workers included.
     scheduler : str or distributed.Client, optional
         ``"tcp://HOST:PORT"`` of a dask.distributed scheduler (or a client): the same
         sweep runs on that cluster (``joblib.parallel_config(backend="dask")``) and
@@ -327,12 +331,17 @@ def reproduce(
     specs = select_cases(cases if cases is not None else prof.cases, init=init)
     out = Path(out) if out is not None else results_dir(prof.name)
     prepared = {c.id: prepare_case(c, root_seed) for c in specs}  # fails early on a bad case
-    _lock_settings(out, prof, specs, root_seed)
+    settings = _sweep_settings(prof, specs, root_seed)
     store.remove_stale_tmp(out)
+    on_disk = store.check_run_files(out, settings)  # every run file: its name, folder and settings
+    store.check_sweep(out, settings, on_disk)
     todo = _runs_to_do(out, specs, prof.n_runs)
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo and scheduler is None else n_jobs
     n_done = 0
     if todo:
-        n_done = _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs)
+        with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
+            n_done = _run_todo(todo, prof, prepared, root_seed, out, n_workers, scheduler, progress,
+                               on_run_written, specs, settings["cases"])
     sweep_seconds = time.perf_counter() - tic
     consolidate(out, prof, root_seed=root_seed, cases=specs)
     report = ReproduceReport(
@@ -345,6 +354,7 @@ def reproduce(
         case_specs={c.id: c.to_dict() for c in specs},
         out=str(out),
         n_jobs=n_jobs,
+        n_workers=n_workers,
         scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
         n_done=n_done,
         n_skipped=len(specs) * prof.n_runs - len(todo),
@@ -365,20 +375,19 @@ def _runs_to_do(out: Path, specs, n_runs: int) -> list[tuple]:
     return [(case, run) for case in specs for run in sorted(set(range(n_runs)) - store.finished_runs(out, case.id))]
 
 
-def _lock_settings(out: Path, prof, specs, root_seed: int) -> None:
-    """Record the sweep's settings in ``sweep.json``, or refuse a folder holding runs made with others."""
-    store.check_sweep(
-        out,
-        {
-            "root_seed": str(int(root_seed)),
-            "n_samples": prof.n_draws,  # the stored name
-            "checkpoints": prof.checkpoints.tolist(),
-            "cases": {c.id: case_fingerprint(c) for c in specs},
-        },
-    )
+def _sweep_settings(prof, specs, root_seed: int) -> dict:
+    """What the runs of this sweep are made with (as read back from JSON): checked against the folder on resume."""
+    settings = {
+        "root_seed": str(int(root_seed)),
+        "n_samples": prof.n_draws,  # the stored name
+        "checkpoints": prof.checkpoints.tolist(),
+        "cases": {c.id: case_fingerprint(c) for c in specs},
+    }
+    return store.plain_json(settings)
 
 
-def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs) -> int:
+def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress, on_run_written, specs,
+              fingerprints) -> int:
     """Compute the runs of ``todo`` and write each as it arrives; the number written.
 
     Raises
@@ -407,18 +416,19 @@ def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress,
             results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
         try:
             for record in results:
+                record["case_spec"] = _json_dumps(fingerprints[record["case"]])  # the settings it was made with
                 store.write_run(out, record)
                 n_done += 1
                 bar.update()
                 if on_run_written is not None:
                     on_run_written(record["case"], record["run"])
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             if hasattr(results, "close"):
                 with warnings.catch_warnings():  # joblib tells that it cancels the pending tasks: we know
                     warnings.filterwarnings("ignore", message=r"\d+ tasks which were still being processed")
                     results.close()  # joblib aborts its pending tasks
             if scheduler is None and n_jobs != 1:
-                _stop_workers()
+                stop_workers()
             on_disk = sum(len(store.finished_runs(out, c.id)) for c in specs)
-            raise SweepInterrupted(out, n_done, on_disk) from None
+            raise SweepInterrupted(out, n_done, on_disk, terminated=isinstance(stop, Terminated)) from None
     return n_done

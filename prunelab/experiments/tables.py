@@ -50,10 +50,12 @@ Columns of ``summary.parquet``
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..catalogue import data_dir
 from ..diagnostics import convergence_summary, ess_from_alpha
@@ -288,7 +290,7 @@ def consolidate(out, profile, root_seed: int, cases=None) -> dict[str, pd.DataFr
     """
     out = Path(out)
     prof = get_profile(profile)
-    sweep = json.loads((out / "sweep.json").read_text()) if (out / "sweep.json").exists() else {"cases": {}}
+    sweep = store.read_json(out / "sweep.json", store.SWEEP_SAFE) if (out / "sweep.json").exists() else {"cases": {}}
     specs = {c.id: c for c in (cases or ())}
     specs.update({cid: _spec_from_dict(d) for cid, d in sweep["cases"].items() if cid not in specs})
     runs = store.read_runs(out).to_pandas()
@@ -312,8 +314,8 @@ def consolidate(out, profile, root_seed: int, cases=None) -> dict[str, pd.DataFr
     for name in TABLES:
         path = out / f"{name}.parquet"
         parts = [new[name]] if name in new else []
-        if path.exists():
-            old = pd.read_parquet(path)
+        old = _derived_table(path)
+        if old is not None:
             parts.insert(0, old[~old["case"].isin(rebuilt)])
         parts = [p for p in parts if len(p)]
         if not parts:
@@ -321,11 +323,26 @@ def consolidate(out, profile, root_seed: int, cases=None) -> dict[str, pd.DataFr
         table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         sort = [c for c in ("case", "run", "t", "variable", "state_index") if c in table.columns]
         table = table.sort_values(sort, kind="stable").reset_index(drop=True)
-        import pyarrow as pa
-
         store.write_table_atomic(pa.Table.from_pandas(table, preserve_index=False), path)
         tables[name] = table
     return tables
+
+
+def _derived_table(path: Path) -> pd.DataFrame | None:
+    """A consolidated table to keep rows from, or None: absent, or unreadable (then rebuilt, with a warning)."""
+    if not path.exists():
+        return None
+    try:
+        table = pd.read_parquet(path)
+        if "case" not in table.columns:
+            raise ValueError("no 'case' column")
+        return table
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        warnings.warn(
+            f"{path} is unreadable ({exc}); it is derived from the run files and is rebuilt from them "
+            "(rows of cases whose run files are gone cannot be)", UserWarning, stacklevel=3,
+        )
+        return None
 
 
 def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
@@ -348,10 +365,21 @@ def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
         raise FileNotFoundError(
             f"no results in {out}; run `python -m prunelab reproduce --profile {name}`"
         )
-    results = {name: pd.read_parquet(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
+    results = {name: _read_table(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
     if (out / "provenance.json").exists():
-        results["provenance"] = json.loads((out / "provenance.json").read_text())
+        results["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that "
+                                                "wrote the tables: deleting it is safe (the next sweep writes it)")
     return results
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise store.ResultsFileError(
+            f"{path} is unreadable ({exc}); it is derived from the run files in {path.parent / 'runs'}: "
+            "run the sweep's command again to rebuild it (without those run files it cannot be rebuilt)"
+        ) from None
 
 
 def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None = None) -> pd.DataFrame:

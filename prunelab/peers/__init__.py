@@ -36,9 +36,10 @@ pilot runs are excluded (they are in ``setup_seconds``). pyAgrum stops itself
 prunelab are run for ``rate * seconds`` draws, the rate measured by a short pilot,
 so their actual ``seconds`` differ from the budget by the pilot's error.
 
-pyAgrum is an optional extra (``pip install prunelab[peers]``); pgmpy and PyMC are
-core dependencies. This package is prunelab's edge: it imports the peers lazily
-and returns plain numpy values.
+pyAgrum and PyMC are optional extras (``pip install prunelab[peers]``): without
+them their runs return status ``"not installed"``; pgmpy is a core dependency.
+This package is prunelab's edge: it imports the peers lazily and returns plain
+numpy values.
 
 Where things are
 ----------------

@@ -158,10 +158,17 @@ def import_pymc():
 
     The package imports PyMC only through this function, so that no page or log
     shows the notice on a reader's first run of the day.
-    """
-    with arviz_notice_ignored():
-        import pymc
 
+    Raises
+    ------
+    ImportError
+        Saying how to install the optional extra, when PyMC is missing.
+    """
+    try:
+        with arviz_notice_ignored():
+            import pymc
+    except ImportError as exc:
+        raise ImportError(f"PyMC is an optional peer ({exc}): pip install 'prunelab[peers]'") from exc
     return pymc
 
 

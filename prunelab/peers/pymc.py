@@ -99,7 +99,10 @@ def run_pymc(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: str 
         model, step, setup = cache[key]
     else:
         t0 = time.perf_counter()
-        import_pymc()  # import-time deprecations go to the usual filters, not the sink
+        try:
+            import_pymc()  # import-time deprecations go to the usual filters, not the sink
+        except ImportError as exc:  # an optional extra, as pyAgrum
+            return PeerRun(sampler, "not installed", note=str(exc))
 
         try:
             with recording_warnings(sink), quiet_loggers("pymc", "pytensor"):

@@ -28,8 +28,9 @@ from ..provenance import (
     previous_sessions,
     utc_now,
 )
-from ..runner import check_root_seed
+from ..runner import SweepInterrupted, check_root_seed, stop_workers
 from ..specs import DEFAULT_ROOT_SEED
+from ...workers import Terminated, sigterm_as_interrupt, worker_count
 from .kinds import simulate_large_run
 from .profiles import get_large_profile, plan_runs
 
@@ -48,12 +49,36 @@ def _record_path(out: Path, run_id: str) -> Path:
     return Path(out) / "runs" / run_id.split(".", 1)[0] / f"{run_id}.json"
 
 
+_RECORD_SAFE = "deleting it is safe: the run is made again when the sweep resumes"
+
+
+def _read_record(path: Path) -> dict:
+    record = store.read_json(path, _RECORD_SAFE)
+    if not isinstance(record, dict) or "id" not in record:
+        raise store.ResultsFileError(f"{path} is not a run record (a JSON object with an 'id'); {_RECORD_SAFE}")
+    return record
+
+
 def _check_settings(out: Path, settings: dict) -> None:
-    """Record the settings in ``sweep.json`` or refuse to mix runs made with others."""
-    settings = json.loads(json.dumps(settings))  # tuples as the lists read back
+    """Record the settings in ``sweep.json`` or refuse to mix runs made with others.
+
+    Each run record carries the settings it was made with (``settings``); they are
+    checked too, so a lost ``sweep.json`` cannot let other settings in.
+    """
+    settings = store.plain_json(settings)  # tuples as the lists read back
     path = Path(out) / "sweep.json"
-    if path.exists() and any((Path(out) / "runs").glob("*/*.json")):
-        old = json.loads(path.read_text())
+    records = sorted((Path(out) / "runs").glob("*/*.json"))
+    for record_path in records:
+        made = _read_record(record_path).get("settings", settings)
+        diffs = sorted(k for k in set(made) | set(settings) if made.get(k) != settings.get(k))
+        if diffs:
+            raise store.SweepMismatchError(
+                f"{out} holds runs made with other settings: {record_path} has other {', '.join(diffs)}; "
+                "resume with the settings it was made with (the same --profile and --seed), "
+                "or choose another output folder or delete this one"
+            )
+    if path.exists() and records:
+        old = store.read_json(path, store.SWEEP_SAFE)
         diffs = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
         if diffs:
             raise store.SweepMismatchError(
@@ -75,7 +100,10 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
         Default :func:`large_results_dir`.
     n_jobs : int, default 1
         Worker processes (joblib, loky); runs in flight compete for the cores, so
-        the timed budgets are fairest with one worker per free core.
+        the timed budgets are fairest with one worker per free core. At most one per
+        run to do and per usable core are started (a warning says so when lowered).
+        A ``SIGTERM`` or Ctrl-C ends the workers and raises
+        :class:`~prunelab.experiments.SweepInterrupted`; the records written are kept.
     root_seed : int
     kinds : iterable of str, optional
         Only these kinds of run (``"network"``, ``"budget"``, ``"mixing"``, ``"grid"``).
@@ -95,27 +123,38 @@ def run_large(profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAU
     prof = get_large_profile(profile)
     out = Path(out) if out is not None else large_results_dir(prof)
     runs = [r for r in plan_runs(prof) if kinds is None or r.kind in set(kinds)]
-    _check_settings(out, {"profile": prof.to_dict(), "root_seed": str(root_seed)})
-    for tmp in (out / "runs").glob("*/.*.tmp"):
-        tmp.unlink(missing_ok=True)
+    settings = store.plain_json({"profile": prof.to_dict(), "root_seed": str(root_seed)})
+    store.remove_stale_tmp(out)
+    _check_settings(out, settings)
     todo = [r for r in runs if not _record_path(out, r.id).exists()]
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo else 1
     tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
     tasks = (delayed(simulate_large_run)(r, prof, root_seed) for r in todo)
-    results = (t[0](*t[1], **t[2]) for t in tasks) if n_jobs == 1 else Parallel(
-        n_jobs=n_jobs, return_as="generator_unordered")(tasks)
     n_done = 0
-    for record in results:
-        store.write_json_atomic(record, _record_path(out, record["id"]))
-        n_done += 1
-        if progress:
-            print(f"[{n_done}/{len(todo)}] {record['id']} {record['wall_seconds']:.1f} s", file=sys.stderr, flush=True)
+    with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
+        results = (t[0](*t[1], **t[2]) for t in tasks) if n_workers == 1 else Parallel(
+            n_jobs=n_workers, return_as="generator_unordered")(tasks)
+        try:
+            for record in results:
+                store.write_json_atomic({**record, "settings": settings}, _record_path(out, record["id"]))
+                n_done += 1
+                if progress:
+                    print(f"[{n_done}/{len(todo)}] {record['id']} {record['wall_seconds']:.1f} s", file=sys.stderr,
+                          flush=True)
+        except KeyboardInterrupt as stop:
+            if n_workers != 1:
+                results.close()
+                stop_workers()
+            raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
+                                   terminated=isinstance(stop, Terminated)) from None
     sweep_seconds = time.perf_counter() - tic
     tables = consolidate_large(out)
     report = {
         "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
         "regenerate": f"python -m prunelab large --profile {prof.name} --jobs {n_jobs}",
         "prunelab_version": package_version(), "git": git, "root_seed": str(root_seed),
-        "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_runs": len(runs), "n_done": n_done,
+        "profile": prof.to_dict(), "out": str(out), "n_jobs": n_jobs, "n_workers": n_workers,
+        "n_runs": len(runs), "n_done": n_done,
         "n_skipped": len(runs) - len(todo), "rows": {k: len(t) for k, t in tables.items()},
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values())),
         "missing": [r.id for r in plan_runs(prof) if not _record_path(out, r.id).exists()],
@@ -147,10 +186,23 @@ def consolidate_large(out: Path) -> dict:
         files = sorted((Path(out) / "runs" / kind).glob("*.json"))
         if not files:
             continue
-        frame = pd.DataFrame([json.loads(p.read_text()) for p in files]).sort_values("id", kind="stable")
+        records = [{k: v for k, v in _read_record(p).items() if k != "settings"} for p in files]
+        frame = _numeric_nulls(pd.DataFrame(records)).sort_values("id", kind="stable")
         store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
         tables[name] = frame
     return tables
+
+
+def _numeric_nulls(frame):
+    """Columns of numbers with NaN written as JSON null (None) back to float columns (None -> NaN)."""
+    import pandas as pd
+
+    for name in frame.columns:
+        values = frame[name]
+        if values.dtype == object and values.map(lambda v: v is None or (
+                isinstance(v, (int, float)) and not isinstance(v, bool))).all():
+            frame[name] = pd.to_numeric(values.astype(float))
+    return frame
 
 
 def load_large_results(out) -> dict:

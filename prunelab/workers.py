@@ -1,0 +1,90 @@
+"""Worker processes: how many to start, and ending them when the parent is told to stop.
+
+:func:`worker_count` caps a requested number of workers at the number of tasks and
+of usable cores (joblib would otherwise start every worker asked for: ``n_jobs=32``
+for two chains started 32 processes), and says so when it caps.
+:func:`sigterm_as_interrupt` turns a ``SIGTERM`` into a ``KeyboardInterrupt`` while a
+sweep runs, so that the sweep's Ctrl-C path ends its loky workers too (killed
+without it, the parent left them running for minutes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import warnings
+
+__all__ = ["Terminated", "sigterm_as_interrupt", "usable_cores", "worker_count"]
+
+
+def usable_cores() -> int:
+    """Cores this process may use (affinity and container quotas counted, as joblib counts them)."""
+    from joblib import cpu_count
+
+    return max(1, int(cpu_count()))
+
+
+def worker_count(n_jobs: int, n_tasks: int, what: str = "tasks") -> int:
+    """The number of workers to start for ``n_tasks`` tasks when ``n_jobs`` are asked for.
+
+    ``n_jobs = -1`` means every usable core, ``-2`` all but one, and so on (joblib's
+    convention); the result is at most ``n_tasks`` and the usable cores, and at least 1.
+    A positive ``n_jobs`` that is lowered is reported by a ``UserWarning``.
+
+    Parameters
+    ----------
+    n_jobs : int
+        Non-zero.
+    n_tasks : int
+    what : str
+        What the tasks are, for the message (``"runs"``, ``"chains"``).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> worker_count(1, 10)
+    1
+    >>> worker_count(-1, 1)
+    1
+    """
+    cores = usable_cores()
+    wanted = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    capped = max(1, min(wanted, cores, int(n_tasks)))
+    if n_jobs > 0 and capped < wanted:
+        warnings.warn(
+            f"n_jobs={n_jobs} lowered to {capped} worker{'s' * (capped != 1)}: {n_tasks} {what} on "
+            f"{cores} usable core{'s' * (cores != 1)}",
+            UserWarning,
+            stacklevel=3,
+        )
+    return capped
+
+
+class Terminated(KeyboardInterrupt):
+    """The process received ``SIGTERM`` (raised by :func:`sigterm_as_interrupt`)."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the block, ``SIGTERM`` raises :class:`Terminated` (a ``KeyboardInterrupt``).
+
+    Only in the main thread and only where ``SIGTERM`` has its default action (a
+    handler the caller installed is left alone); the previous handler is restored.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        raise Terminated("SIGTERM")
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

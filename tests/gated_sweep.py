@@ -1,0 +1,50 @@
+"""A sweep that cannot finish until the test lets it: for the tests that interrupt a CLI sweep.
+
+:func:`run_cli` runs ``python -m prunelab ...`` with the runner's ``simulate_run``
+replaced by :func:`gated_simulate_run`: run 0 of every case is computed at once,
+every other run waits until the file named by ``$PRUNELAB_TEST_GATE`` exists. A test
+starts the command in a subprocess, waits for the first run file, and signals the
+process: the sweep is then still running however loaded the machine is, because it
+cannot end before the gate opens (and the test never opens it). A forgotten gate
+ends with an error after :data:`GATE_LIMIT_SECONDS`, never with a finished sweep.
+
+Run it as ``python -c "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))" ARGS``;
+the loky workers import this module by name (the repository root must be on ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from prunelab.experiments import runner
+
+GATE_ENV = "PRUNELAB_TEST_GATE"
+"""Environment variable naming the gate file."""
+
+GATE_LIMIT_SECONDS = 900.0
+"""A run waiting longer than this for its gate raises (a test that hung would otherwise hang forever)."""
+
+_simulate_run = runner.simulate_run
+
+
+def gated_simulate_run(case, run, *args, **kwargs):
+    """``simulate_run`` for run 0; any other run first waits for the gate file."""
+    runner.quiet_worker()
+    if run > 0:
+        gate = Path(os.environ[GATE_ENV])
+        limit = time.monotonic() + GATE_LIMIT_SECONDS
+        while not gate.exists():
+            if time.monotonic() > limit:
+                raise RuntimeError(f"gate {gate} never opened")
+            time.sleep(0.05)
+    return _simulate_run(case, run, *args, **kwargs)
+
+
+def run_cli(argv) -> int:
+    """``prunelab.__main__.main(argv)`` with every run but the first of each case held at the gate."""
+    from prunelab.__main__ import main
+
+    runner.simulate_run = gated_simulate_run
+    return main(list(argv))
