@@ -29,6 +29,8 @@ __all__ = ["PRUNED_DRAWS", "pruned_draw"]
 
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
+    "cmsgen": "prunelab.samplers.prune_cmsgen",
+    "unigen": "prunelab.samplers.prune_unigen",
 }
 """``uniform=`` name -> module; the codes follow the four classic options in this order."""
 
