@@ -19,7 +19,7 @@ PYTHON3 ?= python3
 VENV    := .venv
 PY      := $(VENV)/bin/python
 INSTALL_STAMP := $(VENV)/.prunelab-installed
-EXTRAS  := test,book,peers
+EXTRAS  := test,book,peers,solvers
 
 PROFILE ?= paper
 export PRUNELAB_PROFILE := $(PROFILE)
@@ -32,7 +32,7 @@ CHAPTERS  := $(wildcard notebooks/*.md)
 
 .PHONY: venv test book lift downloads clean
 
-## venv: create .venv and install the package with its test, book and peer extras
+## venv: create .venv and install the package with its test, book, peer and solver extras
 ##   (book pulls in chapters = experiments + plots; together: every dependency)
 venv: $(INSTALL_STAMP)
 

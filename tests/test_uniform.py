@@ -248,7 +248,7 @@ def test_heuristic_is_biased_on_a_fan():
 
 
 def test_method_names_and_errors():
-    assert METHOD_NAMES == ("enumerate", "count", "heuristic", "auto", "circuit")
+    assert METHOD_NAMES == ("enumerate", "count", "heuristic", "auto", "circuit", "circuit-per-step", "cmsgen", "unigen")
     net = compile_network(load_network("deterministic_pair"))
     with pytest.raises(ValueError, match="unknown uniform method"):
         uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0, method="bfs")

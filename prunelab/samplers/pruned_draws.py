@@ -30,6 +30,8 @@ __all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after"]
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
     "circuit-per-step": "prunelab.samplers.prune_circuit_per_step",
+    "cmsgen": "prunelab.samplers.prune_cmsgen",
+    "unigen": "prunelab.samplers.prune_unigen",
 }
 """``uniform=`` name -> module; the codes follow the four classic options in this order."""
 
