@@ -354,8 +354,8 @@ def step(
     rng : numpy.random.Generator
     net : CompiledNetwork
     state : PruneState
-    uniform : {"auto", "enumerate", "count", "circuit", "heuristic"}, default "auto"
-        How the next state is drawn from the pruned set (see
+    uniform : str, default "auto"
+        One of :data:`~prunelab.samplers.uniform.UNIFORM_METHODS`. How the next state is drawn from the pruned set (see
         :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.pruned_draws`);
         ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
@@ -529,7 +529,8 @@ def run_chain(
     x0 : array_like of int (n,)
         A feasible start state (checked).
     n_draws : int
-    uniform : {"auto", "enumerate", "count", "circuit", "heuristic"}, default "auto"
+    uniform : str, default "auto"
+        One of :data:`~prunelab.samplers.uniform.UNIFORM_METHODS`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
 
