@@ -13,8 +13,6 @@ from prunelab.circuit import circuit_inference, compile_cnf, dissection_vtree, e
 from prunelab.circuit.vtree import BISECTIONS
 from prunelab.compiled import compile_network
 
-pytest.importorskip("pysdd")
-
 CASES = [
     ("asia", None),
     ("asia", {"dysp": "yes", "smoke": "no"}),
