@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.test_large import ahd_tolerance
+
 from prunelab import peers
 from prunelab.peer_comparison import COLUMNS, EVIDENCE_NETWORKS, add_ratios, compare_peers, load_case
 
@@ -63,7 +65,8 @@ def test_compare_peers_rows_columns_and_ratios():
         assert (part["prune_ahd"] == prune["ahd"]).all()
     pair = table[table["case"] == "deterministic_pair"].set_index("sampler")
     assert bool(pair["deterministic"].iloc[0]) and pair.loc["prunelab-gibbs", "ahd"] > 0.5  # Gibbs is trapped
-    assert pair.loc["prunelab-prune", "ahd"] < 0.1  # prune sampling is not
+    # prune sampling is not trapped: its AHD is within what the run's length allows (see ahd_tolerance)
+    assert pair.loc["prunelab-prune", "ahd"] < ahd_tolerance(pair.loc["prunelab-prune", "n_steps"])
     assert pair["n_free"].iloc[0] == 2 and pair["log2_states"].iloc[0] == 2.0  # 2 binary variables
 
 
