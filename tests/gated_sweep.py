@@ -44,7 +44,13 @@ def gated_simulate_run(case, run, *args, **kwargs):
 
 def run_cli(argv) -> int:
     """``prunelab.__main__.main(argv)`` with every run but the first of each case held at the gate."""
+    import signal
+
     from prunelab.__main__ import main
 
+    # a process started in the background of a shell without job control inherits SIGINT ignored, and
+    # Python then installs no KeyboardInterrupt handler: restore it, so the test does not depend on how
+    # the suite was started
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     runner.simulate_run = gated_simulate_run
     return main(list(argv))
