@@ -66,6 +66,8 @@ class UniGenPlan(NamedTuple):
     cnf : SolverCNF
     random_label, random_c, base_kept
         The pruning lists (:class:`~prunelab.samplers.solver_draws.SolverCNF`).
+    clauses : tuple of lists of int
+        The CNF's clauses as pyunigen takes them, split once here instead of at every step.
     kappa : float
         Uniformity tolerance (pyunigen's default; see :func:`uniformity_bound`).
     epsilon, delta : float
@@ -77,6 +79,7 @@ class UniGenPlan(NamedTuple):
     random_label: np.ndarray
     random_c: np.ndarray
     base_kept: np.ndarray
+    clauses: tuple
     kappa: float = 0.638
     epsilon: float = 0.8
     delta: float = 0.2
@@ -118,7 +121,9 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
 def _unigen_plan(net: CompiledNetwork) -> UniGenPlan:
     import_solver("pyunigen", "unigen")
     cnf = solver_cnf(net)
-    return UniGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept)
+    split = np.split(cnf.clauses, np.flatnonzero(cnf.clauses == 0)[:-1] + 1)
+    clauses = tuple(clause[:-1].tolist() for clause in split)
+    return UniGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept, clauses)
 
 
 def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
@@ -147,9 +152,8 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
         return decode_model(cnf, net, x, None), NOT_COUNTED
     sampler = pyunigen.Sampler(seed=seed, kappa=float(plan.kappa), epsilon=float(plan.epsilon),
                                delta=float(plan.delta))
-    clauses = np.split(cnf.clauses, np.flatnonzero(cnf.clauses == 0)[:-1] + 1)
-    for clause in clauses:
-        sampler.add_clause(clause[:-1].tolist())
+    for clause in plan.clauses:
+        sampler.add_clause(clause)
     for theta in pruned_units(cnf, kept)[::2].tolist():
         sampler.add_clause([theta])
     _, _, samples = sampler.sample(num=1, sampling_set=cnf.state_boolean.tolist())
