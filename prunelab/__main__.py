@@ -1,4 +1,4 @@
-"""Command line: ``python -m prunelab reproduce|tables|cases|large``.
+"""Command line: ``python -m prunelab run|reproduce|tables|cases|large``.
 
 ::
 
@@ -8,7 +8,8 @@
     python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
     python -m prunelab tables --profile paper                    # Tables 1-2 beside the paper's
     python -m prunelab cases                                     # the case ids
-    python -m prunelab large --profile paper --jobs 2            # every pgmpy network, data/results/large
+    python -m prunelab run frontier --profile paper --jobs 1     # any experiment, data/results/<name>
+    python -m prunelab large --profile paper --jobs 2            # = run large
 
 A killed ``reproduce`` resumes where it stopped when started again with the same
 arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
@@ -63,10 +64,11 @@ def _user_errors() -> tuple:
 
 
 _COMMANDS = {
+    "run": "run (or resume) an experiment's profile and write data/results/<experiment>[-<profile>]",
     "reproduce": "run (or resume) a profile's sweep and write data/results/<profile>",
     "tables": "print Table 2 (alpha) and Table 3 (seconds) beside the paper's",
     "cases": "list the case ids",
-    "large": "prune sampling on every pgmpy network, its peers, grids (data/results/large)",
+    "large": "the same as 'run large': prune sampling on every pgmpy network, its peers, grids",
 }
 
 
@@ -126,18 +128,23 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("cases", help=_COMMANDS["cases"])
 
-    from .experiments.large import LARGE_PROFILES
+    from .experiments import EXPERIMENTS
 
+    run = sub.add_parser("run", help=_COMMANDS["run"])
+    run.add_argument("experiment", choices=sorted(EXPERIMENTS))
     big = sub.add_parser("large", help=_COMMANDS["large"])
-    big.add_argument("--profile", default="paper", choices=sorted(LARGE_PROFILES))
-    big.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1: timed budgets share no core)")
-    big.add_argument("--out", metavar="DIR", type=_folder,
-                     help="results folder (default: data/results/large[-<profile>]; with --freeze-evidence: "
-                          "the evidence folder, default data/evidence)")
-    big.add_argument("--kinds", nargs="+", choices=["network", "budget", "mixing", "grid"], help="only these runs")
-    big.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
+    for command in (run, big):
+        command.add_argument("--profile", default="paper",
+                             help="how much to run (default: paper); each experiment names its own")
+        command.add_argument("--jobs", type=_jobs, default=1,
+                             help="worker processes (default 1: timed budgets share no core)")
+        command.add_argument("--out", metavar="DIR", type=_folder,
+                             help="results folder (default: data/results/<experiment>[-<profile>])")
+        command.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
+        command.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
     big.add_argument("--freeze-evidence", action="store_true",
-                     help="only write the missing <network>-25.json evidence files (into --out if given)")
+                     help="only write the missing <network>-25.json evidence files (into --out if given, "
+                          "default data/evidence)")
     return parser
 
 
@@ -213,20 +220,22 @@ def _command(args, argv) -> int:
         sys.stdout.flush()
         return 0
     argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    if args.command == "large":
-        from .experiments import large
+    if args.command in ("run", "large"):
+        name = getattr(args, "experiment", "large")
+        if args.command == "large" and args.freeze_evidence:
+            from .experiments import large
 
-        if args.freeze_evidence:
             for path in large.freeze_evidence(folder=args.out):
                 print(f"wrote {path}")
             return 0
         try:
-            report = large.run_large(args.profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
-                                     kinds=args.kinds, progress=True, command=argv_text)
+            report = experiments.sweep(experiments.EXPERIMENTS[name], args.profile, out=args.out, n_jobs=args.jobs,
+                                       root_seed=args.seed, kinds=args.kinds, progress=True, command=argv_text)
         except experiments.SweepInterrupted as stop:
             return _interrupted(stop)
-        print(f"large {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
-              f"results in {report['out']}; wall time {report['sweep_seconds']:.0f} s")
+        out = args.out or experiments.results_folder(experiments.EXPERIMENTS[name], args.profile)
+        print(f"{name} {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
+              f"results in {out}; wall time {report['sweep_seconds']:.0f} s")
         return 0
     # reproduce
     if args.out is None:

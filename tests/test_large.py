@@ -16,17 +16,15 @@ import pytest
 from prunelab import BayesianNetwork, exact_marginals, load_network, sample
 from prunelab.__main__ import main
 from prunelab.catalogue import data_dir
-from prunelab.experiments import SweepMismatchError, large
+from prunelab.experiments import LARGE, SweepMismatchError, large, load_folder, sweep
 from prunelab.experiments.large import (
     LARGE_PROFILES,
     LargeProfile,
     LargeRun,
     freeze_evidence,
     load_large,
-    load_large_results,
     pgmpy_networks,
     plan_runs,
-    run_large,
     simulate_large_run,
 )
 from prunelab.experiments.large.measures import ess_check, longest_stay, off_figures
@@ -187,9 +185,9 @@ def test_mixing_runs_give_the_same_numbers_in_a_worker(tmp_path):
 
 
 def test_sweep_writes_tables_resumes_and_refuses_other_settings(tmp_path):
-    report = run_large(TINY, out=tmp_path, kinds=["network", "budget", "grid"])
+    report = sweep(LARGE, TINY, out=tmp_path, kinds=["network", "budget", "grid"])
     assert report["n_done"] == 2 + 2 + 1 and report["n_skipped"] == 0
-    results = load_large_results(tmp_path)
+    results = load_folder(tmp_path)
     assert set(results) == {"networks", "budget", "grids", "provenance"}
     networks = results["networks"].set_index("id")
     assert networks.loc["network.cancer.ev25", "n_z_failed"] == 0
@@ -199,22 +197,22 @@ def test_sweep_writes_tables_resumes_and_refuses_other_settings(tmp_path):
     # accuracy within what the run's own length allows (a budget in seconds gives fewer steps on a loaded machine)
     assert (budget["ahd"] < ahd_tolerance(budget["n_steps"])).all(), budget[["ahd", "n_steps"]]
     assert {"command", "git", "root_seed", "machine", "libraries", "regenerate"} <= set(report)
-    again = run_large(TINY, out=tmp_path, kinds=["network", "budget", "grid"])
+    again = sweep(LARGE, TINY, out=tmp_path, kinds=["network", "budget", "grid"])
     assert again["n_done"] == 0 and again["n_skipped"] == 5
     assert len(again["previous_sessions"]) == 1
     with pytest.raises(SweepMismatchError, match="other settings"):
-        run_large(TINY, out=tmp_path, root_seed=1)
+        sweep(LARGE, TINY, out=tmp_path, root_seed=1)
 
 
 def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
     assert main(["large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
     assert f"{len(large.MIXING_VARIANTS)} runs done" in capsys.readouterr().out
-    mixing = load_large_results(tmp_path)["mixing"].set_index("sampler")
+    mixing = load_folder(tmp_path)["mixing"].set_index("sampler")
     assert list(mixing.index) == sorted(large.MIXING_VARIANTS)
     assert (mixing["n_chains"] * mixing["steps_per_chain"]).nunique() == 1  # every variant draws as many
     assert (mixing.loc[["prune-restarts", "prune-exact-restarts"], "n_chains"] == 10 * LARGE_PROFILES["smoke"].mixing_chains).all()
 
 
 def test_unknown_profile_is_refused():
-    with pytest.raises(KeyError, match="unknown large-network profile 'huge'"):
-        run_large("huge")
+    with pytest.raises(KeyError, match="unknown large profile 'huge'"):
+        sweep(LARGE, "huge")

@@ -173,11 +173,12 @@ def test_json_files_are_strict_json(tmp_path):
 
 
 def test_large_run_records_are_checked_on_resume(tmp_path):
-    from prunelab.experiments.large import LargeProfile, load_large_results, run_large
+    from prunelab.experiments import LARGE, load_folder, sweep
+    from prunelab.experiments.large import LargeProfile
 
     tiny = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                         check_seconds=0.05, check_max_steps=2_000, grid_sides=(3,), grid_determinism=(0.5,))
-    run_large(tiny, out=tmp_path, kinds=["network"], root_seed=4)
+    sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=4)
     records = sorted((tmp_path / "runs").glob("*/*.json"))
     assert len(records) == 2
 
@@ -187,22 +188,22 @@ def test_large_run_records_are_checked_on_resume(tmp_path):
     for path in [*records, tmp_path / "sweep.json", tmp_path / "provenance.json"]:
         json.loads(path.read_text(), parse_constant=refuse)  # strict JSON: no bare NaN or Infinity
     assert json.loads(records[0].read_text())["settings"]["root_seed"] == "4"
-    assert "settings" not in load_large_results(tmp_path)["networks"].columns
+    assert "settings" not in load_folder(tmp_path)["networks"].columns
     # a lost sweep.json: the records' own settings refuse another seed
     (tmp_path / "sweep.json").unlink()
     with pytest.raises(SweepMismatchError, match=r"network\.cancer\.ev0\.json has other root_seed"):
-        run_large(tiny, out=tmp_path, kinds=["network"], root_seed=5)
+        sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=5)
     # a truncated record or sweep.json is named, with what deleting it costs
     text = records[1].read_text()
     records[1].write_text(text[: len(text) // 2])
     with pytest.raises(store.ResultsFileError, match=r"network\.cancer\.ev25\.json is not valid JSON.*deleting it is safe"):
-        run_large(tiny, out=tmp_path, kinds=["network"], root_seed=4)
+        sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=4)
     records[1].unlink()
     (tmp_path / "sweep.json").write_text('{"profile": ')
     with pytest.raises(store.ResultsFileError, match=r"sweep\.json is not valid JSON.*deleting it is safe"):
-        run_large(tiny, out=tmp_path, kinds=["network"], root_seed=4)
+        sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=4)
     (tmp_path / "sweep.json").unlink()
-    report = run_large(tiny, out=tmp_path, kinds=["network"], root_seed=4)
+    report = sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=4)
     assert report["n_done"] == 1 and report["n_skipped"] == 1
 
 

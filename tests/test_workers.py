@@ -39,7 +39,8 @@ def test_sample_starts_no_more_workers_than_chains(monkeypatch):
 
 
 def test_reproduce_and_large_start_no_more_workers_than_runs(tmp_path):
-    from prunelab.experiments.large import LargeProfile, run_large
+    from prunelab.experiments import LARGE, sweep
+    from prunelab.experiments.large import LargeProfile
 
     tiny = Profile("tiny", n_runs=3, n_draws=100, n_checkpoints=5)
     with pytest.warns(UserWarning, match=r"n_jobs=100000 lowered to [123] workers?: 3 runs to do"):
@@ -49,7 +50,7 @@ def test_reproduce_and_large_start_no_more_workers_than_runs(tmp_path):
     large = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                          check_seconds=0.05, check_max_steps=500, grid_sides=(3,), grid_determinism=(0.5,))
     with pytest.warns(UserWarning, match=r"n_jobs=50 lowered to [12] workers?: 2 runs to do"):
-        report = run_large(large, out=tmp_path / "b", kinds=["network"], n_jobs=50)
+        report = sweep(LARGE, large, out=tmp_path / "b", kinds=["network"], n_jobs=50)
     assert report["n_done"] == 2 and report["n_workers"] <= 2
 
 

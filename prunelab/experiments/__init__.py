@@ -16,6 +16,9 @@ module             job
 ``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
 ``store``          run files (atomic), resumption, ``sweep.json``
 ``tables``         tidy tables, per-case summary, Tables 1-2 beside the paper's
+``framework``      :func:`sweep` any experiment of :data:`EXPERIMENTS`, :func:`results` for a chapter
+``large``          the large-network experiment (:data:`~.large.LARGE`)
+``frontier``       grids past the junction tree (:data:`~.frontier.FRONTIER`)
 =================  ==========================================================
 """
 
@@ -36,10 +39,23 @@ from .specs import (
     select_cases,
 )
 from .store import SweepMismatchError
+from .framework import PROVENANCE_KEYS, Experiment, load_folder, results, results_folder, sweep
+from .frontier import FRONTIER
+from .large import LARGE
 from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
+
+EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER}
+"""The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [
     "BENCHMARKS",
+    "EXPERIMENTS",
+    "Experiment",
+    "PROVENANCE_KEYS",
+    "load_folder",
+    "results",
+    "results_folder",
+    "sweep",
     "CASE_INITS",
     "CASES",
     "CaseSpec",

@@ -61,7 +61,7 @@ module          job
 ``guard``       a pyAgrum run in a child process, stopped if it overruns
 ``kinds``       the four kinds of run (``_mixing_chains`` draws the mixing
                 variants), :func:`simulate_large_run`
-``sweep``       :func:`run_large`, the run files, the tables, provenance
+``sweep``       :data:`LARGE`, the experiment (run by :func:`prunelab.experiments.sweep`)
 ``tables``      the chapter's :func:`network_table` and :func:`growth_fit`
 ==============  ===================================================================
 """
@@ -80,11 +80,12 @@ from .profiles import (
     get_large_profile,
     plan_runs,
 )
-from .sweep import consolidate_large, large_results_dir, large_results_for, load_large_results, run_large
+from .sweep import LARGE
 from .tables import common_budget, growth_fit, network_table
 
 __all__ = [
     "BUDGET_SAMPLERS",
+    "LARGE",
     "CHECK_FALSE_ALARM",
     "EVIDENCE_FRACTION",
     "GUARDED_SAMPLERS",
@@ -97,19 +98,14 @@ __all__ = [
     "OFF_THRESHOLD",
     "PEER_GRACE_SECONDS",
     "common_budget",
-    "consolidate_large",
     "evidence_seed",
     "freeze_evidence",
     "get_large_profile",
     "growth_fit",
-    "large_results_dir",
-    "large_results_for",
     "load_large",
-    "load_large_results",
     "network_table",
     "pgmpy_networks",
     "plan_runs",
-    "run_large",
     "run_peer_guarded",
     "simulate_large_run",
 ]

@@ -1,0 +1,71 @@
+"""The frontier experiment (grids past the junction tree) on the framework every frozen result shares."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from prunelab import exact_marginals, make_grid
+from prunelab.experiments import EXPERIMENTS, FRONTIER, PROVENANCE_KEYS, load_folder, sweep
+from prunelab.experiments.framework import run_seed_sequence
+from prunelab.experiments.frontier import FrontierProfile, FrontierRun, grid_case
+
+TINY = FrontierProfile("tiny", grids=((90, 5, 2), (50, 4, 1)), budget_grids=((90, 5, 2),), budgets=(0.1,),
+                       samplers=("prune", "gibbs"), compile_seconds=60.0, speed_steps=100)
+
+
+def test_grid_case_observes_the_last_row_but_the_sink_at_a_possible_state():
+    bn, evidence = grid_case(90, 6, 3, "row")
+    assert sorted(evidence) == [f"v_6_{j}" for j in range(1, 6)]
+    assert bn.variables == make_grid(6, 0.9, seed=3).variables
+    assert grid_case(90, 6, 3, "row")[1] == evidence  # the same evidence every time
+    exact_marginals(bn, evidence)  # possible evidence: an impossible one raises
+    assert grid_case(90, 6, 3, "none")[1] == {}
+    with pytest.raises(ValueError, match="unknown evidence kind 'col'"):
+        grid_case(90, 6, 3, "col")
+
+
+def test_run_ids_are_unique_and_seeds_follow_them():
+    runs = FRONTIER.plan(FRONTIER.profiles["paper"])
+    ids = [r.id for r in runs]
+    assert len(set(ids)) == len(ids)
+    assert {r.kind for r in runs} == set(FRONTIER.tables)
+    a, b = (run_seed_sequence(r.id, 1).generate_state(2).tolist() for r in runs[:2])
+    assert a != b
+    assert FrontierRun("compile", 75, 22, 1, "none").id == "compile.d75-22x22-s1.none"
+
+
+def test_sweep_writes_exact_answers_that_agree_resumes_and_has_the_one_provenance_schema(tmp_path):
+    report = sweep(FRONTIER, TINY, out=tmp_path, root_seed=3)
+    assert tuple(report) == PROVENANCE_KEYS and report["experiment"] == "frontier"
+    assert report["regenerate"].startswith("python -m prunelab run frontier --profile tiny")
+    assert report["missing"] == [] and report["n_done"] == len(FRONTIER.plan(TINY))
+    tables = load_folder(tmp_path)
+    compiled = tables["compile"]
+    assert (compiled["circuit_status"] == "ok").all() and (compiled["jt_status"] == "ok").all()
+    # two independent exact methods, the junction tree and the circuit, give one answer
+    np.testing.assert_allclose(compiled["p_sink"], compiled["jt_p_sink"], rtol=0, atol=1e-9)
+    for row in compiled.itertuples():  # and the circuit's answer is the exact one of the grid the id names
+        bn, evidence = grid_case(row.percent, row.side, row.seed, row.evidence)
+        assert abs(exact_marginals(bn, evidence, method="junction_tree")[bn.variables[-1]][1] - row.p_sink) < 1e-9
+    budget = tables["budget"].set_index("sampler", append=True)
+    assert (tables["budget"]["status"] == "ok").all()
+    assert set(tables["budget"]["note"][tables["budget"]["sampler"] == "prune"]) == {"uniform=circuit"}
+    np.testing.assert_allclose(tables["budget"]["exact_p_sink"].to_numpy(),
+                               [compiled.set_index(["grid", "evidence"]).loc[(g, e), "p_sink"]
+                                for g, e in zip(tables["budget"]["grid"], tables["budget"]["evidence"])])
+    assert len(budget) == 4
+    again = sweep(FRONTIER, TINY, out=tmp_path, root_seed=3)
+    assert again["n_done"] == 0 and again["n_skipped"] == report["n_done"]
+    assert len(again["previous_sessions"]) == 1
+    assert json.loads((tmp_path / "provenance.json").read_text())["out"] == tmp_path.name  # no machine path
+
+
+def test_unknown_kinds_and_experiments_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown kind.* of frontier run: grid; kinds are compile, budget"):
+        sweep(FRONTIER, TINY, out=tmp_path, kinds=["grid"])
+    with pytest.raises(KeyError, match="unknown frontier profile 'huge'"):
+        sweep(FRONTIER, "huge", out=tmp_path)
+    assert set(EXPERIMENTS) >= {"large", "frontier"}
