@@ -95,8 +95,8 @@ def run_seed_sequence(run_id: str, root_seed: int) -> np.random.SeedSequence:
 
     Examples
     --------
-    >>> a = run_seed_sequence("grid.x", 7).generate_state(1)[0]
-    >>> a == run_seed_sequence("grid.x", 7).generate_state(1)[0] != run_seed_sequence("grid.y", 7).generate_state(1)[0]
+    >>> a, b, c = (run_seed_sequence(i, 7).generate_state(1).tolist() for i in ("grid.x", "grid.x", "grid.y"))
+    >>> a == b != c
     True
     """
     import zlib
