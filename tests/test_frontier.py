@@ -69,3 +69,23 @@ def test_unknown_kinds_and_experiments_are_refused(tmp_path):
     with pytest.raises(KeyError, match="unknown frontier profile 'huge'"):
         sweep(FRONTIER, "huge", out=tmp_path)
     assert set(EXPERIMENTS) >= {"large", "frontier"}
+
+
+def test_mcsat_experiment_runs_tiny_and_its_frozen_tables_match_its_plan(tmp_path):
+    from prunelab.catalogue import data_dir
+    from prunelab.experiments import MCSAT
+    from prunelab.experiments.mcsat import BENCH_CASES, McsatProfile
+
+    tiny = McsatProfile("tiny", bias_steps=300, bias_chains=1, runs=2, draws=200)
+    report = sweep(MCSAT, tiny, out=tmp_path, kinds=["benchmark"], root_seed=2)
+    assert tuple(report) == PROVENANCE_KEYS and report["rows"] == {"benchmark": 12}
+    bench = load_folder(tmp_path)["benchmark"]
+    for network, (name, options, evidence, query) in BENCH_CASES.items():
+        from prunelab import load_network
+
+        exact = exact_marginals(load_network(name, **options), evidence)[query]
+        assert np.allclose(bench.loc[bench["network"] == network, "exact_query_0"], exact[0], rtol=0, atol=1e-12)
+    frozen = load_folder(data_dir() / "results" / "mcsat")
+    planned = {r.id for r in MCSAT.plan(MCSAT.profiles["paper"])}
+    assert planned == set(frozen["bias"]["id"]) | set(frozen["benchmark"]["id"])
+    assert set(frozen["provenance"]) == set(PROVENANCE_KEYS)  # written with sorted keys

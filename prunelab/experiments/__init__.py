@@ -19,6 +19,7 @@ module             job
 ``framework``      :func:`sweep` any experiment of :data:`EXPERIMENTS`, :func:`results` for a chapter
 ``large``          the large-network experiment (:data:`~.large.LARGE`)
 ``frontier``       grids past the junction tree (:data:`~.frontier.FRONTIER`)
+``mcsat``          what SampleSAT costs MC-SAT (:data:`~.mcsat.MCSAT`)
 =================  ==========================================================
 """
 
@@ -42,9 +43,10 @@ from .store import SweepMismatchError
 from .framework import PROVENANCE_KEYS, Experiment, load_folder, results, results_folder, sweep
 from .frontier import FRONTIER
 from .large import LARGE
+from .mcsat import MCSAT
 from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
 
-EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER}
+EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [

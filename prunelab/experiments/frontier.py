@@ -9,7 +9,7 @@ at the states of one forward sample of the grid (so the evidence is possible).
 Two kinds of run, each a flat record (:func:`prunelab.experiments.framework.sweep`):
 
 ``compile``
-    the induced width of the min-fill order, the junction tree's answer or refusal
+    the induced width of the cheapest elimination order exact inference finds, the junction tree's answer or refusal
     and its seconds, the circuit's compile seconds and size or refusal, the exact
     ``P(sink = T | e)`` from the circuit (and from the tree where it fits: both
     recorded), and prune sampling's steps per second with circuit draws and the
@@ -174,7 +174,8 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     sink = bn.variables[-1]
-    record = {"n_nodes": len(bn.variables), "n_observed": len(evidence), "width": int(treewidth(bn, evidence))}
+    record = {"n_nodes": len(bn.variables), "n_observed": len(evidence),
+              "width": int(treewidth(bn, evidence, heuristic="best"))}
     tic = time.perf_counter()
     try:
         jt = exact_marginals(bn, evidence, method="junction_tree")
