@@ -3,8 +3,9 @@
 The grids are Sang, Beame & Kautz's (:func:`prunelab.make_grid`): a share of the
 nodes deterministic, sides up to where compilation stops. Each grid is asked two
 ways: without evidence (the query of the published benchmark, ``P(sink)``, where
-forward sampling is exact sampling) and with the last row observed but the sink,
-at the states of one forward sample of the grid (so the evidence is possible).
+forward sampling is exact sampling) and with a tenth of the nodes observed
+(:data:`EVIDENCE_SHARE`; never the sink or its parents) at the states of one forward
+sample of the grid, so that the evidence is possible.
 
 Two kinds of run, each a flat record (:func:`prunelab.experiments.framework.sweep`):
 
@@ -43,8 +44,11 @@ __all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "FrontierProfil
 FRONTIER_SAMPLERS = ("prune", "gibbs", "pyagrum-gibbs", "pyagrum-lbp", "pyagrum-importance", "pyagrum-weighted")
 """Samplers of the budget runs: prunelab's prune (circuit draws) and Gibbs, and pyAgrum's four."""
 
-EVIDENCE_KINDS = ("none", "row")
-"""``"none"``: no evidence; ``"row"``: the last row but the sink observed (see :func:`grid_case`)."""
+EVIDENCE_KINDS = ("none", "scattered")
+"""``"none"``: no evidence; ``"scattered"``: a share of the nodes observed (see :func:`grid_case`)."""
+
+EVIDENCE_SHARE = 0.1
+"""Share of a grid's nodes observed by the ``"scattered"`` evidence."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +116,8 @@ class FrontierRun:
 
     Examples
     --------
-    >>> FrontierRun("budget", 90, 30, 1, "row", sampler="prune", budget=10.0).id
-    'budget.d90-30x30-s1.row.prune.10s'
+    >>> FrontierRun("budget", 90, 30, 1, "scattered", sampler="prune", budget=10.0).id
+    'budget.d90-30x30-s1.scattered.prune.10s'
     """
 
     kind: str
@@ -141,15 +145,17 @@ class FrontierRun:
 def grid_case(percent: int, side: int, seed: int, evidence: str):
     """``(bn, evidence)`` of a grid: :func:`prunelab.make_grid` with ``seed``, and its evidence kind.
 
-    ``"row"`` observes the last row but the sink at the states of one forward
-    sample of the grid (drawn from ``SeedSequence([seed, side, percent])``), so
-    ``P(e) > 0``; ``"none"`` observes nothing.
+    ``"scattered"`` observes ``round(EVIDENCE_SHARE * side**2)`` nodes, drawn without
+    replacement among all but the sink and its two parents, at the states of one
+    forward sample of the grid (both drawn from ``SeedSequence([seed, side, percent])``),
+    so ``P(e) > 0`` and the sink's posterior is not fixed by an observed parent;
+    ``"none"`` observes nothing.
 
     Examples
     --------
-    >>> bn, ev = grid_case(90, 4, 1, "row")
-    >>> sorted(ev) == ["v_4_1", "v_4_2", "v_4_3"]
-    True
+    >>> bn, ev = grid_case(90, 10, 1, "scattered")
+    >>> len(ev), "v_10_10" in ev, "v_9_10" in ev or "v_10_9" in ev
+    (10, False, False)
     """
     from ..grids import make_grid
     from ..samplers.init import initial_state
@@ -161,8 +167,10 @@ def grid_case(percent: int, side: int, seed: int, evidence: str):
         return bn, {}
     rng = np.random.default_rng(np.random.SeedSequence([seed, side, percent]))
     x = initial_state(rng, bn, "forward")
-    observed = [f"v_{side}_{j}" for j in range(1, side)]
-    return bn, {v: bn.states[v][int(x[bn.index(v)])] for v in observed}
+    sink = bn.variables[-1]
+    candidates = [v for v in bn.variables if v != sink and v not in bn.parents[sink]]
+    observed = rng.choice(len(candidates), size=round(EVIDENCE_SHARE * side**2), replace=False)
+    return bn, {candidates[k]: bn.states[candidates[k]][int(x[bn.index(candidates[k])])] for k in sorted(observed)}
 
 
 def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
