@@ -22,6 +22,7 @@ from .inference import (
     exact_weights,
     log_count,
     passes_for,
+    posterior_state,
 )
 from .vtree import Vtree, dissection_vtree
 
@@ -44,4 +45,5 @@ __all__ = [
     "exact_weights",
     "log_count",
     "passes_for",
+    "posterior_state",
 ]

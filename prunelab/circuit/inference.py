@@ -21,12 +21,12 @@ from ..compiled import CompiledNetwork
 from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
 from .encoding import encode_network
-from .passes import outward_nb, upward_nb, vtree_log_sums_nb
+from .passes import draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
 from .vtree import dissection_vtree
 
 __all__ = [
     "AUTO_COMPILE_SECONDS", "CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference", "exact_weights",
-    "passes_for", "log_count",
+    "passes_for", "log_count", "posterior_state",
 ]
 
 
@@ -195,3 +195,51 @@ def circuit_inference(bn: BayesianNetwork, net: CompiledNetwork, circuit: Circui
         post /= post.sum()
         out[bn.variables[i]] = post
     return log_wmc + enc.log_constant, out
+
+
+def posterior_state(rng: np.random.Generator, net: CompiledNetwork, circuit: Circuit,
+                    work: CircuitPasses | None = None) -> np.ndarray:
+    """One state drawn exactly from ``P(x | e)``: the CPT weights, one upward pass, one weighted draw down.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    net : CompiledNetwork
+        The network with the evidence the circuit was compiled for.
+    circuit : Circuit
+    work : CircuitPasses, optional
+        Work arrays to reuse (:func:`passes_for`); their weights are overwritten.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        State indices in network order, evidence set.
+
+    Raises
+    ------
+    ImpossibleEvidenceError
+        If ``P(e) = 0`` (the weighted count is zero).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.circuit import compile_circuit, posterior_state
+    >>> net = compile_network(load_network("deterministic_pair"), {"B": "1"})
+    >>> posterior_state(np.random.default_rng(0), net, compile_circuit(net)).tolist()
+    [1, 1]
+    """
+    from .encoding import ImpossibleEvidenceError
+
+    work = passes_for(circuit) if work is None else work
+    exact_weights(circuit, net, work)
+    if log_count(circuit, work) == -math.inf:
+        raise ImpossibleEvidenceError("the evidence is impossible: P(e) = 0 (the circuit's weighted count is zero)")
+    c, vt, enc = circuit, circuit.vtree, circuit.encoding
+    draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root, vt.leaf_lo,
+            vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val, work.stack, work.value)
+    x = np.array(net.evidence_value, dtype=np.int64)
+    for i in net.free.tolist():
+        booleans = enc.state_boolean[enc.state_ptr[i]:enc.state_ptr[i + 1]]
+        x[i] = int(work.value[booleans[0]]) if net.cardinality[i] == 2 else int(np.flatnonzero(work.value[booleans])[0])
+    return x

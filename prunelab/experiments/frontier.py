@@ -16,8 +16,10 @@ Two kinds of run, each a flat record (:func:`prunelab.experiments.framework.swee
     recorded), and prune sampling's steps per second with circuit draws and the
     median size of its pruned sets;
 ``budget``
-    one chain of one sampler for a wall-clock budget: the sink estimate, its error
-    against the exact answer where the circuit gave one, steps and seconds. Prune
+    one chain of one sampler for a wall-clock budget: the sink estimate and its error,
+    the AHD over all free variables, the number of variables off by more than 0.05 and
+    the worst Hellinger distance, all against the circuit's exact answer where it gave
+    one; steps and seconds. Prune
     draws from the compiled circuit, or compiles the pruned set's CNF at every step
     where the whole circuit refuses (``uniform="circuit-per-step"``).
 
@@ -241,6 +243,7 @@ def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uni
 def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
     from ..circuit import CircuitTooLargeError, circuit_for, circuit_inference
     from ..compiled import compile_network
+    from .large.measures import off_figures
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     sink = bn.variables[-1]
@@ -248,18 +251,19 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
     try:
         circuit = circuit_for(net, max_seconds=prof.compile_seconds)
     except CircuitTooLargeError:
-        circuit, exact = None, math.nan
+        circuit, exact = None, None
     else:
-        exact = float(circuit_inference(bn, net, circuit)[1][sink][1])
+        exact = circuit_inference(bn, net, circuit)[1]
     seed = run_seed_sequence(run.id, root_seed)
-    record = {"exact_p_sink": exact}
+    record = {"exact_p_sink": float(exact[sink][1]) if exact is not None else math.nan}
+    marginals = None
     try:
         if run.sampler == "prune":
             uniform = "circuit" if circuit is not None else "circuit-per-step"
             tally, setup = _prune_chain(bn, evidence, run.budget, seed, uniform)
+            marginals = tally.marginals()
             record.update(status="ok", note=f"uniform={uniform}", n_steps=tally.n_steps, seconds=tally.seconds,
-                          setup_seconds=setup, move_rate=tally.move_rate,
-                          p_sink_estimate=float(tally.marginals()[sink][1]))
+                          setup_seconds=setup, move_rate=tally.move_rate)
         else:
             from ..peers import run_sampler
             from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
@@ -270,14 +274,18 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
                 peer = run_peer_guarded(name, bn, evidence, run.budget, peer_seed, run.budget + PEER_GRACE_SECONDS)
             else:
                 peer = run_sampler(name, bn, evidence, seconds=run.budget, seed=peer_seed)
+            marginals = peer.marginals
             record.update(status=peer.status, note=peer.note[:300], n_steps=int(peer.n_steps),
                           seconds=float(peer.seconds), setup_seconds=float(peer.setup_seconds),
-                          move_rate=float(peer.move_rate),
-                          p_sink_estimate=float(peer.marginals[sink][1]) if peer.marginals is not None else math.nan)
+                          move_rate=float(peer.move_rate))
     except Exception as exc:  # a sampler that raises is a finding, not the end of the sweep  # noqa: BLE001
         record.update(status="crashed", note=f"{type(exc).__name__}: {exc}"[:300], n_steps=0, seconds=math.nan,
-                      setup_seconds=math.nan, move_rate=math.nan, p_sink_estimate=math.nan)
-    record["sink_error"] = abs(record["p_sink_estimate"] - exact)
+                      setup_seconds=math.nan, move_rate=math.nan)
+    record["p_sink_estimate"] = float(marginals[sink][1]) if marginals is not None else math.nan
+    record["sink_error"] = abs(record["p_sink_estimate"] - record["exact_p_sink"])
+    figures = off_figures(marginals, exact) if marginals is not None and exact is not None else {}
+    record.update(ahd=figures.get("ahd", math.nan), n_off=figures.get("n_off", -1),
+                  worst_hellinger=figures.get("worst_hellinger", math.nan))
     return record
 
 

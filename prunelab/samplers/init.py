@@ -41,6 +41,7 @@ from ..compiled import CompiledNetwork, compile_network, state_labels
 from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
+from .circuit_start import TreeRefused, circuit_posterior_state
 from .inverse_cdf import inverse_cdf_py
 
 __all__ = [
@@ -200,11 +201,8 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
         tree, calibration = junction_tree.calibrate(bn, named_evidence)
     except EvidenceError:
         raise
-    except ValueError as exc:
-        raise EvidenceError(
-            f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} forward-sampling "
-            f"tries: it may be impossible, and exact inference cannot tell ({exc})"
-        ) from None
+    except ValueError as exc:  # the tree refuses: the caller turns to a compiled circuit
+        raise TreeRefused(named, str(exc)) from None
     if calibration.log_probability == -np.inf:
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
     tables = _PosteriorTables(key, tree.order, tree.cliques, tuple(calibration.potentials))
@@ -215,7 +213,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_res
 
 def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
                            max_restarts: int) -> np.ndarray:
-    """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling.
+    """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling (a circuit's draw past the tree).
 
     The junction tree's upward pass (:mod:`prunelab.exact`) leaves in every clique
     the product of its factors and its children's messages; drawing the variables
@@ -224,9 +222,15 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
     backward sampling). The pass is computed once per (network, evidence) and
     cached, so every chain that falls back pays one exact inference in all and then
     microseconds per variable. One ``rng.random()`` is used per free variable, in
-    reverse elimination order.
+    reverse elimination order. Where the junction tree refuses, the compiled circuit
+    of ``(bn, evidence)`` (:func:`prunelab.circuit.circuit_for`, capped at
+    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) draws the state instead
+    (:func:`prunelab.circuit.posterior_state`).
     """
-    tables = _posterior_tables_for(bn, evidence, max_restarts)
+    try:
+        tables = _posterior_tables_for(bn, evidence, max_restarts)
+    except TreeRefused as refusal:
+        return circuit_posterior_state(rng, bn, evidence, max_restarts, refusal)
     x = np.empty(bn.n_variables, dtype=np.int64)
     for i, s in tables.evidence:
         x[i] = s
