@@ -164,3 +164,26 @@ def test_a_missing_package_is_refused_naming_the_extra(monkeypatch, name):
         pruned_draw(name).plan(net)
     with pytest.raises(SolverMissingError, match=message):
         prune.run_chain(np.random.default_rng(0), net, [0, 0], 3, name)
+
+
+@pytest.mark.parametrize("name,evidence", [("block_chain", None), ASIA])
+def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, name, evidence):
+    """MC-SAT's ``M`` is prune sampling's ``S`` (same states for one seed's pruning); every draw lies in it."""
+    from prunelab.samplers import mcsat
+
+    net = _net(name, evidence)
+    plan = mcsat.mcsat_plan(net, sampler)
+    x = initial_state(np.random.default_rng(3), net)
+    for seed in range(8):
+        _, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
+        kept = prune.prune_around(np.random.default_rng(seed), net, x, prune.prune_plan(net))
+        same = enumerate_pruned_states(net, label_kept & (net.cpt > 0)), enumerate_pruned_states(net, kept)
+        np.testing.assert_array_equal(*same)  # the same pruned set, whatever labels no state uses
+        state, info = mcsat.step(np.random.default_rng(seed), net, mcsat.init(net, x), sampler)
+        assert label_kept[state_labels(net, state.x)].all() and np.isnan(info.size)
+        x = state.x
+    out = mcsat.run_chain(np.random.default_rng(7), net, x, 12, sampler)
+    rng, state = np.random.default_rng(7), mcsat.init(net, x)
+    for t in range(12):
+        state, _ = mcsat.step(rng, net, state, sampler)
+        np.testing.assert_array_equal(state.x, out.draws[t])

@@ -210,7 +210,7 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
     record.update(inference_seconds=time.perf_counter() - tic, p_sink=float(marginals[sink][1]),
                   log_p_evidence=float(log_p))
     rng = np.random.default_rng(run_seed_sequence(run.id, root_seed))
-    x0 = initial_state(rng, net, "forward")
+    x0 = initial_state(rng, bn, "forward", evidence=evidence)  # its exact fallback draws from the circuit
     prune.run_chain(rng, net, x0, 2, uniform="circuit")  # numba compile and plan outside the clock
     tic = time.perf_counter()
     out = prune.run_chain(rng, net, x0, prof.speed_steps, uniform="circuit")

@@ -26,6 +26,11 @@ Step 2 is pluggable, ``uniform=``:
     Alchemy's defaults; only near-uniform. If it visits no solution within its
     flip budget, the chain stays at ``x`` (Alchemy would return the state with
     the fewest unsatisfied clauses, which may break a hard clause).
+``"cmsgen"``, ``"unigen"``
+    The solution samplers CMSGen and UniGen3 (:mod:`prunelab.samplers.solver_draws`,
+    the ``solvers`` extra) draw from ``M`` given as a CNF; CMSGen is near-uniform
+    without a guarantee, UniGen3 almost-uniform with one. They run step by step in
+    Python around the solver's call, which dominates their cost.
 
 Random numbers. One ``rng.random()`` per *random* clause that ``x`` satisfies, in
 clause order: a soft clause is random when some state that satisfies the hard
@@ -58,6 +63,7 @@ from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork
 from .chain import start_chain
 from .init import check_state
+from .pruned_draws import pruned_draw
 from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_nb
 from .samplesat import samplesat_py
 from .uniform import (
@@ -91,8 +97,11 @@ __all__ = [
 RAO_BLACKWELL = False
 """MC-SAT has no Rao-Blackwell terms."""
 
-UNIFORM_STEPS = ("exact", "samplesat")
-"""The uniform draws MC-SAT can use."""
+UNIFORM_STEPS = ("exact", "samplesat", "cmsgen", "unigen")
+"""The uniform draws MC-SAT can use; from the third on, :data:`~prunelab.samplers.pruned_draws.PRUNED_DRAWS`."""
+
+_SOLVER = 2
+"""The first code of :data:`UNIFORM_STEPS` drawn by a solution sampler."""
 
 
 class MCSatState(NamedTuple):
@@ -204,10 +213,10 @@ _search_plans = PlanCache(functools.partial(compile_mcsat_plan, counting=False))
 def mcsat_plan(net: CompiledNetwork, uniform: str = "exact") -> MCSatPlan:
     """The :class:`MCSatPlan` of ``net`` for the ``uniform`` step, compiled on first use and cached (by content).
 
-    ``uniform="samplesat"`` builds no counting tables (:func:`compile_mcsat_plan`
+    Every ``uniform`` but ``"exact"`` builds no counting tables (:func:`compile_mcsat_plan`
     with ``counting=False``).
     """
-    return (_search_plans if _check_uniform(uniform) == UNIFORM_STEPS.index("samplesat") else _mcsat_plans)(net)
+    return (_search_plans if _check_uniform(uniform) > 0 else _mcsat_plans)(net)
 
 
 def _select_py(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
@@ -337,8 +346,8 @@ def step(
     rng : numpy.random.Generator
     net : CompiledNetwork
     state : MCSatState
-    uniform : {"exact", "samplesat"}, default "exact"
-        The uniform draw from ``M``.
+    uniform : {"exact", "samplesat", "cmsgen", "unigen"}, default "exact"
+        The uniform draw from ``M`` (see the module docstring).
     sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa
         SampleSAT's settings (``uniform="samplesat"`` only); defaults: Alchemy's,
         see :class:`~prunelab.samplers.samplesat.SampleSatOptions`.
@@ -376,6 +385,10 @@ def step(
     plan = mcsat_plan(net, uniform) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
+    if mode >= _SOLVER:
+        draw = pruned_draw(uniform)
+        y, size = draw.draw(rng, net, x, label_kept, draw.plan(net))
+        return MCSatState(y), MCSatInfo(float(size), 0, 1)
     y = x.copy()
     if mode == 0:
         size, _, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, COUNT, DEFAULT_N_CANDIDATES,
@@ -493,8 +506,14 @@ def run_chain(
     plan = mcsat_plan(net, uniform) if plan is None else plan
     c, index = plan.clauses, plan.index
     sizes = np.empty(n_draws, dtype=np.float64)
-    flips = np.empty(n_draws, dtype=np.int64)
-    founds = np.empty(n_draws, dtype=np.int64)
+    flips = np.zeros(n_draws, dtype=np.int64)
+    founds = np.ones(n_draws, dtype=np.int64)
+    if mode >= _SOLVER:  # the solver's call dominates: the numpy step, one at a time
+        state = MCSatState(x)
+        for t in range(n_draws):
+            state, info = step(rng, net, state, uniform, plan=plan)
+            draws[t], sizes[t] = state.x, info.size
+        return MCSatChain(draws, sizes, flips, founds)
     _mcsat_chain_nb(
         rng, net, plan.uniform, make_workspace(net, plan.uniform), mode, plan.random_clause, plan.keep_below,
         c.clause_ptr, c.literal_var, c.literal_value, c.literal_equal, c.label, index.var_ptr,
