@@ -80,7 +80,7 @@ book: $(INSTALL_STAMP)
 ## lift: run each `## ` section of each chapter after only the chapter's setup cell
 ##   (its first code cell), in one Jupyter kernel per chapter, at the smoke profile
 ##   whatever PROFILE says: a section that uses a name only an earlier section
-##   defines fails, unless its first line says "Runs after {ref}`label`" (issue 14).
+##   defines fails, unless its first line is the hidden comment "% runs-after: label".
 lift: $(INSTALL_STAMP)
 	time $(PY) scripts/check_lift.py --profile smoke $(CHAPTERS)
 
