@@ -36,8 +36,8 @@ PROCESS_PATTERNS: dict[str, re.Pattern] = {
     "acceptance target": re.compile(
         r"\b(?:acceptance (?:targets?|criteri\w+)|targets? (?:missed|met)|meets? the target|the target of at most)\b", re.IGNORECASE),
     "note to the authors": re.compile(
-        r"#\s*the (?:prose|take-away)\b|\btests compare\b|\bthe function's docstring lists\b"
-        r"|\bupstream report\b|\bin several parts\b", re.IGNORECASE),
+        r"#\s*the (?:prose|take-away)\b|\btests\s+compare\b|\bthe\s+function's\s+docstring\s+lists\b"
+        r"|\bupstream\s+report\b|\bin several parts\b", re.IGNORECASE),
 }
 """What a reader's page must not show, by kind."""
 
@@ -72,11 +72,15 @@ def process_findings(text: str, where: str = "<text>") -> list[Finding]:
     []
     """
     found = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        for kind, pattern in PROCESS_PATTERNS.items():
-            for match in pattern.finditer(line):
-                start = max(0, match.start() - 40)
-                found.append(Finding(f"{where}:{number}", kind, line[start:match.end() + 40].strip()))
+    lines = text.split("\n")
+    for kind, pattern in PROCESS_PATTERNS.items():
+        for match in pattern.finditer(text):
+            number = text.count("\n", 0, match.start()) + 1
+            line = lines[number - 1]
+            column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+            found.append(Finding(f"{where}:{number}", kind,
+                                 line[max(0, column - 40):column + len(match.group(0)) + 40].strip()))
+    found.sort(key=lambda f: int(f.where.rsplit(":", 1)[1]))
     return found
 
 
@@ -93,11 +97,11 @@ DEFINITIONS = re.compile(
 VERSIONS = re.compile(r"\b(?:Python|PyMC|Alchemy|Windows|version|numpy|NumPy)\s+\d+(?:\.\d+)*|\d+(?:\.\d+)? GHz")
 """Names with a number in them: "PyMC 5", "Python 3.11", "Windows 10", a processor's clock."""
 
-_NUMBERED = (r"(?:[Ff]igures?|[Ff]igs?\.|[Tt]ables?|[Ee]quations?|[Ee]qs?\.|[Ss]ections?|§|[Dd]efinitions?|"
+_NUMBERED = (r"(?:[Ff]igures?|[Ff]igs?\.|[Tt]ables?|[Ee]quations?|[Ee]qs?\.|[Ss]ections?|[Dd]efinitions?|"
              r"[Tt]heorems?|[Ll]emmas?|[Pp]ropositions?|[Cc]orollar(?:y|ies)|[Ee]xercises?|[Cc]hapters?|ch\.|"
              r"[Aa]lgorithms?|[Ee]xamples?|[Ss]teps?|Appendix|[Pp]anels?|[Ii]tems?|[Pp]arts?|test|[Rr]ules?)")
 _NUMBER_LIST = r"\(?\d+(?:\.\d+)*\)?(?:\s*\([a-z]\))?(?:\s*(?:,|and|or|to|–|-|—)\s*\(?\d+(?:\.\d+)*\)?(?:\s*\([a-z]\))?)*"
-NUMBERED = re.compile(rf"\b{_NUMBERED}\s*{_NUMBER_LIST}|(?<![\w)])\(\d{{1,2}}\)(?![\w(])")
+NUMBERED = re.compile(rf"(?:\b{_NUMBERED}|§)\s*{_NUMBER_LIST}|(?<![\w)])\(\d{{1,2}}\)(?![\w(])")
 """A reference to a numbered thing: "Figure 5 (g)", "Table 3", "§12.7", "eq. (3)", "(5)"."""
 
 YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?:[a-z])?(?![\d.,]\d)")
@@ -208,7 +212,7 @@ def _paragraphs(source: str):
 
 
 def typed_numbers(source: str, where: str = "<text>") -> list[Finding]:
-    """Digits typed into the prose of a MyST chapter.
+    r"""Digits typed into the prose of a MyST chapter.
 
     Exercises and their solutions are left out: the numbers of a problem are its
     statement, and a solution's numbers are checked by the code cells beside it.
