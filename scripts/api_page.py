@@ -77,11 +77,11 @@ def chapter_calls(paths) -> dict[str, set[str]]:
                 for name in node.names:
                     alias[name.asname or name.name] = f"{node.module}.{name.name}"
 
-        def dotted(node):
+        def dotted(node, alias=alias):
             if isinstance(node, ast.Name):
                 return alias.get(node.id)
             if isinstance(node, ast.Attribute):
-                base = dotted(node.value)
+                base = dotted(node.value, alias)
                 return f"{base}.{node.attr}" if base else None
             return None
 

@@ -34,7 +34,8 @@ PROCESS_PATTERNS: dict[str, re.Pattern] = {
     "issue number": re.compile(r"\b(?:issues?|pull request|PR)\s+#?\d+", re.IGNORECASE),
     "machine path": re.compile(r"(?<![\w.~-])/(?:work|home|tmp)/"),
     "acceptance target": re.compile(
-        r"\b(?:acceptance (?:targets?|criteri\w+)|targets? (?:missed|met)|meets? the target|the target of at most)\b", re.IGNORECASE),
+        r"\b(?:acceptance (?:targets?|criteri\w+)|targets? (?:missed|met)|meets? the target"
+        r"|the target of at most)\b", re.IGNORECASE),
     "note to the authors": re.compile(
         r"#\s*the (?:prose|take-away)\b|\btests\s+compare\b|\bthe\s+function's\s+docstring\s+lists\b"
         r"|\bupstream\s+report\b|\bin several parts\b", re.IGNORECASE),
@@ -100,7 +101,8 @@ VERSIONS = re.compile(r"\b(?:Python|PyMC|Alchemy|Windows|version|numpy|NumPy)\s+
 _NUMBERED = (r"(?:[Ff]igures?|[Ff]igs?\.|[Tt]ables?|[Ee]quations?|[Ee]qs?\.|[Ss]ections?|[Dd]efinitions?|"
              r"[Tt]heorems?|[Ll]emmas?|[Pp]ropositions?|[Cc]orollar(?:y|ies)|[Ee]xercises?|[Cc]hapters?|ch\.|"
              r"[Aa]lgorithms?|[Ee]xamples?|[Ss]teps?|Appendix|[Pp]anels?|[Ii]tems?|[Pp]arts?|test|[Rr]ules?)")
-_NUMBER_LIST = r"\(?\d+(?:\.\d+)*\)?(?:\s*\([a-z]\))?(?:\s*(?:,|and|or|to|–|-|—)\s*\(?\d+(?:\.\d+)*\)?(?:\s*\([a-z]\))?)*"
+_ONE_NUMBER = r"\(?\d+(?:\.\d+)*\)?(?:\s*\([a-z]\))?"  # 5, 11.1, (3), 5 (a)
+_NUMBER_LIST = rf"{_ONE_NUMBER}(?:\s*(?:,|and|or|to|–|-|—)\s*{_ONE_NUMBER})*"
 NUMBERED = re.compile(rf"(?:\b{_NUMBERED}|§)\s*{_NUMBER_LIST}|(?<![\w)])\(\d{{1,2}}\)(?![\w(])")
 """A reference to a numbered thing: "Figure 5 (g)", "Table 3", "§12.7", "eq. (3)", "(5)"."""
 
@@ -130,7 +132,8 @@ def prose_lines(source: str):
 
     Examples
     --------
-    >>> text = "---\\nkernelspec: {}\\n---\\n(x)=\\n# Title 1\\nProse 2.\\n```{code-cell}\\nx = 3\\n```\\n$$\\ny = 4\\n$$\\nMore 5."
+    >>> text = "---\\nkernelspec: {}\\n---\\n(x)=\\n# Title 1\\nProse 2.\\n"
+    >>> text += "```{code-cell}\\nx = 3\\n```\\n$$\\ny = 4\\n$$\\nMore 5."
     >>> list(prose_lines(text))
     [(6, 'Prose 2.'), (13, 'More 5.')]
     """

@@ -119,7 +119,8 @@ def chapter_numbers(toc: Path) -> dict[str, str]:
             if "file" in chapter:
                 count += 1
                 name = str(chapter["file"])
-                numbers[name[: -len(Path(name).suffix)] if Path(name).suffix in {".md", ".ipynb"} else name] = str(count)
+                docname = name[: -len(Path(name).suffix)] if Path(name).suffix in {".md", ".ipynb"} else name
+                numbers[docname] = str(count)
     return numbers
 
 

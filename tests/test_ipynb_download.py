@@ -123,7 +123,7 @@ def test_the_site_check_rejects_a_download_that_shows_myst_raw(tmp_path):
     ipynb, _student = ipynb_download.export_all(html, root=root)
     page = html / "notebooks" / "toy.html"
     page.parent.mkdir(parents=True)
-    page.write_text('<main><article role="main"><h1>Toy</h1>toy.ipynb</article></main>')
+    page.write_text('<main><article role="main"><h1>Toy</h1>toy.ipynb toy-student.ipynb</article></main>')
     assert check_site.check_page("notebooks/toy", html, notebook=True) == []
 
     nb = json.loads(ipynb.read_text())
