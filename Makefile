@@ -2,7 +2,7 @@
 #
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
-#   make test                 ruff (config in pyproject.toml), then the test suite (PYTEST_ARGS="-k prune -x")
+#   make test                 ruff and actionlint, then the test suite (PYTEST_ARGS="-k prune -x")
 #   make lift                 run each section of each chapter after only its setup cell (smoke profile)
 #   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
@@ -45,9 +45,11 @@ $(INSTALL_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
-## test: the linter (ruff, configured in pyproject.toml), then the whole test suite
+## test: the linters (ruff, configured in pyproject.toml; actionlint on the publish
+##   workflow), then the whole test suite
 test: $(INSTALL_STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/actionlint .github/workflows/*.yml
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## book: execute every chapter and build the site, failing on any warning or error.
