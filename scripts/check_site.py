@@ -128,8 +128,14 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
                         left = unresolved("".join(cell.get("source", "")))
                         if left:
                             problems.append(f"{docname}: download {ipynb.name} shows MyST raw: {left[:3]}")
+                markdown = "\n".join("".join(c.get("source", "")) for c in nb["cells"])
                 problems += [f"{docname}: download {ipynb.name} shows {f.kind}: {f.text!r}"
-                             for f in process_findings("\n".join("".join(c.get("source", "")) for c in nb["cells"]))]
+                             for f in process_findings(markdown)]
+                page_numbers = set(re.findall(r"Exercise (\d+(?:\.\d+)?)", article.get_text(" ")))
+                for number in re.findall(r"\*\*Exercise (\d+(?:\.\d+)?)", markdown):
+                    if number not in page_numbers:
+                        problems.append(f"{docname}: download {ipynb.name} has Exercise {number}, the page has "
+                                        f"{', '.join(sorted(page_numbers)) or 'none'}")
             if f"{Path(docname).name}{suffix}.ipynb" not in page.read_text(encoding="utf-8"):
                 problems.append(f"{docname}: the page does not offer its {suffix or 'full'} .ipynb download")
     return problems

@@ -341,3 +341,17 @@ def test_a_solution_that_shares_a_cell_with_prose_leaves_only_the_prose():
     kept = ipynb_download.without_solutions(cells)
     assert [(c.cell_type, c.source) for c in kept] == [("markdown", "Before."), ("markdown", "After."),
                                                        ("code", "shown = 2")]
+
+
+def test_the_site_check_rejects_a_download_whose_exercise_numbers_differ_from_the_page(tmp_path):
+    root, html = _teaching_book(tmp_path)
+    ipynb_download.export_all(html, root=root)  # unnumbered toc: "Exercise 1", "Exercise 2"
+    page = html / "notebooks" / "toy.html"
+    page.parent.mkdir(parents=True)
+    body = "<h1>Toy</h1>Exercise {0}.1 Exercise {0}.2 toy.ipynb toy-student.ipynb"
+    page.write_text(f'<main><article role="main">{body.format(1)}</article></main>')
+    problems = check_site.check_page("notebooks/toy", html, notebook=True)
+    assert problems and all("has Exercise" in p for p in problems), problems
+    page.write_text('<main><article role="main"><h1>Toy</h1>Exercise 1 Exercise 2 toy.ipynb toy-student.ipynb'
+                    '</article></main>')
+    assert check_site.check_page("notebooks/toy", html, notebook=True) == []
