@@ -2,7 +2,7 @@
 #
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
-#   make test                 ruff (config in pyproject.toml), then the test suite (PYTEST_ARGS="-k prune -x")
+#   make test                 ruff and actionlint, then the test suite (PYTEST_ARGS="-k prune -x")
 #   make lift                 run each section of each chapter after only its setup cell (smoke profile)
 #   make downloads            run each chapter's .ipynb on its own (after make book)
 #   make clean                remove _build (keeps .venv)
@@ -45,9 +45,11 @@ $(INSTALL_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
-## test: the linter (ruff, configured in pyproject.toml), then the whole test suite
+## test: the linters (ruff, configured in pyproject.toml; actionlint on the publish
+##   workflow), then the whole test suite
 test: $(INSTALL_STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/actionlint .github/workflows/*.yml
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## book: execute every chapter and build the site, failing on any warning or error.
@@ -80,7 +82,7 @@ book: $(INSTALL_STAMP)
 ## lift: run each `## ` section of each chapter after only the chapter's setup cell
 ##   (its first code cell), in one Jupyter kernel per chapter, at the smoke profile
 ##   whatever PROFILE says: a section that uses a name only an earlier section
-##   defines fails, unless its first line says "Runs after {ref}`label`" (issue 14).
+##   defines fails, unless its first line is the hidden comment "% runs-after: label".
 lift: $(INSTALL_STAMP)
 	time $(PY) scripts/check_lift.py --profile smoke $(CHAPTERS)
 

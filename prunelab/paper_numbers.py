@@ -5,7 +5,7 @@ Transcribed by hand from the LaTeX source of the paper (``\\label{ROC-table}`` a
 are the nine benchmarks under the ids used by :mod:`prunelab.experiments`
 (``asia_ev0``, ..., ``grid-8x8``), columns the three samplers.
 
-The paper's setting: 100 runs of 25 000 draws each, PyMC 2 Gibbs and Metropolis,
+The paper's setting: 100 runs of 25 000 draws each, PyMC's Gibbs and Metropolis (no version or step method named),
 an Intel i5-5300 at 2.30 GHz under Windows 10.
 
 References

@@ -441,7 +441,8 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
         if rows_b is not None:
             per_draw[benchmark] = rows_b.loc["prune", "seconds_per_sample"] / rows_b.loc["gibbs", "seconds_per_sample"]
     table = Row("table3", "Table 3 (seconds to σ_t = 0.01)",
-                "Seconds on an i5-5300 with PyMC 2 Gibbs and Metropolis and the authors' Python prune sampler.",
+                "Seconds on an i5-5300 with PyMC's Gibbs and Metropolis (no version named) and the paper's prune "
+                "sampler.",
                 "our numba kernels on another machine: seconds not comparable, ranks compared below",
                 "not testable")
     clean, fastest = [], 0

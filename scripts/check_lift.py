@@ -3,7 +3,7 @@
 
 A teacher lifts one section of a chapter into a lecture: the chapter's setup cell (its
 first code cell: imports, ``rng, PROFILE = setup(seed=...)``, shared constants) and
-the section's own cells must be enough (issue 14, item 8). This script proves it
+the section's own cells must be enough. This script proves it
 for each chapter::
 
     python scripts/check_lift.py notebooks/background.md [notebooks/grids.md ...]
@@ -17,14 +17,15 @@ it runs each section after ``%reset -f`` and the setup cell again, so a section
 that uses a name only an earlier section defines fails with ``NameError``.
 
 A section that truly needs an earlier one says so in the first line under its
-heading, ``*Runs after {ref}`label`.*``, where ``(label)=`` stands right above the
-earlier section's ``## `` heading; the earlier section (and whatever it runs after,
-in turn) is then run first. Sections without code cells are skipped.
+heading, a MyST comment the reader does not see, ``% runs-after: label [label ...]``,
+where ``(label)=`` stands right above the earlier section's ``## `` heading; the
+earlier section (and whatever it runs after, in turn) is then run first. Sections
+without code cells are skipped.
 
 Output: one line per section (chapter, heading, OK or FAIL, seconds) and, for a
 failure, the error and the first line of the cell that raised it; a total at the
 end. Exit status 1 if any section fails, 2 on a chapter the script cannot read (no
-code cell, a ``Runs after`` naming no earlier section of the chapter).
+code cell, a ``runs-after`` naming no earlier section of the chapter).
 """
 
 from __future__ import annotations
@@ -43,8 +44,7 @@ _HEADING = re.compile(r"^##\s+(?P<title>.+?)\s*$")
 _TITLE = re.compile(r"^#\s+(?P<title>.+?)\s*$")
 _LABEL = re.compile(r"^\((?P<label>[\w.:-]+)\)=\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
-_RUNS_AFTER = re.compile(r"Runs after\b")
-_REF = re.compile(r"\{ref\}`(?:[^`<]*<(?P<explicit>[^`>]+)>|(?P<label>[^`]+))`")
+_RUNS_AFTER = re.compile(r"^%\s*runs-after:(?P<labels>.*)$")
 
 
 class LiftError(ValueError):
@@ -109,7 +109,7 @@ def parse_chapter(path: Path) -> tuple[object, list[Section]]:
     Raises
     ------
     LiftError
-        No code cell; a ``Runs after`` line that names no label, or names a label that
+        No code cell; a ``runs-after`` comment that names no label, or names a label that
         stands above no earlier ``## `` heading of this chapter.
     """
     import jupytext
@@ -146,11 +146,11 @@ def parse_chapter(path: Path) -> tuple[object, list[Section]]:
                 section = sections[-1]
                 if not section.first_line_seen:
                     section.first_line_seen = True
-                    if _RUNS_AFTER.search(line):
-                        section.after = [m["explicit"] or m["label"] for m in _REF.finditer(line)]
+                    if runs_after := _RUNS_AFTER.match(line.strip()):
+                        section.after = runs_after["labels"].replace(",", " ").split()
                         if not section.after:
-                            raise LiftError(f"{path}: section '## {section.heading}' says 'Runs after' but "
-                                            f"names no section with {{ref}}`label`: {line.strip()!r}")
+                            raise LiftError(f"{path}: section '## {section.heading}' says 'runs-after' but "
+                                            f"names no section label: {line.strip()!r}")
     _check_labels(path, sections)
     return setup, sections
 
@@ -162,7 +162,7 @@ def _check_labels(path: Path, sections: list[Section]) -> None:
             if label not in earlier:
                 later = any(s.label == label for s in sections[index:])
                 where = "a later section" if later else "no `## ` heading of this chapter"
-                raise LiftError(f"{path}: section '## {section.heading}' runs after {{ref}}`{label}`, but "
+                raise LiftError(f"{path}: section '## {section.heading}' runs after {label}, but "
                                 f"the target ({label})= stands above {where}; it must name an earlier section")
         if section.label:
             earlier[section.label] = index

@@ -9,8 +9,11 @@ For every page listed in ``_toc.yml``:
   output, no docutils ``system-message`` (a role or directive that failed). A cell
   tagged ``raises-exception`` shows its error on purpose and is not flagged;
 - every local ``<img>`` it shows and every local file it links to exists;
-- a MyST notebook page offers its ``.ipynb`` download, and that file is a valid
-  notebook whose Markdown shows no MyST raw (``myst_to_markdown.unresolved``).
+- the page's text shows no project process: no issue numbers, acceptance targets,
+  machine paths or notes to the authors (``check_prose.process_findings``);
+- a MyST notebook page offers its ``.ipynb`` download and its student edition
+  (``-student.ipynb``), and each is a valid notebook whose Markdown shows no MyST raw
+  (``myst_to_markdown.unresolved``) and no project process.
 
 And the page of figures (``figures/index.html``, written by ``scripts/figures.py``)
 exists, passes the same checks, and lists every figure the executed chapters hold.
@@ -35,8 +38,9 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_prose import process_findings  # noqa: E402
 from figures import FIGURES_DIR, collect  # noqa: E402
-from ipynb_download import notebook_pages, toc_docnames  # noqa: E402
+from ipynb_download import STUDENT_SUFFIX, notebook_pages, toc_docnames  # noqa: E402
 from myst_to_markdown import unresolved  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +79,7 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
 
     if not article.find(["h1"]):
         problems.append(f"{docname}: no <h1> title")
+    problems += [f"{docname}: the page shows {f.kind}: {f.text!r}" for f in process_findings(article.get_text())]
 
     for cls in ERROR_CLASSES:
         for node in article.find_all(class_=cls):
@@ -106,12 +111,14 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
             problems.append(f"{docname}: link {link['href']} points to nothing")
 
     if notebook:
-        ipynb = html_dir / "_sources" / f"{docname}.ipynb"
-        if not ipynb.is_file():
-            problems.append(f"{docname}: download {ipynb.relative_to(html_dir)} is missing")
-        else:
+        for suffix in ("", STUDENT_SUFFIX):  # the full notebook and its student edition
+            ipynb = html_dir / "_sources" / f"{docname}{suffix}.ipynb"
+            if not ipynb.is_file():
+                problems.append(f"{docname}: download {ipynb.relative_to(html_dir)} is missing")
+                continue
+            text = ipynb.read_text(encoding="utf-8")
             try:
-                nb = json.loads(ipynb.read_text(encoding="utf-8"))
+                nb = json.loads(text)
                 assert nb.get("nbformat") == 4 and nb.get("cells"), "not an nbformat-4 notebook"
             except (ValueError, AssertionError) as exc:
                 problems.append(f"{docname}: download {ipynb.name} is not a notebook: {exc}")
@@ -121,8 +128,16 @@ def check_page(docname: str, html_dir: Path, notebook: bool) -> list[str]:
                         left = unresolved("".join(cell.get("source", "")))
                         if left:
                             problems.append(f"{docname}: download {ipynb.name} shows MyST raw: {left[:3]}")
-        if f"{Path(docname).name}.ipynb" not in page.read_text(encoding="utf-8"):
-            problems.append(f"{docname}: the page does not offer its .ipynb download")
+                markdown = "\n".join("".join(c.get("source", "")) for c in nb["cells"])
+                problems += [f"{docname}: download {ipynb.name} shows {f.kind}: {f.text!r}"
+                             for f in process_findings(markdown)]
+                page_numbers = set(re.findall(r"Exercise (\d+(?:\.\d+)?)", article.get_text(" ")))
+                for number in re.findall(r"\*\*Exercise (\d+(?:\.\d+)?)", markdown):
+                    if number not in page_numbers:
+                        problems.append(f"{docname}: download {ipynb.name} has Exercise {number}, the page has "
+                                        f"{', '.join(sorted(page_numbers)) or 'none'}")
+            if f"{Path(docname).name}{suffix}.ipynb" not in page.read_text(encoding="utf-8"):
+                problems.append(f"{docname}: the page does not offer its {suffix or 'full'} .ipynb download")
     return problems
 
 

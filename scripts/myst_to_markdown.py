@@ -25,13 +25,14 @@ MyST                           plain Markdown
                                (likewise ``prf:theorem``, ``prf:lemma``,
                                ``prf:proof``: ``**Proof.**``, ...)
 ``{prf:ref}`label```           the target's kind and title: ``Definition (Title)``
-``{exercise-start} T (easy)``  ``**Exercise N (easy): T**``, N counted in the
-                               chapter; ``{exercise-end}`` is removed
-``{solution-start} label``     ``**Solution to exercise N.**``; ``{solution-end}``
+``{exercise-start} T (easy)``  ``**Exercise C.N (easy): T**``, C the chapter's number
+                               in the book, N counted in the chapter, as the HTML
+                               numbers it; ``{exercise-end}`` is removed
+``{solution-start} label``     ``**Solution to exercise C.N.**``; ``{solution-end}``
                                is removed (the code cells between stay code cells)
 ``{term}`X```                  ``X``; ``{term}`t <X>``` gives ``t``
 ``{ref}`glossary```            ``the glossary``
-``(label)=``                   removed
+``(label)=``, ``% comment``     removed
 ``{bibliography}``             the list of works the chapter cites
 =============================  ===================================================
 
@@ -74,10 +75,10 @@ class Block(NamedTuple):
 
     kind: str  # "exercise", "definition", "theorem", ...
     title: str  # as written in the source (may hold roles and maths)
-    number: int | None = None  # an exercise's number in its chapter
+    number: int | str | None = None  # an exercise's number: 2 in its chapter, or "3.2" with the chapter's number
 
     def text(self) -> str:
-        """How a reference to the block reads: ``Definition (Pruning)``, ``Exercise 2``."""
+        """How a reference to the block reads: ``Definition (Pruning)``, ``Exercise 3.2``."""
         if self.kind == "exercise":
             return f"Exercise {self.number}"
         return f"{self.kind.capitalize()} ({self.title})" if self.title else self.kind.capitalize()
@@ -91,6 +92,7 @@ class Context(NamedTuple):
     works: Mapping[str, Work]  # BibTeX key -> work
     format_plain_text: Callable[[str, str], str]  # MyST-NB's formatter of glued text
     blocks: Mapping[str, Block] = {}  # label -> exercise or prf block, book-wide (see labelled_blocks)
+    chapter: str = ""  # the chapter's number in the book ("3"), "" for an unnumbered page
 
 
 class Progress:
@@ -244,7 +246,8 @@ def _translate_directive(d: Directive, ctx: Context, progress: Progress) -> list
         level = _LEVEL.match(d.argument)
         title, grade = (level["title"], f" ({level['level']})") if level else (d.argument, "")
         title = _roles(title, ctx, progress)
-        return [f"**Exercise {progress.exercises}{grade}{': ' + title if title else ''}**", ""]
+        number = f"{ctx.chapter}.{progress.exercises}" if ctx.chapter else progress.exercises
+        return [f"**Exercise {number}{grade}{': ' + title if title else ''}**", ""]
     if d.name == "solution-start":
         label = d.argument
         if label not in ctx.blocks or ctx.blocks[label].kind != "exercise":
@@ -297,7 +300,7 @@ def plain_markdown(text: str, ctx: Context, progress: Progress | None = None) ->
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        if _LABEL_TARGET.match(lines[i]):
+        if _LABEL_TARGET.match(lines[i]) or lines[i].startswith("%"):  # a label target, a MyST comment
             i += 1
             continue
         directive = _directive(lines, i)
@@ -311,8 +314,11 @@ def plain_markdown(text: str, ctx: Context, progress: Progress | None = None) ->
     return "\n".join(out)
 
 
-def labelled_blocks(text: str) -> dict[str, Block]:
+def labelled_blocks(text: str, chapter: str = "") -> dict[str, Block]:
     r"""The labelled exercises and ``prf`` blocks of one page's MyST source, exercises numbered in order.
+
+    With the page's ``chapter`` number, an exercise's number is ``"<chapter>.<n>"``, as
+    the book numbers it (``labelled_blocks(text, "3")`` gives ``ex-a`` the number ``"3.1"``).
 
     Examples
     --------
@@ -330,7 +336,8 @@ def labelled_blocks(text: str) -> dict[str, Block]:
         label = directive.options.get("label")
         if label:
             kind = "exercise" if directive.name == "exercise-start" else directive.name.removeprefix("prf:")
-            blocks[label] = Block(kind, directive.argument, exercises if kind == "exercise" else None)
+            number = (f"{chapter}.{exercises}" if chapter else exercises) if kind == "exercise" else None
+            blocks[label] = Block(kind, directive.argument, number)
     return blocks
 
 

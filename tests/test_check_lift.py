@@ -1,4 +1,4 @@
-"""Each section of a chapter runs after only its setup cell (scripts/check_lift.py, issue 14 item 8)."""
+"""Each section of a chapter runs after only its setup cell (scripts/check_lift.py)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ undeclared = first + 1
 (toy-declared)=
 ## Says it runs after the first
 
-*Runs after {ref}`the first section <toy-first>`.*
+% runs-after: toy-first
 
 ```{code-cell} ipython3
 declared = first + 1
@@ -63,7 +63,7 @@ assert declared == 15
 
 ## Runs after a section that runs after another
 
-*Runs after {ref}`toy-declared`.*
+% runs-after: toy-declared
 
 ```{code-cell} ipython3
 assert declared + first == 29
@@ -147,13 +147,13 @@ def test_a_chapter_whose_sections_all_lift_passes(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     (HEADER + "# Prose only\n\nNo code at all.\n", r"toy\.md: no code cell; a chapter's first code cell is its setup"),
-    (CHAPTER.replace("{ref}`toy-declared`", "{ref}`toy-nowhere`"),
-     r"toy\.md: section '## Runs after a section that runs after another' runs after \{ref\}`toy-nowhere`, "
+    (CHAPTER.replace("% runs-after: toy-declared", "% runs-after: toy-nowhere"),
+     r"toy\.md: section '## Runs after a section that runs after another' runs after toy-nowhere, "
      r"but the target \(toy-nowhere\)= stands above no `## ` heading of this chapter"),
-    (CHAPTER.replace("{ref}`the first section <toy-first>`", "{ref}`toy-declared`"),
-     r"runs after \{ref\}`toy-declared`, but the target \(toy-declared\)= stands above a later section"),
-    (CHAPTER.replace("{ref}`the first section <toy-first>`", "the first section"),
-     r"says 'Runs after' but names no section with \{ref\}`label`"),
+    (CHAPTER.replace("% runs-after: toy-first", "% runs-after: toy-declared"),
+     r"runs after toy-declared, but the target \(toy-declared\)= stands above a later section"),
+    (CHAPTER.replace("% runs-after: toy-first", "% runs-after:"),
+     r"says 'runs-after' but names no section label"),
 ])
 def test_a_chapter_the_script_cannot_read_is_named_with_what_is_wrong(tmp_path, text, message):
     path = _write(tmp_path, text)

@@ -88,7 +88,7 @@ def _markdown(ipynb: Path) -> str:
 
 def test_a_download_has_its_numbers_references_and_citations_as_plain_text(tmp_path):
     root, html = _book(tmp_path)
-    [ipynb] = ipynb_download.export_all(html, root=root)
+    ipynb, _student = ipynb_download.export_all(html, root=root)
     text = _markdown(ipynb)
 
     assert unresolved(text) == []
@@ -120,10 +120,10 @@ def test_a_role_the_build_cannot_resolve_fails_the_export(tmp_path, broken, mess
 
 def test_the_site_check_rejects_a_download_that_shows_myst_raw(tmp_path):
     root, html = _book(tmp_path)
-    [ipynb] = ipynb_download.export_all(html, root=root)
+    ipynb, _student = ipynb_download.export_all(html, root=root)
     page = html / "notebooks" / "toy.html"
     page.parent.mkdir(parents=True)
-    page.write_text('<main><article role="main"><h1>Toy</h1>toy.ipynb</article></main>')
+    page.write_text('<main><article role="main"><h1>Toy</h1>toy.ipynb toy-student.ipynb</article></main>')
     assert check_site.check_page("notebooks/toy", html, notebook=True) == []
 
     nb = json.loads(ipynb.read_text())
@@ -240,7 +240,7 @@ def _teaching_book(tmp_path: Path, chapter: str = TEACHING) -> tuple[Path, Path]
 
 def test_a_download_reads_exercises_definitions_and_glossary_terms_as_plain_markdown(tmp_path):
     root, html = _teaching_book(tmp_path)
-    [ipynb] = ipynb_download.export_all(html, root=root)
+    ipynb, _student = ipynb_download.export_all(html, root=root)
     nb = json.loads(ipynb.read_text())
     cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]]
     text = _markdown(ipynb)
@@ -295,3 +295,63 @@ def test_a_teaching_block_the_book_does_not_have_fails_the_export(tmp_path, brok
 ])
 def test_the_site_check_catches_every_teaching_construct_left_raw(leftover, found):
     assert unresolved(f"before\n{leftover}\nafter") == [found]
+
+
+def test_the_exercises_of_a_numbered_chapter_carry_its_number_as_in_the_html(tmp_path):
+    """Sphinx numbers exercises "Exercise 3.1"; the download says the same, in headings and references."""
+    root, html = _teaching_book(tmp_path)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\ndefaults: {numbered: true}\nparts:\n"
+                                   "  - {caption: Front, numbered: false, chapters: [{file: book/other}]}\n"
+                                   "  - {caption: Main, chapters: [{file: book/first}, {file: notebooks/toy}]}\n")
+    (root / "book" / "first.md").write_text("(first)=\n# First\n")
+    ipynb, student = ipynb_download.export_all(html, root=root)
+    text = _markdown(ipynb)
+    assert "**Exercise 2.1 (easy): Self-transition**" in text
+    assert "Combine Exercise 2.1 with Theorem" in text
+    assert "**Solution to exercise 2.1.**" in text and "**Solution to exercise 2.2.**" in text
+    assert "**Exercise 2.2 (hard): Everything at once**" in _markdown(student)
+
+
+def test_the_student_edition_has_the_exercises_and_no_solution(tmp_path):
+    root, html = _teaching_book(tmp_path)
+    ipynb, student = ipynb_download.export_all(html, root=root)
+    assert student.name == "toy-student.ipynb" and student.parent == ipynb.parent
+    full, edition = json.loads(ipynb.read_text()), json.loads(student.read_text())
+    text = _markdown(student)
+    assert unresolved(text) == []
+    assert "**Exercise 1 (easy): Self-transition**\n\nCompute $Q(x, x)$ with AHD." in text
+    assert "**Exercise 2 (hard): Everything at once**" in text
+    assert "Solution" not in text and "Count the pruned sets." not in text
+    code = ["".join(c["source"]) for c in edition["cells"] if c["cell_type"] == "code"]
+    assert code == ["total = 0"]  # the solutions' code cells are gone, the chapter's stay
+    # the rest of the chapter is there, as in the full notebook
+    for passage in ("After this chapter you can compute a pruned set by hand.", "> **Theorem (Prune sampling converges).**",
+                    "Combine Exercise 1 with Theorem (Prune sampling converges)."):
+        assert passage in text and passage in _markdown(ipynb)
+    assert len(edition["cells"]) < len(full["cells"])
+
+
+def test_a_solution_that_shares_a_cell_with_prose_leaves_only_the_prose():
+    from nbformat.v4 import new_code_cell, new_markdown_cell
+
+    cells = [new_markdown_cell("Before.\n```{solution-start} ex-a\n:class: dropdown\n```\nHidden."),
+             new_code_cell("secret = 1"),
+             new_markdown_cell("Still hidden.\n```{solution-end}\n```\nAfter."),
+             new_code_cell("shown = 2")]
+    kept = ipynb_download.without_solutions(cells)
+    assert [(c.cell_type, c.source) for c in kept] == [("markdown", "Before."), ("markdown", "After."),
+                                                       ("code", "shown = 2")]
+
+
+def test_the_site_check_rejects_a_download_whose_exercise_numbers_differ_from_the_page(tmp_path):
+    root, html = _teaching_book(tmp_path)
+    ipynb_download.export_all(html, root=root)  # unnumbered toc: "Exercise 1", "Exercise 2"
+    page = html / "notebooks" / "toy.html"
+    page.parent.mkdir(parents=True)
+    body = "<h1>Toy</h1>Exercise {0}.1 Exercise {0}.2 toy.ipynb toy-student.ipynb"
+    page.write_text(f'<main><article role="main">{body.format(1)}</article></main>')
+    problems = check_site.check_page("notebooks/toy", html, notebook=True)
+    assert problems and all("has Exercise" in p for p in problems), problems
+    page.write_text('<main><article role="main"><h1>Toy</h1>Exercise 1 Exercise 2 toy.ipynb toy-student.ipynb'
+                    '</article></main>')
+    assert check_site.check_page("notebooks/toy", html, notebook=True) == []
