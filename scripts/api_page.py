@@ -9,6 +9,7 @@ is ``prunelab.indicators.sigma_t``); :func:`listed` reads the page. The tests co
 the two, so a call a chapter adds must be listed, and a name no chapter calls goes::
 
     python scripts/api_page.py          # what is missing from the page, what is stale
+    python scripts/api_page.py --write  # write the tables again from the chapters (the header is kept)
 """
 
 from __future__ import annotations
@@ -104,8 +105,38 @@ def listed(page: Path = API_PAGE) -> set[str]:
     return names
 
 
+def _chapter_label(stem: str) -> str:
+    """The MyST label a chapter opens with (``(label)=``)."""
+    for line in (ROOT / "notebooks" / f"{stem}.md").read_text(encoding="utf-8").split("\n"):
+        if match := re.fullmatch(r"\((?P<label>[\w-]+)\)=", line.strip()):
+            return match["label"]
+    raise ValueError(f"notebooks/{stem}.md opens with no (label)= line")
+
+
+def write_page(calls: dict[str, set[str]], page: Path = API_PAGE) -> None:
+    """Write the page's tables from ``calls`` (module by module, names sorted), keeping its header."""
+    text = page.read_text(encoding="utf-8")
+    header = text[: text.index("\n## `")].rstrip("\n")
+    modules: dict[str, list[str]] = {}
+    for name in calls:
+        module, _, short = name.rpartition(".")
+        modules.setdefault(module, []).append(short)
+    parts = [header]
+    for module in sorted(modules, key=lambda m: (m != "prunelab", m)):
+        rows = ["| function | what it does | chapters |", "|---|---|---|"]
+        for short in sorted(modules[module], key=str.lower):
+            doc = (inspect.getdoc(_resolve(f"{module}.{short}")) or "").split("\n")[0]
+            doc = doc.replace("``", "`").replace("|", "\\|")  # rst literals as markdown code
+            refs = ", ".join(f"{{ref}}`{_chapter_label(stem)}`" for stem in sorted(calls[f"{module}.{short}"]))
+            rows.append(f"| `{short}` | {doc} | {refs} |")
+        parts.append(f"## `{module}`\n\n" + "\n".join(rows))
+    page.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     calls = chapter_calls(sorted((ROOT / "notebooks").glob("*.md")))
+    if "--write" in sys.argv[1:]:
+        write_page(calls)
     missing, stale = sorted(set(calls) - listed()), sorted(listed() - set(calls))
     for name in missing:
         print(f"missing from {API_PAGE.relative_to(ROOT)}: {name} (called in {', '.join(sorted(calls[name]))})")
