@@ -7,9 +7,9 @@ Run::
     .venv/bin/python benchmarks/bench_large.py --networks link munin --seconds 2
 
 For each network that pgmpy's wheel ships as ``.bif.gz``
-(:func:`prunelab.experiments.large.pgmpy_networks`), read with its rows rescaled, without
+(:func:`prunelab.lab.experiments.large.pgmpy_networks`), read with its rows rescaled, without
 evidence and with its frozen 25 % evidence (``data/evidence/<name>-25.json``, the
-evidence of the large-network experiment, :func:`~prunelab.experiments.large.load_large`),
+evidence of the large-network experiment, :func:`~prunelab.lab.experiments.large.load_large`),
 one row:
 
 * ``n``: variables; ``tw``: treewidth, the min-fill elimination width;
@@ -49,7 +49,7 @@ from prunelab import load_network
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, treewidth
-from prunelab.experiments.large import load_large, pgmpy_networks
+from prunelab.lab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
 from prunelab.samplers import prune
 from prunelab.samplers.init import initial_state

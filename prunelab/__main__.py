@@ -13,7 +13,7 @@
 A killed ``reproduce`` resumes where it stopped when started again with the same
 arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
 are checked before anything is written. Output piped into ``head`` ends quietly.
-Everything here calls :mod:`prunelab.experiments`; the CLI adds no logic.
+Everything here calls :mod:`prunelab.lab.experiments`; the CLI adds no logic.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _folder(text: str) -> str:
 
 def _user_errors() -> tuple:
     """Errors that a user's input or files cause: printed as one line, without a traceback."""
-    from .experiments.store import ResultsFileError, SweepMismatchError
+    from .lab.experiments.store import ResultsFileError, SweepMismatchError
 
     return ValueError, KeyError, OSError, MemoryError, ResultsFileError, SweepMismatchError
 
@@ -73,8 +73,8 @@ _COMMANDS = {
 def _missing_extra() -> ModuleNotFoundError | None:
     """The import error of the ``experiments`` extra, or None when it is installed."""
     try:
-        import prunelab.experiments  # noqa: F401
-        import prunelab.experiments.large  # noqa: F401
+        import prunelab.lab.experiments  # noqa: F401
+        import prunelab.lab.experiments.large  # noqa: F401
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] == "prunelab":
             raise
@@ -98,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     missing = _missing_extra()
     if missing is not None:
         return _parser_without_extra(missing)
-    from .experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
+    from .lab.experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
 
     parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("cases", help=_COMMANDS["cases"])
 
-    from .experiments.large import LARGE_PROFILES
+    from .lab.experiments.large import LARGE_PROFILES
 
     big = sub.add_parser("large", help=_COMMANDS["large"])
     big.add_argument("--profile", default="paper", choices=sorted(LARGE_PROFILES))
@@ -192,7 +192,7 @@ def _main(argv) -> int:
 
 
 def _command(args, argv) -> int:
-    from . import experiments
+    from .lab import experiments
 
     if args.command == "cases":
         for case in experiments.CASES:
@@ -214,7 +214,7 @@ def _command(args, argv) -> int:
         return 0
     argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     if args.command == "large":
-        from .experiments import large
+        from .lab.experiments import large
 
         if args.freeze_evidence:
             for path in large.freeze_evidence(folder=args.out):

@@ -1,4 +1,4 @@
-"""AHD(t) tables of the experiment runs (:mod:`prunelab.ahd`): means and quantiles over runs, decay ratios."""
+"""AHD(t) tables of the experiment runs (:mod:`prunelab.lab.ahd`): means and quantiles over runs, decay ratios."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.ahd import ahd_decay, ahd_table
+from prunelab.lab.ahd import ahd_decay, ahd_table
 from prunelab.indicators import log_checkpoints
-from prunelab.paper_numbers import METHODS
+from prunelab.lab.paper_numbers import METHODS
 
 EXACT = 1e-12
 

@@ -14,7 +14,7 @@ import pytest
 import prunelab
 from prunelab import load_network, sample
 from prunelab.deprecation import renamed_keyword
-from prunelab.experiments import PROFILES, Profile, get_profile, prepare_case, select_cases, simulate_run
+from prunelab.lab.experiments import PROFILES, Profile, get_profile, prepare_case, select_cases, simulate_run
 from prunelab.indicators import TimeToSigma, time_to_sigma
 from prunelab.samplers import available_samplers, get_sampler, register_sampler
 from prunelab.samplers import init as init_module
@@ -65,7 +65,7 @@ def test_profile_n_samples_is_n_draws():
     with _deprecated(r"Profile\(\.\.\., n_samples=\)", "n_draws="):
         profile = Profile("tiny", n_runs=2, n_samples=300)
     assert profile == Profile("tiny", 2, 300) and profile.n_draws == 300
-    with _deprecated(r"prunelab\.experiments\.Profile\.n_samples", r"prunelab\.experiments\.Profile\.n_draws"):
+    with _deprecated(r"prunelab\.lab\.experiments\.Profile\.n_samples", r"prunelab\.lab\.experiments\.Profile\.n_draws"):
         assert PROFILES["paper"].n_samples == 25_000
     assert profile.to_dict()["n_samples"] == 300  # the name stored in sweep.json and provenance.json
     with pytest.raises(TypeError, match="missing required argument: 'n_draws'"):

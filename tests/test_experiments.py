@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from prunelab.__main__ import main
-from prunelab.experiments import (
+from prunelab.lab.experiments import (
     CASES,
     CaseSpec,
     Profile,
@@ -24,8 +24,8 @@ from prunelab.experiments import (
     run_seed,
     select_cases,
 )
-from prunelab.experiments import store
-from prunelab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+from prunelab.lab.experiments import store
+from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
 TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
@@ -77,10 +77,10 @@ def test_default_cases_are_eleven_benchmarks_times_three_samplers():
 
 
 def test_each_list_of_names_has_one_home():
-    import prunelab.experiments as experiments
-    import prunelab.paper_numbers as paper_numbers
-    import prunelab.plots as plots
-    from prunelab.experiments import specs
+    import prunelab.lab.experiments as experiments
+    import prunelab.lab.paper_numbers as paper_numbers
+    import prunelab.lab.plots as plots
+    from prunelab.lab.experiments import specs
     from prunelab.samplers import init
 
     assert experiments.METHODS is paper_numbers.METHODS is plots.METHODS
@@ -335,7 +335,7 @@ def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, 
     from pathlib import Path
 
     import prunelab
-    from prunelab.experiments import cases
+    from prunelab.lab.experiments import cases
 
     shipped = Path(prunelab.__file__).resolve().parent / "_data"
     monkeypatch.setattr(cases, "data_dir", lambda: shipped)

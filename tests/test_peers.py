@@ -18,12 +18,12 @@ import pytest
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_evidence, load_network
-from prunelab import peers
+from prunelab.lab import peers
 from prunelab.indicators import mean_hellinger_over_variables
-from prunelab.peers import run as peer_run
-from prunelab.peers.run import cache_key
+from prunelab.lab.peers import run as peer_run
+from prunelab.lab.peers.run import cache_key
 from prunelab.exact import exact_marginals
-from prunelab.peer_comparison import COLUMNS
+from prunelab.lab.peers.comparison import COLUMNS
 
 EXACT_AGREEMENT = 1e-9
 """pyAgrum's LazyPropagation vs prunelab's junction tree (different summation orders)."""

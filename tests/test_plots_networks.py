@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from prunelab import load_network  # noqa: E402
 from prunelab.compiled import compile_network, state_labels  # noqa: E402
-from prunelab.plots import (  # noqa: E402
+from prunelab.lab.plots import (  # noqa: E402
     draw_network,
     layered_positions,
     plot_transition_matrix,

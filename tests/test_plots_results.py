@@ -1,4 +1,4 @@
-"""Figures and tables of the experiment chapters (prunelab.plots.results, .alpha and .tables).
+"""Figures and tables of the experiment chapters (prunelab.lab.plots.results, .alpha and .tables).
 
 Each test draws from small synthetic results with known content and checks what a
 reader would check: one line per sampler in the sampler's colour, the paper's log
@@ -18,9 +18,9 @@ import pytest  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from prunelab.ahd import ahd_table  # noqa: E402
+from prunelab.lab.ahd import ahd_table  # noqa: E402
 from prunelab.indicators import fit_alpha, log_checkpoints, running_marginals, sigma_t  # noqa: E402
-from prunelab.plots import (  # noqa: E402
+from prunelab.lab.plots import (  # noqa: E402
     METHOD_LABELS,
     METHODS,
     SAMPLER_STYLES,

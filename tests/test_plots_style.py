@@ -1,4 +1,4 @@
-"""One colour and marker per sampler (``prunelab.plots.style``), and the figures keep to it."""
+"""One colour and marker per sampler (``prunelab.lab.plots.style``), and the figures keep to it."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from prunelab import plots  # noqa: E402
-from prunelab.paper_numbers import METHODS  # noqa: E402
-from prunelab.peers import PEER_SAMPLERS  # noqa: E402
-from prunelab.plots import (  # noqa: E402
+from prunelab.lab import plots  # noqa: E402
+from prunelab.lab.paper_numbers import METHODS  # noqa: E402
+from prunelab.lab.peers import PEER_SAMPLERS  # noqa: E402
+from prunelab.lab.plots import (  # noqa: E402
     SAMPLER_LABELS,
     SAMPLER_STYLES,
     ahd_figure,
@@ -63,12 +63,12 @@ def test_figure_legends_use_the_palette(rng):
 
 
 def test_the_package_exports_what_it_promises():
-    """``prunelab.plots`` re-exports every public name of its modules, and nothing computes tables."""
-    from prunelab.plots import networks, results, style
+    """``prunelab.lab.plots`` re-exports every public name of its modules, and nothing computes tables."""
+    from prunelab.lab.plots import networks, results, style
 
     for module in (networks, results, style):
         missing = set(module.__all__) - set(plots.__all__)
-        assert not missing, f"{module.__name__} names not exported by prunelab.plots: {sorted(missing)}"
+        assert not missing, f"{module.__name__} names not exported by prunelab.lab.plots: {sorted(missing)}"
     assert not {"ahd_table", "ahd_decay"} & set(dir(plots))
 
 

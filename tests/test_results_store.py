@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.experiments import CaseSpec, Profile, SweepMismatchError, reproduce
-from prunelab.experiments import store
+from prunelab.lab.experiments import CaseSpec, Profile, SweepMismatchError, reproduce
+from prunelab.lab.experiments import store
 
 TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 CASE = "deterministic_pair.prune"
@@ -56,7 +56,7 @@ def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
     assert (swept / "provenance.json").read_text() == provenance  # nothing rewritten
     assert len(store.read_runs(swept)) == TINY.n_runs
     # a run file made on another network than the case's today (a regenerated file) is refused too
-    from prunelab.experiments import runner
+    from prunelab.lab.experiments import runner
 
     def changed_network(case):
         return {**real_fingerprint(case), "network_sha1": "0" * 40}
@@ -173,7 +173,7 @@ def test_json_files_are_strict_json(tmp_path):
 
 
 def test_large_run_records_are_checked_on_resume(tmp_path):
-    from prunelab.experiments.large import LargeProfile, load_large_results, run_large
+    from prunelab.lab.experiments.large import LargeProfile, load_large_results, run_large
 
     tiny = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                         check_seconds=0.05, check_max_steps=2_000, grid_sides=(3,), grid_determinism=(0.5,))
@@ -207,7 +207,7 @@ def test_large_run_records_are_checked_on_resume(tmp_path):
 
 
 def test_a_corrupt_table_is_named_when_loaded(swept):
-    from prunelab.experiments import load_results
+    from prunelab.lab.experiments import load_results
 
     (swept / "curves.parquet").write_bytes(b"PAR1 truncated")
     with pytest.raises(store.ResultsFileError, match=r"curves\.parquet is unreadable .*run the sweep's command again"):

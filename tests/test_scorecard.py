@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab import scorecard
-from prunelab.scorecard import (
+from prunelab.lab import scorecard
+from prunelab.lab.scorecard import (
     VERDICTS,
     accuracy_rows,
     alpha_rows,
@@ -172,8 +172,8 @@ def test_figure2_transcription_is_what_is_checked(monkeypatch):
 
 
 def test_rows_have_known_verdicts_and_unique_keys():
-    from prunelab.experiments import load_results
-    from prunelab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
+    from prunelab.lab.experiments import load_results
+    from prunelab.lab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
     results = load_results("paper")
     summary = results["summary"]

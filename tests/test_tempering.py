@@ -244,7 +244,7 @@ def test_geometric_ladder():
 def test_mixing_variant_draws_as_many_and_records_the_swap_rates():
     from dataclasses import replace
 
-    from prunelab.experiments.large import LARGE_PROFILES, LargeRun, simulate_large_run
+    from prunelab.lab.experiments.large import LARGE_PROFILES, LargeRun, simulate_large_run
 
     profile = replace(LARGE_PROFILES["smoke"], mixing_chains=2, mixing_steps=400)
     record = simulate_large_run(LargeRun("mixing", "hailfinder", True, sampler="prune-tempered"), profile)

@@ -5,7 +5,7 @@ The sampler layer hands over ``draws`` of shape ``(chain, draw, variable)``; for
 query variable ``x = draws[:, :, j]`` has shape ``(chains, T)`` and values in
 ``range(n_states)``. A Rao-Blackwellised sampler may instead give, per draw, a
 probability vector: shape ``(chains, T, n_states)``. The chains are the paper's
-independent *runs* (an experiment's run is one chain: :mod:`prunelab.experiments`).
+independent *runs* (an experiment's run is one chain: :mod:`prunelab.lab.experiments`).
 
 The pipeline of the paper's section "Performance indicators" is::
 

@@ -1,0 +1,69 @@
+"""Experiments: case specs, profiles, the resumable parallel runner, the results store.
+
+::
+
+    from prunelab.lab.experiments import reproduce, load_results
+    report = reproduce("smoke")                 # data/results/smoke/
+    tables = load_results("smoke")              # curves, runs, final_marginals, summary
+
+or from a shell: ``python -m prunelab reproduce --profile paper``.
+
+=================  ==========================================================
+module             job
+=================  ==========================================================
+``specs``          :class:`CaseSpec`, :class:`Profile`, the 33 cases, seeds
+``cases``          what a case's runs share (network, exact marginals, start), results folder
+``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
+``store``          run files (atomic), resumption, ``sweep.json``
+``tables``         tidy tables, per-case summary, Tables 1-2 beside the paper's
+=================  ==========================================================
+"""
+
+from .cases import case_fingerprint, prepare_case, results_dir
+from .runner import ReproduceReport, SweepInterrupted, check_root_seed, reproduce, simulate_run
+from .specs import (
+    BENCHMARKS,
+    CASE_INITS,
+    CASES,
+    DEFAULT_ROOT_SEED,
+    METHODS,
+    PROFILES,
+    CaseSpec,
+    Profile,
+    case_key,
+    get_profile,
+    run_seed,
+    select_cases,
+)
+from .store import SweepMismatchError
+from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
+
+__all__ = [
+    "BENCHMARKS",
+    "CASE_INITS",
+    "CASES",
+    "CaseSpec",
+    "DEFAULT_ROOT_SEED",
+    "METHODS",
+    "PROFILES",
+    "Profile",
+    "ReproduceReport",
+    "SweepInterrupted",
+    "SweepMismatchError",
+    "check_root_seed",
+    "case_fingerprint",
+    "case_key",
+    "consolidate",
+    "format_paper_tables",
+    "is_trapped",
+    "get_profile",
+    "load_results",
+    "paper_table",
+    "prepare_case",
+    "reproduce",
+    "results_dir",
+    "run_seed",
+    "select_cases",
+    "simulate_run",
+    "summarise_case",
+]
