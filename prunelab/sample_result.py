@@ -11,22 +11,9 @@ import numpy as np
 from . import indicators
 from .checkpoints import checked_checkpoints
 from .deprecation import renamed_attribute
-from .diagnostics import TrapReport
+from .traps import TrapReport, distinct_rows
 
-__all__ = ["SampleResult", "distinct_rows", "draw_dtype"]
-
-
-def distinct_rows(rows: np.ndarray) -> np.ndarray:
-    """The distinct rows of a 2-d integer array (compared as raw bytes, so in any order)."""
-    rows = np.ascontiguousarray(rows)
-    if rows.shape[0] == 0:
-        return rows
-    keep = np.ones(rows.shape[0], dtype=bool)
-    keep[1:] = np.any(rows[1:] != rows[:-1], axis=1)  # runs of one state first: cheap, and common
-    rows = np.ascontiguousarray(rows[keep])
-    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    _, first = np.unique(as_bytes, return_index=True)
-    return rows[np.sort(first)]
+__all__ = ["SampleResult", "draw_dtype"]
 
 
 def draw_dtype(cardinality: np.ndarray):
@@ -81,7 +68,7 @@ class SampleResult:
         seed_entropy, spawn_key=seed_spawn_key)`` reproduces the run.
     trap : TrapReport
         Variables stuck, held apart or disagreeing across chains; see
-        :class:`~prunelab.diagnostics.TrapReport`. With :attr:`n_changes`,
+        :class:`~prunelab.traps.TrapReport`. With :attr:`n_changes`,
         :attr:`n_distinct_states`, :attr:`move_rate`, :attr:`acceptance_rate` and
         :meth:`rhat`, what a user needs to notice a trapped sampler.
     backend : str

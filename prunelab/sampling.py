@@ -24,18 +24,18 @@ survives a pruning with probability ``2e-6``, so the chain moves between the sta
 that need it about once in ``5e5`` steps). :func:`sample` runs one check for every
 sampler (:func:`prunelab.traps.trap_report`), reports it in
 :attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
-:class:`~prunelab.diagnostics.SamplerTrappedWarning` that names the variables:
+:class:`~prunelab.traps.SamplerTrappedWarning` that names the variables:
 
 * split: one chain held a free variable at a state for at least
-  :data:`~prunelab.diagnostics.MIN_DRAWS` consecutive draws and a tenth of its
+  :data:`~prunelab.traps.MIN_DRAWS` consecutive draws and a tenth of its
   draws, a state that another
   chain never visited (chains held at different constant values: R-hat infinite;
   a chain that left, once, a state the others never saw: R-hat large);
 * disagreeing: chains disagree beyond what their ESS allows, every chain counted
-  (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
+  (:func:`~prunelab.traps.chain_disagreement`: the chain means against the
   ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound
   over all tested indicators so that a healthy run warns with probability below
-  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
+  :data:`~prunelab.traps.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
 * stuck (single-site samplers): a free variable never changed in any chain
   although a state with another value and ``P(x, e) > 0`` exists, and no
   single-site move could have changed it from any state visited (so it is not bad
@@ -73,14 +73,13 @@ from .chain_job import run_chain_job
 from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import compile_network
 from .deprecation import renamed_keyword, warn_renamed
-from .diagnostics import SamplerTrappedWarning, TrapReport
 from .elimination import TablesTooLargeError
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
 from .sample_result import SampleResult, draw_dtype
 from .samplers import get_sampler
 from .samplers.init import INIT_METHODS, MAX_RESTARTS, start_state_from
-from .traps import trap_report, trap_seed
+from .traps import SamplerTrappedWarning, TrapReport, trap_report, trap_seed
 from .workers import worker_count
 
 __all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS", "MAX_BYTES"]
@@ -335,7 +334,7 @@ def sample(
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
-        (:class:`~prunelab.diagnostics.SamplerTrappedWarning`) if there are any;
+        (:class:`~prunelab.traps.SamplerTrappedWarning`) if there are any;
         ``"record"``: the same without the warning (the experiment runner);
         ``"off"``: no check (pieces of one longer chain, where a check of each
         piece means nothing); ``result.trap`` is then empty.
@@ -370,7 +369,7 @@ def sample(
     -----
     SamplerTrappedWarning
         Some free variable is stuck, held apart, or the chains disagree beyond
-        their ESS (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
+        their ESS (with ``traps="warn"``); see :class:`~prunelab.traps.TrapReport`.
 
     See Also
     --------

@@ -27,7 +27,7 @@ from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import gibbs, metropolis
 from prunelab.samplers.init import InfeasibleStateError, initial_state
-from prunelab.diagnostics import SamplerTrappedWarning
+from prunelab.traps import SamplerTrappedWarning
 from prunelab.sampling import sample
 
 SAMPLERS = {"gibbs": gibbs, "metropolis": metropolis}

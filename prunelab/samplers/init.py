@@ -52,18 +52,12 @@ __all__ = [
     "hybrid_forward_nb",
     "check_state",
     "start_state_from",
-    "can_take",
-    "single_site_frozen",
-    "WITNESS_TRIES",
 ]
 
 MAX_RESTARTS = 10_000
 """Forward-sampling tries before :func:`initial_state` turns to exact inference."""
 
 INIT_METHODS = ("forward", "random_forward", "hybrid")
-
-WITNESS_TRIES = 1000
-"""Random-forward tries of :func:`can_take`."""
 
 
 class InfeasibleStateError(ValueError):
@@ -485,101 +479,6 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     else:
         x = state
     return check_state(net, x, bn)
-
-
-# ------------------------------------------------------------------ traps
-def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, state: int,
-             tries: int = WITNESS_TRIES) -> bool:
-    """Whether random forward sampling finds a state with ``x[variable] = state`` and ``P(x, e) > 0``.
-
-    The kernel of :func:`initial_state` with ``variable`` clamped like evidence,
-    ``tries`` tries. True is a proof (a witness was found); False only means none
-    turned up. :func:`prunelab.sample` asks exact inference first
-    (``exact_marginals(bn, e)[v][state] > 0``, one calibration for all variables)
-    and uses this on networks too wide for it.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    net : CompiledNetwork
-        The network compiled with the evidence.
-    variable, state : int
-        Indices in ``bn.variables`` and in the variable's states.
-    tries : int, default :data:`WITNESS_TRIES`
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.init import can_take
-    >>> net = compile_network(load_network("deterministic_pair"), {"B": "1"})
-    >>> can_take(np.random.default_rng(0), net, 0, 0), can_take(np.random.default_rng(0), net, 0, 1)
-    (False, True)
-    """
-    clamped = np.array(net.evidence_value)
-    clamped[variable] = state
-    x = np.zeros(net.n_variables, dtype=np.int64)
-    found = hybrid_forward_nb(
-        rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
-        net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
-    )
-    return bool(found > 0)
-
-
-def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> np.ndarray:
-    """Which of ``variables`` no single-site move can change from any of ``states``.
-
-    A variable is frozen when, at every given full state, every other value of it
-    has a zero entry among its Markov-blanket factors (its own CPT and its
-    children's): Gibbs then draws the current value with probability 1 and
-    Metropolis rejects every proposal, so a single-site chain that only visits
-    ``states`` keeps the variable where it is. Decided by support (which entries
-    are zero), not by a product of probabilities that could underflow.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    states : int array (k, n)
-        Full states, e.g. the distinct states a chain visited; each row is judged
-        on its own.
-    variables : sequence of int
-
-    Returns
-    -------
-    bool array, one entry per variable
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.init import single_site_frozen
-    >>> net = compile_network(load_network("deterministic_pair"))
-    >>> single_site_frozen(net, np.array([[0, 0], [1, 1]]), [0, 1]).tolist()
-    [True, True]
-    """
-    states = np.asarray(states, dtype=np.int64)
-    labels = net.cpt_offset[:-1] + states
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        if hi > lo:
-            labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-    out = np.ones(len(variables), dtype=bool)
-    for k, variable in enumerate(variables):
-        lo, hi = net.family_ptr[variable], net.family_ptr[variable + 1]
-        family, stride = net.family_var[lo:hi], net.family_stride[lo:hi]
-        current = states[:, variable]
-        for s in range(int(net.cardinality[variable])):
-            moved = labels[:, family] + ((s - current)[:, None] * stride[None, :])
-            if np.any(np.all(net.cpt[moved] > 0.0, axis=1) & (current != s)):
-                out[k] = False
-                break
-    return out
 
 
 __getattr__ = module_getattr(__name__, {"hybrid_forward_kernel": "hybrid_forward_nb"})
