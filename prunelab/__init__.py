@@ -48,7 +48,6 @@ from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
 from .exact import exact_marginals, probability_of_evidence
 from .grids import make_grid
-from .deprecation import module_getattr
 from .indicators import (
     fit_alpha,
     hellinger,
@@ -62,10 +61,6 @@ from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
 __version__ = "0.1.0"
-
-__getattr__ = module_getattr(__name__, {
-    "average_hellinger": "mean_hellinger_over_chains", "mean_hellinger_over_runs": "mean_hellinger_over_chains",
-})
 
 __all__ = [
     "BayesianNetwork",

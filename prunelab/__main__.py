@@ -206,7 +206,7 @@ def _command(args, argv) -> int:
         made = prov.get("profile", {}).get("name", args.profile)  # the profile the results were made with
         print(
             f"profile {made}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
-            f"{prov.get('profile', {}).get('n_samples', '?')} draws per case; "
+            f"{prov.get('profile', {}).get('n_draws', '?')} draws per case; "
             f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
         )
         print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import indicators
 from .checkpoints import checked_checkpoints
-from .deprecation import renamed_attribute
 from .traps import TrapReport, distinct_rows
 
 __all__ = ["SampleResult", "draw_dtype"]
@@ -42,13 +41,13 @@ class SampleResult:
     evidence : dict of str to str
         The evidence, states by name.
     sampler : str
-        The sampler's name (``method`` is its deprecated name).
+        The sampler's name.
     init_seconds, sample_seconds : float64 (chain,)
         Wall time of the initial state and of the chain, per chain, numba compile
         time excluded.
     initial_states : int64 (chain, variable)
         The start of each chain (not among ``draws``: draw 1 is after one sweep).
-    init_methods : tuple of str
+    inits_used : tuple of str
         Per chain: the initialiser used (``"exact"`` when forward sampling ran out
         of restarts, ``"given"`` for an explicit start).
     rb_checkpoints : int64 (checkpoint,) or None
@@ -100,7 +99,7 @@ class SampleResult:
     init_seconds: np.ndarray
     sample_seconds: np.ndarray
     initial_states: np.ndarray
-    init_methods: tuple[str, ...] = ()
+    inits_used: tuple[str, ...] = ()
     rb_checkpoints: np.ndarray | None = None
     rb_sums: np.ndarray | None = None
     stats: dict[str, np.ndarray] = field(default_factory=dict)
@@ -111,7 +110,6 @@ class SampleResult:
     seed_spawn_key: tuple[int, ...] = ()
     trap: TrapReport = TrapReport()
 
-    method = renamed_attribute("prunelab.SampleResult", "method", "sampler")
 
     # ------------------------------------------------------------ shape
     @property

@@ -13,7 +13,7 @@ the largest ratio ``visits / P`` and microseconds per step. The ``exact`` row
 (MC-SAT with the exact uniform draw, that is prune sampling) is the sampling-noise
 reference at the same length.
 
-``benchmark.csv``, one row per (network, method): the paper's indicators for the
+``benchmark.csv``, one row per (network, sampler): the paper's indicators for the
 query variable, ``N_RUNS`` independent runs of ``T`` draws: AHD at ``T`` (Hellinger to
 the exact marginal, mean over runs), sigma_T, alpha (``fit_alpha``, delta = 0.9),
 seconds per draw and the time to sigma_t = 0.01.
@@ -68,7 +68,7 @@ BENCH_CASES = {
     "grid-3x3 | first row T": ("grid-3x3", {}, FIRST_ROW, "v_3_3"),
     "asia | xray, no dysp": ("asia", {}, {"xray": "yes", "dysp": "no"}, "lung"),
 }
-METHODS = {
+SAMPLERS = {
     "prune": ("prune", {}),
     "gibbs": ("gibbs", {}),
     "metropolis": ("metropolis", {}),
@@ -120,9 +120,9 @@ def benchmark_table(n_runs: int, n_draws: int) -> pd.DataFrame:
     for case, (name, options, evidence, query) in BENCH_CASES.items():
         bn = prunelab.load_network(name, **options)
         exact = exact_marginals(bn, evidence)[query]
-        for label, (method, kw) in METHODS.items():
-            prunelab.sample(bn, method, 10, evidence=evidence, seed=0, traps="off", **kw)  # compile
-            result = prunelab.sample(bn, method, n_draws, n_chains=n_runs, evidence=evidence, seed=SEED,
+        for label, (sampler, kw) in SAMPLERS.items():
+            prunelab.sample(bn, sampler, 10, evidence=evidence, seed=0, traps="off", **kw)  # compile
+            result = prunelab.sample(bn, sampler, n_draws, n_chains=n_runs, evidence=evidence, seed=SEED,
                                      traps="record", **kw)
             estimates = result.running_marginals(query, checkpoints)
             sigma = sigma_t(estimates, state=0)
@@ -132,7 +132,7 @@ def benchmark_table(n_runs: int, n_draws: int) -> pd.DataFrame:
             except AlphaFitError:
                 alpha = float("nan")
             rows.append({
-                "network": case, "query": query, "method": label, "runs": n_runs, "draws": n_draws,
+                "network": case, "query": query, "sampler": label, "runs": n_runs, "draws": n_draws,
                 "ahd_T": float(np.mean(hellinger(estimates[:, -1], exact))), "sigma_T": float(sigma[-1]),
                 "alpha": alpha, "seconds_per_draw": seconds_per_draw,
                 "seconds_to_sigma_0.01": time_to_sigma(alpha, seconds_per_draw).seconds,

@@ -42,7 +42,7 @@ def test_seconds_per_uniform_draw_rejects_a_bad_budget():
     with pytest.raises(ValueError, match="rounds must be >= 1"):
         seconds_per_uniform_draw(rng, net, net.cpt > 0, rounds=0)
     with pytest.raises(ValueError, match="unknown|uniform"):
-        seconds_per_uniform_draw(rng, net, net.cpt > 0, method="guess")
+        seconds_per_uniform_draw(rng, net, net.cpt > 0, uniform="guess")
 
 
 def test_setup_gives_the_chapter_generator_and_profile(monkeypatch, capsys):

@@ -42,7 +42,7 @@ def test_every_run_file_carries_its_settings(swept):
     raw = store.read_runs(swept).to_pandas()
     specs = {json.loads(s)["network_sha1"] for s in raw["case_spec"]}
     assert len(specs) == 1 and len(next(iter(specs))) == 40
-    assert set(raw["root_seed"]) == {"20170901"} and set(raw["n_samples"]) == {TINY.n_draws}
+    assert set(raw["root_seed"]) == {"20170901"} and set(raw["n_draws"]) == {TINY.n_draws}
 
 
 def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
@@ -51,7 +51,7 @@ def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
     with pytest.raises(SweepMismatchError, match=r"root_seed 20170901 here, 5 asked.*--seed"):
         reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False, root_seed=5)
     longer = Profile("tiny", n_runs=3, n_draws=3000, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match=r"run-00000.parquet .*n_samples 300 here, 3000 asked"):
+    with pytest.raises(SweepMismatchError, match=r"run-00000.parquet .*n_draws 300 here, 3000 asked"):
         reproduce(longer, cases=[CASE], n_jobs=1, out=swept, progress=False)
     assert (swept / "provenance.json").read_text() == provenance  # nothing rewritten
     assert len(store.read_runs(swept)) == TINY.n_runs

@@ -39,7 +39,7 @@ def ahd_table(
     ----------
     curves : DataFrame
         ``curves.parquet`` of :func:`prunelab.lab.experiments.load_results`: one row per
-        ``(case, run, t)`` with ``benchmark``, ``method``, ``init`` and ``column``.
+        ``(case, run, t)`` with ``benchmark``, ``sampler``, ``init`` and ``column``.
     column : str, default "hellinger_query"
         ``"hellinger_query"`` (the query variable), ``"hellinger_all"`` (each run's mean
         over all free variables, :func:`prunelab.indicators.mean_hellinger_over_variables`)
@@ -52,7 +52,7 @@ def ahd_table(
     Returns
     -------
     DataFrame
-        Columns ``benchmark, method, t, ahd, low, high, n_runs``; ``ahd`` is the
+        Columns ``benchmark, sampler, t, ahd, low, high, n_runs``; ``ahd`` is the
         paper's average Hellinger distance.
 
     References
@@ -61,14 +61,14 @@ def ahd_table(
 
     Examples
     --------
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": "gibbs", "init": "forward",
+    >>> curves = pd.DataFrame({"benchmark": "b", "sampler": "gibbs", "init": "forward",
     ...                        "run": [0, 1, 0, 1], "t": [1, 1, 2, 2],
     ...                        "hellinger_query": [0.2, 0.4, 0.1, 0.1]})
     >>> ahd_table(curves)[["t", "ahd", "n_runs"]].round(3).values.tolist()
     [[1.0, 0.3, 2.0], [2.0, 0.1, 2.0]]
     """
     data = curves if init is None or "init" not in curves else curves[curves["init"] == init]
-    grouped = data.groupby(["benchmark", "method", "t"], sort=True)[column]
+    grouped = data.groupby(["benchmark", "sampler", "t"], sort=True)[column]
     table = grouped.agg(
         ahd="mean",
         low=lambda v: float(np.quantile(v, quantiles[0])),
@@ -104,12 +104,12 @@ def ahd_decay(
     Returns
     -------
     DataFrame
-        Index ``(benchmark, method)``, one column per entry of ``columns``.
+        Index ``(benchmark, sampler)``, one column per entry of ``columns``.
 
     Examples
     --------
     >>> t = np.array([1, 10, 100, 1000])
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": np.repeat(["gibbs", "prune"], 4),
+    >>> curves = pd.DataFrame({"benchmark": "b", "sampler": np.repeat(["gibbs", "prune"], 4),
     ...                        "init": "forward", "run": 0, "t": np.tile(t, 2),
     ...                        "hellinger_query": np.r_[np.full(4, 0.2), 0.3 / np.sqrt(t)]})
     >>> ahd_decay(curves, ["hellinger_query"])["hellinger_query"].round(3).tolist()
@@ -117,9 +117,9 @@ def ahd_decay(
     """
     out = {}
     for column in columns:
-        table = ahd_table(curves, column, init=init).set_index(["benchmark", "method", "t"])["ahd"]
+        table = ahd_table(curves, column, init=init).set_index(["benchmark", "sampler", "t"])["ahd"]
         ratios = {}
-        for key, series in table.groupby(level=["benchmark", "method"]):
+        for key, series in table.groupby(level=["benchmark", "sampler"]):
             t = series.index.get_level_values("t").to_numpy()
             last = t.max()
             earlier = t[np.argmin(np.abs(np.log(t) - np.log(last / factor)))]
@@ -127,5 +127,5 @@ def ahd_decay(
                 ratios[key] = float(series.to_numpy()[t == last][0] / series.to_numpy()[t == earlier][0])
         out[column] = pd.Series(ratios)
     result = pd.DataFrame(out)
-    result.index = result.index.set_names(["benchmark", "method"])
+    result.index = result.index.set_names(["benchmark", "sampler"])
     return result

@@ -25,11 +25,10 @@ Examples
 
 from __future__ import annotations
 
-from prunelab.deprecation import module_getattr
 
-__all__ = ["METHODS", "PAPER_BENCHMARKS", "PAPER_LABELS", "PAPER_ALPHA", "PAPER_SECONDS"]
+__all__ = ["PAPER_SAMPLERS", "PAPER_BENCHMARKS", "PAPER_LABELS", "PAPER_ALPHA", "PAPER_SECONDS"]
 
-METHODS = ("gibbs", "metropolis", "prune")
+PAPER_SAMPLERS = ("gibbs", "metropolis", "prune")
 """The three samplers the paper compares, in the column order of its tables (the one definition:
 :mod:`prunelab.lab.experiments` and :mod:`prunelab.lab.plots` import it)."""
 
@@ -85,5 +84,3 @@ PAPER_SECONDS = {
     "grid-8x8": {"gibbs": 20.50, "metropolis": 8.83, "prune": 105.17},
 }
 """Table 3: seconds to reach sigma_t = 0.01 (including the initial state)."""
-
-__getattr__ = module_getattr(__name__, {"BENCHMARKS": "PAPER_BENCHMARKS"})

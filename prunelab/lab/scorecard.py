@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from prunelab.indicators import sigma_t
-from .paper_numbers import METHODS, PAPER_ALPHA, PAPER_LABELS
+from .paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_LABELS
 from .paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
 __all__ = [
@@ -87,9 +87,9 @@ transcribed from the figure's LaTeX source."""
 FIGURE_2_SURVIVORS = frozenset({("k_g", "l_b", "b_e", "s_y", "m_e"), ("k_g", "l_b", "b_e", "s_n", "m_e")})
 """The paper's Figure 2 caption: the two feasible states of the pruned network."""
 
-_SUMMARY_COLUMNS = ("benchmark", "method", "query_state", "exact_query", "estimate_query", "sigma_T", "n_runs", "rhat",
-                    "constant_chains", "alpha", "alpha_low", "alpha_high", "ahd_query", "seconds_per_sample",
-                    "seconds_to_target", "ess_bulk", "n_samples")
+_SUMMARY_COLUMNS = ("benchmark", "sampler", "query_state", "exact_query", "estimate_query", "sigma_T", "n_runs", "rhat",
+                    "constant_chains", "alpha", "alpha_low", "alpha_high", "ahd_query", "seconds_per_draw",
+                    "seconds_to_target", "ess_bulk", "n_draws")
 
 
 class Row(NamedTuple):
@@ -144,8 +144,8 @@ def by_benchmark(summary: pd.DataFrame, column: str) -> pd.DataFrame:
     Parameters
     ----------
     summary : pandas.DataFrame
-        One row per case, with ``benchmark`` and ``method`` columns (forward starts
-        only, one case per benchmark and method).
+        One row per case, with ``benchmark`` and ``sampler`` columns (forward starts
+        only, one case per benchmark and sampler).
     column : str
 
     Returns
@@ -157,12 +157,12 @@ def by_benchmark(summary: pd.DataFrame, column: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> summary = pd.DataFrame({"benchmark": ["grid-3x3"], "method": ["prune"], "alpha": [0.7]})
+    >>> summary = pd.DataFrame({"benchmark": ["grid-3x3"], "sampler": ["prune"], "alpha": [0.7]})
     >>> by_benchmark(summary, "alpha").loc["Grid 3x3"].tolist()
     [nan, nan, 0.7]
     """
-    data = summary.pivot(index="benchmark", columns="method", values=column)
-    return data.reindex(index=list(BENCHMARKS), columns=list(METHODS)).set_axis(
+    data = summary.pivot(index="benchmark", columns="sampler", values=column)
+    return data.reindex(index=list(BENCHMARKS), columns=list(PAPER_SAMPLERS)).set_axis(
         [PAPER_LABELS[b] for b in BENCHMARKS], axis=0)
 
 
@@ -198,21 +198,21 @@ def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "
 
 
 def _cases(summary: pd.DataFrame) -> pd.DataFrame:
-    """The forward-start cases indexed by (benchmark, method), with their marks."""
+    """The forward-start cases indexed by (benchmark, sampler), with their marks."""
     missing = [c for c in _SUMMARY_COLUMNS if c not in summary.columns]
     if missing:
         raise ValueError(f"the experiment summary lacks the column(s) {missing}")
     cases = summary[summary["init"] == "forward"] if "init" in summary.columns else summary
-    cases = cases.set_index(["benchmark", "method"])
+    cases = cases.set_index(["benchmark", "sampler"])
     if not cases.index.is_unique:
-        raise ValueError("the experiment summary has more than one forward-start case per benchmark and method")
+        raise ValueError("the experiment summary has more than one forward-start case per benchmark and sampler")
     cases = cases.assign(mark=[ergodicity_mark(r) for _, r in cases.iterrows()])
     return cases
 
 
-def _get(cases: pd.DataFrame, benchmark: str, methods=("gibbs", "metropolis", "prune")) -> pd.DataFrame | None:
-    """The rows of one benchmark, or None when any method is missing."""
-    keys = [(benchmark, m) for m in methods]
+def _get(cases: pd.DataFrame, benchmark: str, samplers=("gibbs", "metropolis", "prune")) -> pd.DataFrame | None:
+    """The rows of one benchmark, or None when any sampler is missing."""
+    keys = [(benchmark, m) for m in samplers]
     if not all(k in cases.index for k in keys):
         return None
     return cases.loc[keys].droplevel("benchmark")
@@ -256,7 +256,7 @@ def example_rows(summary: pd.DataFrame) -> list[Row]:
         trapped = gibbs["mark"] != ""
         ours = (f"Gibbs: {int(gibbs['constant_chains'])} of {int(gibbs['n_runs'])} runs constant in the query "
                 f"indicator, R-hat {gibbs['rhat']:.3g}; prune: mean estimate {prune['estimate_query']:.3f} "
-                f"(exact {prune['exact_query']:.3f}, {int(prune['n_runs'])} runs of {int(prune['n_samples']):,} "
+                f"(exact {prune['exact_query']:.3f}, {int(prune['n_runs'])} runs of {int(prune['n_draws']):,} "
                 f"draws), R-hat {prune['rhat']:.3f}")
         verdict = "reproduced" if trapped and _converged(prune) else "differs"
         rows.append(Row(key, item, paper, ours, verdict))
@@ -318,7 +318,7 @@ def _slope(t, sigma, t_min: int = 10) -> float:
 
 
 def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
-                 benchmark: str = "grid-8x8", method: str = "metropolis") -> list[Row]:
+                 benchmark: str = "grid-8x8", sampler: str = "metropolis") -> list[Row]:
     """Figure 6 (a)-(d): Metropolis on the 8x8 grid, from runs to alpha.
 
     Parameters
@@ -327,7 +327,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
         The experiment summary and curves (:func:`prunelab.lab.experiments.load_results`).
     exact_sink : float
         Our grid's exact ``P(v_8_8 = T)`` (the paper's is about 0.81 on its grid).
-    benchmark, method : str
+    benchmark, sampler : str
         The case the figure shows.
 
     Returns
@@ -335,15 +335,15 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     list of Row
     """
     cases = _cases(summary)
-    paper_alpha = PAPER_ALPHA[benchmark][method]
+    paper_alpha = PAPER_ALPHA[benchmark][sampler]
     rows = [Row("fig6a", "Figure 6 (a)", "100 Metropolis runs approximate P(X_8,8 = T) ≈ 0.81.",
                 f"our grid is another draw of the recipe: exact P(v_8_8 = T) = {exact_sink:.3f}",
                 "not testable")]
-    if (benchmark, method) not in cases.index:
+    if (benchmark, sampler) not in cases.index:
         return rows + [Row(k, f"Figure 6 ({p})", "", f"{benchmark} is not in these results", "not testable")
                        for k, p in (("fig6bc", "b), (c"), ("fig6d", "d"))]
-    case = cases.loc[(benchmark, method)]
-    t, estimates = query_estimates(curves, f"{benchmark}.{method}", int(case["query_state"]))
+    case = cases.loc[(benchmark, sampler)]
+    t, estimates = query_estimates(curves, f"{benchmark}.{sampler}", int(case["query_state"]))
     slope = _slope(t, sigma_t(estimates))
     rows.append(Row(
         "fig6bc", "Figure 6 (b), (c)", "σ_t falls like t^(-1/2): a line of slope -1/2 on log-log axes.",
@@ -385,10 +385,10 @@ def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
         rows_b = _get(cases, benchmark)
         if rows_b is None:
             continue
-        for method, case in rows_b.iterrows():
+        for sampler, case in rows_b.iterrows():
             n_cells += 1
             n_marked += case["mark"] != ""
-            n_inside += bool(case["alpha_low"] <= PAPER_ALPHA[benchmark][method] <= case["alpha_high"])
+            n_inside += bool(case["alpha_low"] <= PAPER_ALPHA[benchmark][sampler] <= case["alpha_high"])
         if (rows_b["mark"] == "").all() and not rows_b["exact_query"].isin([0.0, 1.0]).any():
             clean.append(benchmark)
             alpha = rows_b["alpha"]
@@ -439,7 +439,7 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
     for benchmark in SMALL_AND_MEDIUM + LARGE:
         rows_b = _get(cases, benchmark, ("gibbs", "prune"))
         if rows_b is not None:
-            per_draw[benchmark] = rows_b.loc["prune", "seconds_per_sample"] / rows_b.loc["gibbs", "seconds_per_sample"]
+            per_draw[benchmark] = rows_b.loc["prune", "seconds_per_draw"] / rows_b.loc["gibbs", "seconds_per_draw"]
     table = Row("table3", "Table 3 (seconds to σ_t = 0.01)",
                 "Seconds on an i5-5300 with PyMC 2 Gibbs and Metropolis and the authors' Python prune sampler.",
                 "our numba kernels on another machine: seconds not comparable, ranks compared below",

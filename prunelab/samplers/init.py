@@ -38,14 +38,13 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, state_labels
-from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .inverse_cdf import inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
-    "INIT_METHODS",
+    "INITS",
     "InfeasibleStateError",
     "InitInfo",
     "initial_state",
@@ -57,7 +56,7 @@ __all__ = [
 MAX_RESTARTS = 10_000
 """Forward-sampling tries before :func:`initial_state` turns to exact inference."""
 
-INIT_METHODS = ("forward", "random_forward", "hybrid")
+INITS = ("forward", "random_forward", "hybrid")
 
 
 class InfeasibleStateError(ValueError):
@@ -69,14 +68,14 @@ class InitInfo(NamedTuple):
 
     Attributes
     ----------
-    method : str
+    init : str
         ``"forward"``, ``"random_forward"``, ``"hybrid"``, or ``"exact"`` when the
         restart budget was spent and the state was drawn from ``P(x | e)``.
     n_tries : int
         Forward-sampling tries used (``max_restarts`` when it fell back on exact).
     """
 
-    method: str
+    init: str
     n_tries: int
 
 
@@ -141,17 +140,17 @@ hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward_py)
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
-def _resolve_method(method: str, p: float) -> float:
-    if method == "forward":
+def _resolve_init(init: str, p: float) -> float:
+    if init == "forward":
         return 1.0
-    if method == "random_forward":
+    if init == "random_forward":
         return 0.0
-    if method == "hybrid":
+    if init == "hybrid":
         p = float(p)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"hybrid forward sampling needs 0 <= p <= 1, got p={p!r}")
         return p
-    raise ValueError(f"unknown initialisation method {method!r}; choose one of {list(INIT_METHODS)}")
+    raise ValueError(f"unknown init {init!r}; choose one of {list(INITS)}")
 
 
 class _PosteriorTables(NamedTuple):
@@ -233,7 +232,7 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
 def initial_state(
     rng: np.random.Generator,
     net_or_bn: CompiledNetwork | BayesianNetwork,
-    method: str = "forward",
+    init: str = "forward",
     p: float = 0.5,
     evidence: Mapping | None = None,
     max_restarts: int = MAX_RESTARTS,
@@ -249,7 +248,7 @@ def initial_state(
     net_or_bn : CompiledNetwork or BayesianNetwork
         A compiled network carries its evidence; a :class:`BayesianNetwork` is
         compiled with ``evidence`` and also enables the exact fallback.
-    method : {"forward", "random_forward", "hybrid"}
+    init : {"forward", "random_forward", "hybrid"}
         The paper's Definitions (forward, random forward, hybrid forward sampling).
     p : float, default 0.5
         For ``"hybrid"``: probability of drawing a variable from its CPT row rather
@@ -290,7 +289,7 @@ def initial_state(
     -----
     Rejection of forward samples inconsistent with ``e`` keeps the forward bias the
     paper discusses. The exact fallback instead yields a draw from the posterior;
-    ``InitInfo.method == "exact"`` records that it happened. It costs one upward
+    ``InitInfo.init == "exact"`` records that it happened. It costs one upward
     pass of exact inference per (network, evidence), cached and shared by later
     calls, then one table row per free variable.
 
@@ -316,7 +315,7 @@ def initial_state(
     >>> x.tolist()
     [1, 1]
     """
-    p = _resolve_method(method, p)
+    p = _resolve_init(init, p)
     evidence = as_evidence(evidence)
     if isinstance(net_or_bn, BayesianNetwork):
         bn = net_or_bn
@@ -342,7 +341,7 @@ def initial_state(
         net.cpt_offset, net.cpt, net.evidence_value, p, max_restarts, x,
     )
     if n_tries > 0:
-        info = InitInfo(method, int(n_tries))
+        info = InitInfo(init, int(n_tries))
     else:
         if bn is None:
             raise EvidenceError(
@@ -479,6 +478,3 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     else:
         x = state
     return check_state(net, x, bn)
-
-
-__getattr__ = module_getattr(__name__, {"hybrid_forward_kernel": "hybrid_forward_nb"})

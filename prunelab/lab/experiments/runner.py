@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from prunelab.deprecation import renamed_keyword
 from prunelab.indicators import hellinger, mean_hellinger_over_variables
 from prunelab.samplers import get_sampler
 from prunelab.sampling import sample
@@ -69,17 +68,15 @@ def _stat_means(stats: dict) -> dict:
 def simulate_run(
     case: CaseSpec,
     run: int,
-    n_draws: int | None = None,
-    checkpoints=None,
-    root_seed: int | None = None,
-    query_state: int | None = None,
+    n_draws: int,
+    checkpoints,
+    root_seed: int,
+    query_state: int,
     start=None,
-    *,
-    n_samples: int | None = None,
 ) -> dict:
     """One run: a chain of ``n_draws`` draws, reduced to curves at the checkpoints.
 
-    The chain is ``prunelab.sample(bn, case.method, n_draws, n_chains=1, seed=s)``
+    The chain is ``prunelab.sample(bn, case.sampler, n_draws, n_chains=1, seed=s)``
     with ``s = run_seed(root_seed, case, run)``. Recorded (see
     :data:`prunelab.lab.experiments.store.RUN_SCHEMA`): the running estimate of the
     query marginal (all states), its Hellinger distance to the exact marginal, the
@@ -95,7 +92,7 @@ def simulate_run(
     run : int
         The run's index; its seed is ``run_seed(root_seed, case, run)``.
     n_draws : int
-        Draws of the chain (``n_samples``: its deprecated name).
+        Draws of the chain.
     checkpoints : array_like of int
     root_seed : int
     query_state : int
@@ -108,23 +105,18 @@ def simulate_run(
     dict
         A record with the fields of :data:`~prunelab.lab.experiments.store.RUN_SCHEMA`.
     """
-    n_draws = renamed_keyword("simulate_run", "n_samples", "n_draws", n_samples, n_draws, None)
-    missing = [k for k, v in (("n_draws", n_draws), ("checkpoints", checkpoints), ("root_seed", root_seed),
-                              ("query_state", query_state)) if v is None]
-    if missing:
-        raise TypeError(f"simulate_run() missing required argument(s): {', '.join(missing)}")
     quiet_worker()
     bn, evidence = load_case_network(case)
     exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
     options = dict(case.options)
-    rao_blackwell = bool(getattr(get_sampler(case.method), "RAO_BLACKWELL", False))
+    rao_blackwell = bool(getattr(get_sampler(case.sampler), "RAO_BLACKWELL", False))
     if rao_blackwell:
         options["rb_checkpoints"] = cps
     init = case.init if case.init != "fixed" else np.asarray(start, dtype=np.int64)
     seed = run_seed(root_seed, case, run)
     result = sample(
-        bn, case.method, n_draws, n_chains=1, evidence=evidence, init=init, seed=seed,
+        bn, case.sampler, n_draws, n_chains=1, evidence=evidence, init=init, seed=seed,
         n_jobs=1, progress=False, traps="record", **options,
     )
     draws = result.draws[0]  # (T, variable)
@@ -147,16 +139,16 @@ def simulate_run(
         "benchmark": case.benchmark,
         "network": case.network,
         "evidence": case.evidence,
-        "method": case.method,
+        "sampler": case.sampler,
         "init": case.init,
         "query": query,
         "query_state": int(query_state),
         "n_states": n_states,
         "run": int(run),
-        "n_samples": int(n_draws),  # the stored name
+        "n_draws": int(n_draws),
         "root_seed": str(int(root_seed)),
         "spawn_key": [int(k) for k in seed.spawn_key],
-        "init_method": result.init_methods[0],
+        "init_used": result.inits_used[0],
         "init_seconds": float(result.init_seconds[0]),
         "sample_seconds": float(result.sample_seconds[0]),
         "stats": _json_dumps(_stat_means({k: v[0] for k, v in result.stats.items()})),
@@ -379,7 +371,7 @@ def _sweep_settings(prof, specs, root_seed: int) -> dict:
     """What the runs of this sweep are made with (as read back from JSON): checked against the folder on resume."""
     settings = {
         "root_seed": str(int(root_seed)),
-        "n_samples": prof.n_draws,  # the stored name
+        "n_draws": prof.n_draws,
         "checkpoints": prof.checkpoints.tolist(),
         "cases": {c.id: case_fingerprint(c) for c in specs},
     }

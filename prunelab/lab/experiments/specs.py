@@ -25,10 +25,9 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from prunelab.catalogue import load_evidence, load_network, query_variable
-from prunelab.deprecation import renamed_attribute, renamed_keyword
 from prunelab.indicators import log_checkpoints
-from ..paper_numbers import METHODS
-from prunelab.samplers.init import INIT_METHODS
+from ..paper_numbers import PAPER_SAMPLERS
+from prunelab.samplers.init import INITS
 
 __all__ = [
     "BENCHMARKS",
@@ -37,7 +36,7 @@ __all__ = [
     "CaseSpec",
     "DEFAULT_ROOT_SEED",
     "FIXED_START_SPAWN",
-    "METHODS",
+    "PAPER_SAMPLERS",
     "PROFILES",
     "Profile",
     "TOY_BENCHMARKS",
@@ -50,7 +49,7 @@ __all__ = [
 DEFAULT_ROOT_SEED = 20170901
 """Root of every run's :class:`numpy.random.SeedSequence` (the paper's year and month)."""
 
-CASE_INITS = (*INIT_METHODS, "fixed")
+CASE_INITS = (*INITS, "fixed")
 """``init`` of a case: an initialiser of :func:`prunelab.sample`, or ``"fixed"``: all runs
 of the case start from one state (:attr:`CaseSpec.start`, or one forward draw keyed by
 the case, see :data:`FIXED_START_SPAWN`)."""
@@ -88,7 +87,7 @@ class CaseSpec:
         Id of the benchmark (a key of :data:`BENCHMARKS`, or any label for a custom case).
     network : str
         Catalogue name, for :func:`prunelab.load_network`.
-    method : str
+    sampler : str
         Sampler name for :func:`prunelab.sample`: ``"gibbs"``, ``"metropolis"``, ``"prune"``.
     evidence : str or None
         ``None`` for no evidence, or ``"ev<pct>"`` for the frozen evidence set of
@@ -114,7 +113,7 @@ class CaseSpec:
 
     benchmark: str
     network: str
-    method: str
+    sampler: str
     evidence: str | None = None
     query: str | None = None
     init: str = "forward"
@@ -131,11 +130,11 @@ class CaseSpec:
 
     @property
     def id(self) -> str:
-        """``<benchmark>.<method>``, with ``.<init>`` when not forward and ``.<options>`` when set.
+        """``<benchmark>.<sampler>``, with ``.<init>`` when not forward and ``.<options>`` when set.
 
         Used as the directory name of the case's runs and as its seed key.
         """
-        parts = [self.benchmark, self.method]
+        parts = [self.benchmark, self.sampler]
         if self.init != "forward":
             parts.append(self.init)
         if self.start is not None:
@@ -172,9 +171,9 @@ class CaseSpec:
 
 def _default_cases() -> tuple[CaseSpec, ...]:
     return tuple(
-        CaseSpec(benchmark, network, method, evidence)
+        CaseSpec(benchmark, network, sampler, evidence)
         for benchmark, (network, evidence) in BENCHMARKS.items()
-        for method in METHODS
+        for sampler in PAPER_SAMPLERS
     )
 
 
@@ -212,7 +211,7 @@ def run_seed(root_seed: int, case: CaseSpec | str, run: int) -> np.random.SeedSe
 def select_cases(patterns=None, cases=CASES, init: str | None = None) -> tuple[CaseSpec, ...]:
     """Cases whose id matches any of ``patterns`` (shell wildcards), in catalogue order.
 
-    A pattern matches an id ``benchmark.method[...]`` itself or as a prefix before a
+    A pattern matches an id ``benchmark.sampler[...]`` itself or as a prefix before a
     dot, so ``"asia_ev0"`` selects its three samplers and ``"*.prune"`` every prune
     case. ``CaseSpec`` objects in ``patterns`` are taken as they are.
 
@@ -258,7 +257,7 @@ def select_cases(patterns=None, cases=CASES, init: str | None = None) -> tuple[C
     return tuple(chosen)
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class Profile:
     """How much to run.
 
@@ -269,8 +268,7 @@ class Profile:
     n_runs : int
         Independent runs per case (the paper: 100); each run is one chain.
     n_draws : int
-        Draws per run, ``T`` (the paper: 25 000). ``n_samples`` is its deprecated name
-        (as a keyword and as an attribute); the stored results keep ``n_samples``.
+        Draws per run, ``T`` (the paper: 25 000).
     n_checkpoints : int
         Log-spaced checkpoints asked of :func:`prunelab.indicators.log_checkpoints`.
     cases : tuple of str, optional
@@ -292,30 +290,14 @@ class Profile:
     delta: float = 0.9
     target: float = 0.01
 
-    def __init__(self, name: str, n_runs: int, n_draws: int | None = None, n_checkpoints: int = 60,
-                 cases: tuple[str, ...] | None = None, t_min: int = 10, delta: float = 0.9, target: float = 0.01,
-                 *, n_samples: int | None = None):
-        n_draws = renamed_keyword("Profile", "n_samples", "n_draws", n_samples, n_draws, None)
-        if n_draws is None:
-            raise TypeError("Profile() missing required argument: 'n_draws'")
-        values = dict(name=name, n_runs=n_runs, n_draws=n_draws, n_checkpoints=n_checkpoints, cases=cases,
-                      t_min=t_min, delta=delta, target=target)
-        for key, value in values.items():
-            object.__setattr__(self, key, value)
-
-    n_samples = renamed_attribute("prunelab.lab.experiments.Profile", "n_samples", "n_draws")
-
     @property
     def checkpoints(self) -> np.ndarray:
         """The draw counts at which running estimates are recorded."""
         return log_checkpoints(self.n_draws, self.n_checkpoints)
 
     def to_dict(self) -> dict:
-        """The profile as plain JSON types, its checkpoints included, as stored (``sweep.json``, provenance).
-
-        The stored name of ``n_draws`` is ``n_samples``, as in the results already written.
-        """
-        d = {("n_samples" if key == "n_draws" else key): value for key, value in asdict(self).items()}
+        """The profile as plain JSON types, its checkpoints included, as stored (``sweep.json``, provenance)."""
+        d = asdict(self)
         d["checkpoints"] = self.checkpoints.tolist()
         return d
 

@@ -63,16 +63,16 @@ RUN_SCHEMA = pa.schema(
         ("benchmark", pa.string()),
         ("network", pa.string()),
         ("evidence", pa.string()),
-        ("method", pa.string()),
+        ("sampler", pa.string()),
         ("init", pa.string()),
         ("query", pa.string()),
         ("query_state", pa.int64()),
         ("n_states", pa.int64()),
         ("run", pa.int64()),
-        ("n_samples", pa.int64()),
+        ("n_draws", pa.int64()),
         ("root_seed", pa.string()),
         ("spawn_key", pa.list_(pa.int64())),
-        ("init_method", pa.string()),
+        ("init_used", pa.string()),
         ("init_seconds", _f64),
         ("sample_seconds", _f64),
         ("stats", pa.string()),  # JSON: per-run means of the sampler's per-draw statistics
@@ -297,7 +297,7 @@ def _run_files(out: Path):
             yield folder, p
 
 
-_CHECKED = ("case", "run", "root_seed", "n_samples", "t", "case_spec")
+_CHECKED = ("case", "run", "root_seed", "n_draws", "t", "case_spec")
 
 
 def check_run_files(out: Path, settings: dict) -> dict:
@@ -307,7 +307,7 @@ def check_run_files(out: Path, settings: dict) -> dict:
     ----------
     out : path
     settings : dict
-        As for :func:`check_sweep`: ``root_seed``, ``n_samples``, ``checkpoints`` and
+        As for :func:`check_sweep`: ``root_seed``, ``n_draws``, ``checkpoints`` and
         ``cases`` (id -> fingerprint). A run of any case must share the first three
         (they are one folder's tables); a run of a case in ``cases`` also its fingerprint.
 
@@ -336,7 +336,7 @@ def check_run_files(out: Path, settings: dict) -> dict:
                 f"{path} holds run {row['run']} of case {row['case']!r}, which belongs in "
                 f"{run_path(out, row['case'] or '?', row['run'] or 0)}: a copy or a stray; delete it"
             )
-        made = {"root_seed": row["root_seed"], "n_samples": row["n_samples"], "checkpoints": row["t"]}
+        made = {"root_seed": row["root_seed"], "n_draws": row["n_draws"], "checkpoints": row["t"]}
         diffs = [f"{k} {made[k]} here, {settings[k]} asked" for k in made if made[k] != settings[k]]
         spec = json.loads(row["case_spec"]) if row["case_spec"] else None
         wanted = settings["cases"].get(row["case"])
@@ -386,7 +386,7 @@ SWEEP_SAFE = (
 def check_sweep(out: Path, settings: dict, on_disk: dict | None = None) -> None:
     """Record the sweep's settings in ``sweep.json``, or check that earlier runs used the same.
 
-    ``settings`` holds ``root_seed``, ``n_samples``, ``checkpoints`` and ``cases``
+    ``settings`` holds ``root_seed``, ``n_draws``, ``checkpoints`` and ``cases``
     (id -> spec dict). Only finished runs lock a folder: the global settings must
     agree if any run file exists, and a case's spec if that case has run files;
     more runs or more cases are fine. Settings recorded by a sweep that finished no
@@ -411,7 +411,7 @@ def check_sweep(out: Path, settings: dict, on_disk: dict | None = None) -> None:
         with_runs = {cid for cid in old.get("cases", {}) if finished_runs(out, cid)}
         diffs = []
         if with_runs:
-            diffs = [k for k in ("root_seed", "n_samples", "checkpoints") if old.get(k) != settings[k]]
+            diffs = [k for k in ("root_seed", "n_draws", "checkpoints") if old.get(k) != settings[k]]
         for cid, spec in settings["cases"].items():
             before = old.get("cases", {}).get(cid)
             if cid in with_runs and before != spec:

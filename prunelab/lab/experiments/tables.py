@@ -28,9 +28,9 @@ Columns of ``summary.parquet``
     Rao-Blackwellised estimate. ``alpha_note``: why a fit is missing.
 ``alpha_iid``
     ``sqrt(p (1 - p))`` for the exact ``p``: the alpha of independent draws.
-``seconds_per_sample``, ``init_seconds``
+``seconds_per_draw``, ``init_seconds``
     Means over runs. ``cpu_seconds``: the case's total init + sampling time.
-``samples_to_target``, ``seconds_to_target``
+``draws_to_target``, ``seconds_to_target``
     :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 3);
     ``_free`` from ``alpha_free``. ``t_below_target``: first checkpoint with
     sigma_t <= 0.01 (fit-free; null if never), ``seconds_below_target`` its cost.
@@ -67,7 +67,7 @@ from prunelab.indicators import (
     sigma_t,
     time_to_sigma,
 )
-from ..paper_numbers import METHODS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+from ..paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 from . import store
 from .cases import prepare_case, results_dir
 from .specs import CaseSpec, Profile, case_key, get_profile
@@ -86,14 +86,14 @@ BOOTSTRAP_SPAWN = 2**32 - 2
 N_BOOT = 200
 """Bootstrap replicates for the alpha interval."""
 
-_META = ["case", "benchmark", "network", "evidence", "method", "init"]
+_META = ["case", "benchmark", "network", "evidence", "sampler", "init"]
 
 
 def _spec_from_dict(d: dict) -> CaseSpec:
     return CaseSpec(
         benchmark=d["benchmark"],
         network=d["network"],
-        method=d["method"],
+        sampler=d["sampler"],
         evidence=d["evidence"],
         query=d["query"],
         init=d["init"],
@@ -113,7 +113,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     """One row of ``summary.parquet`` from one case's run records (a DataFrame of run rows)."""
     first = runs.iloc[0]
     n_runs = len(runs)
-    n_draws = int(first["n_samples"])  # the stored name
+    n_draws = int(first["n_draws"])
     t = np.asarray(first["t"], dtype=np.int64)
     n_states = int(first["n_states"])
     state = int(first["query_state"])
@@ -122,7 +122,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     p = float(exact_query[state])
     row = {key: first[key] for key in _META}
     row.update(
-        query=first["query"], query_state=state, n_states=n_states, n_runs=n_runs, n_samples=n_draws,
+        query=first["query"], query_state=state, n_states=n_states, n_runs=n_runs, n_draws=n_draws,
         exact_query=p, estimate_query=float(estimate[:, -1, state].mean()),
         alpha_iid=float(np.sqrt(p * (1 - p))),
     )
@@ -167,16 +167,16 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     per_draw = float(sample_seconds.mean() / n_draws)
     init_mean = float(init_seconds.mean())
     row.update(
-        seconds_per_sample=per_draw,  # the stored name
+        seconds_per_draw=per_draw,
         init_seconds=init_mean,
         cpu_seconds=float(sample_seconds.sum() + init_seconds.sum()),
     )
     for suffix, fit in (("", fixed), ("_free", free)):
         if fit is None:
-            row[f"samples_to_target{suffix}"] = row[f"seconds_to_target{suffix}"] = np.nan
+            row[f"draws_to_target{suffix}"] = row[f"seconds_to_target{suffix}"] = np.nan
         else:
             cost = time_to_sigma(fit.alpha, per_draw, init_mean, target=profile.target)
-            row[f"samples_to_target{suffix}"] = cost.draws  # the stored name
+            row[f"draws_to_target{suffix}"] = cost.draws
             row[f"seconds_to_target{suffix}"] = cost.seconds
     below = first_checkpoint_below(t, sigma, target=profile.target, t_min=profile.t_min)
     row["t_below_target"] = np.nan if below is None else float(below)
@@ -241,9 +241,9 @@ def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
 
 
 def _runs_table(runs: pd.DataFrame) -> pd.DataFrame:
-    columns = ["run", "query", "query_state", "n_samples", "init_method", "init_seconds", "sample_seconds"]
+    columns = ["run", "query", "query_state", "n_draws", "init_used", "init_seconds", "sample_seconds"]
     table = runs[_META + columns].copy()
-    table["seconds_per_sample"] = table["sample_seconds"] / table["n_samples"]
+    table["seconds_per_draw"] = table["sample_seconds"] / table["n_draws"]
     state = runs["query_state"].to_numpy()
     k = runs["n_states"].to_numpy()
     table["estimate_final"] = [np.asarray(e)[-kk + s] for e, kk, s in zip(runs["estimate"], k, state)]
@@ -403,7 +403,7 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
     Returns
     -------
     DataFrame
-        Index: the paper's row labels; columns ``(method, "ours"|"paper")``. Missing
+        Index: the paper's row labels; columns ``(sampler, "ours"|"paper")``. Missing
         cases are ``NaN``.
     """
     if which == "alpha":
@@ -412,13 +412,13 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
         column, printed = column or "seconds_to_target", PAPER_SECONDS
     else:
         raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")
-    ours = summary[summary["init"] == "forward"].set_index(["benchmark", "method"])[column]
+    ours = summary[summary["init"] == "forward"].set_index(["benchmark", "sampler"])[column]
     data = {}
-    for method in METHODS:
-        data[(method, "ours")] = [float(ours.get((b, method), np.nan)) for b in PAPER_BENCHMARKS]
-        data[(method, "paper")] = [printed[b][method] for b in PAPER_BENCHMARKS]
+    for sampler in PAPER_SAMPLERS:
+        data[(sampler, "ours")] = [float(ours.get((b, sampler), np.nan)) for b in PAPER_BENCHMARKS]
+        data[(sampler, "paper")] = [printed[b][sampler] for b in PAPER_BENCHMARKS]
     table = pd.DataFrame(data, index=[PAPER_LABELS[b] for b in PAPER_BENCHMARKS])
-    table.columns = pd.MultiIndex.from_tuples(table.columns, names=["method", "source"])
+    table.columns = pd.MultiIndex.from_tuples(table.columns, names=["sampler", "source"])
     table.index.name = "network"
     return table
 
@@ -435,7 +435,7 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
     alpha = paper_table(summary, "alpha", alpha_column)
     seconds = paper_table(summary, "seconds", seconds_column)
     forward = summary[summary["init"] == "forward"]
-    trapped = {(r["benchmark"], r["method"]) for _, r in forward.iterrows() if is_trapped(r)}
+    trapped = {(r["benchmark"], r["sampler"]) for _, r in forward.iterrows() if is_trapped(r)}
     lines = [
         f"Table 2: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
         _marked(alpha, trapped, "{:.2f}"),
@@ -450,14 +450,14 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
 
 
 def _marked(table: pd.DataFrame, trapped: set, fmt: str) -> str:
-    """``table`` as text, our cells of trapped (benchmark, method) pairs marked with :data:`TRAPPED_MARK`."""
+    """``table`` as text, our cells of trapped (benchmark, sampler) pairs marked with :data:`TRAPPED_MARK`."""
     labels = {PAPER_LABELS[b]: b for b in PAPER_BENCHMARKS}
     text = table.copy().astype(object)
     for label in table.index:
-        for method, source in table.columns:
-            x = table.loc[label, (method, source)]
+        for sampler, source in table.columns:
+            x = table.loc[label, (sampler, source)]
             cell = "-" if pd.isna(x) else fmt.format(x)
-            if source == "ours" and (labels[label], method) in trapped:
+            if source == "ours" and (labels[label], sampler) in trapped:
                 cell += TRAPPED_MARK
-            text.loc[label, (method, source)] = cell
+            text.loc[label, (sampler, source)] = cell
     return text.to_string()

@@ -80,7 +80,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from prunelab.deprecation import module_getattr
 from prunelab.network import BayesianNetwork
 from .convert import PGMPY_MAX_STATES, import_pyagrum, import_pymc, to_pgmpy_gibbs, to_pyagrum, to_pymc
 from .pgmpy import pgmpy_nan_rows, pgmpy_random_start, run_pgmpy_gibbs
@@ -168,6 +167,3 @@ def run_sampler(sampler: str, bn: BayesianNetwork, evidence: Mapping | None = No
     if sampler in PYAGRUM_OTHER:
         return run_pyagrum_other(bn, evidence, sampler, n_steps=n_steps, seconds=seconds, seed=seed)
     return run_pyagrum_gibbs(bn, evidence, n_steps=n_steps, seconds=seconds, seed=seed)
-
-
-__getattr__ = module_getattr(__name__, {"mean_hellinger": "prunelab.indicators.mean_hellinger_over_variables"})

@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prunelab.deprecation import module_getattr
 from prunelab.indicators import mean_hellinger_over_variables
 from prunelab.network import BayesianNetwork
 
@@ -229,6 +228,3 @@ def cache_key(library: str, bn: BayesianNetwork, evidence: Mapping | None, varia
     True
     """
     return library, bn.fingerprint, tuple(sorted(bn.evidence_names(evidence).items())), variant
-
-
-__getattr__ = module_getattr(__name__, {"mean_hellinger": "prunelab.indicators.mean_hellinger_over_variables"})

@@ -10,7 +10,7 @@ helper works out itself are the plain means and quantiles of what it is handed
 
 ``prunelab.lab.plots.style``
     One colour and marker per sampler in every figure (:data:`SAMPLER_STYLES`,
-    :func:`sampler_style`), the samplers' display names (:data:`METHOD_LABELS`,
+    :func:`sampler_style`), the samplers' display names (:data:`PAPER_SAMPLER_LABELS`,
     :data:`SAMPLER_LABELS`, :func:`sampler_label`),
     and what the helpers share (:data:`T_LABEL`, :func:`given_or_new_axes`).
 ``prunelab.lab.plots.networks``
@@ -44,8 +44,8 @@ from .results import (
     trace_figure,
 )
 from .style import (
-    METHOD_LABELS,
-    METHODS,
+    PAPER_SAMPLER_LABELS,
+    PAPER_SAMPLERS,
     SAMPLER_LABELS,
     SAMPLER_STYLES,
     T_LABEL,
@@ -57,8 +57,8 @@ from .style import (
 from .tables import style_paper_table
 
 __all__ = [
-    "METHODS",
-    "METHOD_LABELS",
+    "PAPER_SAMPLERS",
+    "PAPER_SAMPLER_LABELS",
     "PAPER_LAYOUTS",
     "SAMPLER_LABELS",
     "SAMPLER_STYLES",

@@ -328,7 +328,7 @@ def plot_alpha_by_query(
     ----------
     alphas : DataFrame
         One row per (group, variable) with columns ``group``, ``variable`` and
-        ``value``; a group is e.g. ``"alarm, Gibbs"``. Optional column ``method``
+        ``value``; a group is e.g. ``"alarm, Gibbs"``. Optional column ``sampler``
         colours the points by sampler.
     highlight : mapping of str to str, optional
         Group -> the variable to mark (our default query), drawn as a red diamond.
@@ -361,7 +361,7 @@ def plot_alpha_by_query(
     paper = paper or {}
     for k, name in enumerate(groups):
         rows = alphas[alphas[group] == name]
-        color = sampler_style(rows["method"].iloc[0]).color if "method" in rows else "0.3"
+        color = sampler_style(rows["sampler"].iloc[0]).color if "sampler" in rows else "0.3"
         x = k + rng.uniform(-0.18, 0.18, size=len(rows))
         ax.scatter(x, rows[value], s=16, color=color, alpha=0.65, edgecolor="none",
                    label="every free variable" if k == 0 else None)

@@ -18,7 +18,7 @@ helper                          draws
 ==============================  ===========================================================
 
 Samplers always have the same colour (:data:`prunelab.lab.plots.style.SAMPLER_STYLES`)
-and name (:data:`~prunelab.lab.plots.style.METHOD_LABELS`) in every figure of the book.
+and name (:data:`~prunelab.lab.plots.style.PAPER_SAMPLER_LABELS`) in every figure of the book.
 The AHD(t) tables these figures draw are :func:`prunelab.lab.ahd.ahd_table`'s.
 """
 
@@ -33,7 +33,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..ahd import ahd_table
-from .style import METHOD_LABELS, METHODS, T_LABEL, given_or_new_axes, sampler_style
+from .style import PAPER_SAMPLER_LABELS, PAPER_SAMPLERS, T_LABEL, given_or_new_axes, sampler_style
 
 __all__ = [
     "ahd_figure",
@@ -44,8 +44,8 @@ __all__ = [
     "trace_figure",
 ]
 
-def _label(method: str) -> str:
-    return METHOD_LABELS.get(method, method)
+def _label(sampler: str) -> str:
+    return PAPER_SAMPLER_LABELS.get(sampler, sampler)
 
 
 # ----------------------------------------------------------------------------- Figures 3-4
@@ -230,7 +230,7 @@ def plot_ahd(
     benchmark: str,
     column: str = "hellinger_query",
     ax: Axes | None = None,
-    methods: Sequence[str] = METHODS,
+    samplers: Sequence[str] = PAPER_SAMPLERS,
     band: bool = True,
     title: str | None = None,
     ylim: tuple[float, float] | None = None,
@@ -246,7 +246,7 @@ def plot_ahd(
         Benchmark id, e.g. ``"asia_ev0"``.
     column : str, default "hellinger_query"
     ax : matplotlib Axes, optional
-    methods : sequence of str
+    samplers : sequence of str
         Samplers to draw, in this order; samplers absent from the data are skipped.
     band : bool, default True
         Shade the 10-90 % quantiles over runs.
@@ -258,7 +258,7 @@ def plot_ahd(
     -------
     matplotlib.axes.Axes
         Log-log axes, one line per sampler present (labelled by
-        :data:`METHOD_LABELS`). A distance of exactly 0 cannot be shown on a log
+        :data:`PAPER_SAMPLER_LABELS`). A distance of exactly 0 cannot be shown on a log
         axis and is left out of the line; if every distance is 0 (a marginal fixed
         by the evidence) the panel says so.
 
@@ -269,7 +269,7 @@ def plot_ahd(
     Examples
     --------
     >>> t = np.array([1, 10, 100])
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": np.repeat(["gibbs", "prune"], 3),
+    >>> curves = pd.DataFrame({"benchmark": "b", "sampler": np.repeat(["gibbs", "prune"], 3),
     ...                        "init": "forward", "run": 0, "t": np.tile(t, 2),
     ...                        "hellinger_query": np.tile(0.3 / np.sqrt(t), 2)})
     >>> ax = plot_ahd(curves, "b")
@@ -281,18 +281,18 @@ def plot_ahd(
     table = curves if "ahd" in curves else ahd_table(curves, column)
     table = table[table["benchmark"] == benchmark]
     drawn = 0
-    for method in methods:
-        rows = table[table["method"] == method].sort_values("t")
+    for sampler in samplers:
+        rows = table[table["sampler"] == sampler].sort_values("t")
         if rows.empty:
             continue
         drawn += int((rows["ahd"] > 0).any())
         y = rows["ahd"].to_numpy(float)
         y = np.where(y > 0, y, np.nan)
-        ax.plot(rows["t"], y, color=sampler_style(method).color, label=_label(method), linewidth=1.6)
+        ax.plot(rows["t"], y, color=sampler_style(sampler).color, label=_label(sampler), linewidth=1.6)
         if band:
             low = np.where(rows["low"] > 0, rows["low"], np.nan)
             high = np.where(rows["high"] > 0, rows["high"], np.nan)
-            ax.fill_between(rows["t"], low, high, color=sampler_style(method).color, alpha=0.15, linewidth=0)
+            ax.fill_between(rows["t"], low, high, color=sampler_style(sampler).color, alpha=0.15, linewidth=0)
     if len(table) and not drawn:
         ax.text(0.5, 0.5, "distance 0 at every $t$\n(the marginal is fixed)", transform=ax.transAxes,
                 ha="center", va="center", color="0.4")
@@ -344,7 +344,7 @@ def ahd_figure(
     Examples
     --------
     >>> t = np.array([1, 10, 100])
-    >>> curves = pd.DataFrame({"benchmark": "b", "method": "prune", "init": "forward",
+    >>> curves = pd.DataFrame({"benchmark": "b", "sampler": "prune", "init": "forward",
     ...                        "run": 0, "t": t, "hellinger_query": 0.3 / np.sqrt(t)})
     >>> fig = ahd_figure(curves, ["b", "missing"], ncols=2)
     >>> [ax.get_title() for ax in fig.axes]
@@ -381,8 +381,8 @@ def ahd_figure(
             ax.set_xlabel("")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    handles = [plt.Line2D([], [], color=sampler_style(m).color, linewidth=1.6, label=_label(m)) for m in METHODS
-               if m in set(table["method"])]
+    handles = [plt.Line2D([], [], color=sampler_style(m).color, linewidth=1.6, label=_label(m)) for m in PAPER_SAMPLERS
+               if m in set(table["sampler"])]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False)
     if suptitle:
@@ -396,7 +396,7 @@ def plot_final_estimates(
     exact: float,
     levels: Mapping[str, float] | None = None,
     ax: Axes | None = None,
-    methods: Sequence[str] = METHODS,
+    samplers: Sequence[str] = PAPER_SAMPLERS,
     value: str = "estimate_final",
     xlabel: str = "final estimate of each run",
     seed: int = 0,
@@ -410,7 +410,7 @@ def plot_final_estimates(
     Parameters
     ----------
     finals : DataFrame
-        One row per run with ``method`` and ``value`` (``runs.parquet`` of one
+        One row per run with ``sampler`` and ``value`` (``runs.parquet`` of one
         benchmark).
     exact : float
         The exact probability (a black line).
@@ -419,7 +419,7 @@ def plot_final_estimates(
         class), drawn as dashed vertical lines, labelled above the axes (leave
         room with ``ax.set_title(..., pad=16)``).
     ax : matplotlib Axes, optional
-    methods : sequence of str
+    samplers : sequence of str
         Rows, top to bottom; absent samplers are skipped.
     value, xlabel : str
     seed : int
@@ -432,20 +432,20 @@ def plot_final_estimates(
 
     Examples
     --------
-    >>> finals = pd.DataFrame({"method": ["gibbs"] * 3 + ["prune"] * 3,
+    >>> finals = pd.DataFrame({"sampler": ["gibbs"] * 3 + ["prune"] * 3,
     ...                        "estimate_final": [0.0, 1.0, 1.0, 0.49, 0.5, 0.52]})
     >>> ax = plot_final_estimates(finals, exact=0.5)
     >>> len(ax.collections), [t.get_text() for t in ax.get_yticklabels()]
     (2, ['Gibbs', 'Prune'])
     >>> plt.close(ax.figure)
     """
-    ax = given_or_new_axes(ax, figsize=(7.0, 0.9 + 0.7 * len(methods)))
+    ax = given_or_new_axes(ax, figsize=(7.0, 0.9 + 0.7 * len(samplers)))
     rng = np.random.default_rng(seed)
-    present = [m for m in methods if (finals["method"] == m).any()]
-    for row, method in enumerate(present):
-        x = finals.loc[finals["method"] == method, value].to_numpy(float)
+    present = [m for m in samplers if (finals["sampler"] == m).any()]
+    for row, sampler in enumerate(present):
+        x = finals.loc[finals["sampler"] == sampler, value].to_numpy(float)
         y = row + rng.uniform(-0.22, 0.22, size=x.size)
-        ax.scatter(x, y, s=14, color=sampler_style(method).color, alpha=0.6, edgecolor="none", label=_label(method))
+        ax.scatter(x, y, s=14, color=sampler_style(sampler).color, alpha=0.6, edgecolor="none", label=_label(sampler))
     exact_line = ax.axvline(exact, color="black", linewidth=1.2, label="exact")
     top = ax.get_xaxis_transform()  # x in data, y in axes fraction
     for name, level in (levels or {}).items():

@@ -2,7 +2,7 @@
 
 :data:`SAMPLER_STYLES` is the one mapping from a sampler's name to its
 :class:`SamplerStyle`: prunelab's samplers (``"gibbs"``, ``"metropolis"``,
-``"prune"``, the names of :data:`prunelab.lab.paper_numbers.METHODS`, and the same
+``"prune"``, the names of :data:`prunelab.lab.paper_numbers.PAPER_SAMPLERS`, and the same
 under their :data:`prunelab.lab.peers.PEER_SAMPLERS` names ``"prunelab-gibbs"`` ...) and
 the peers' (``"pgmpy-gibbs"``, ``"pyagrum-gibbs"``, ``"pymc-cgm-uniform"``,
 ``"pymc-cgm-proportional"``, ``"pymc-metropolis"``). The eight colours are
@@ -26,11 +26,11 @@ from typing import NamedTuple
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
-from ..paper_numbers import METHODS
+from ..paper_numbers import PAPER_SAMPLERS
 
 __all__ = [
-    "METHODS",
-    "METHOD_LABELS",
+    "PAPER_SAMPLERS",
+    "PAPER_SAMPLER_LABELS",
     "SAMPLER_LABELS",
     "SAMPLER_STYLES",
     "T_LABEL",
@@ -48,7 +48,7 @@ class SamplerStyle(NamedTuple):
     marker: str
 
 
-_METHOD_STYLES = {
+_PAPER_SAMPLER_STYLES = {
     "gibbs": SamplerStyle("#1b9e77", "o"),
     "metropolis": SamplerStyle("#7570b3", "^"),
     "prune": SamplerStyle("#d95f02", "*"),
@@ -66,17 +66,17 @@ _PEER_STYLES = {
 }
 
 SAMPLER_STYLES: dict[str, SamplerStyle] = {
-    **_METHOD_STYLES,
-    **{f"prunelab-{method}": style for method, style in _METHOD_STYLES.items()},
+    **_PAPER_SAMPLER_STYLES,
+    **{f"prunelab-{sampler}": style for sampler, style in _PAPER_SAMPLER_STYLES.items()},
     **_PEER_STYLES,
 }
 """Sampler name -> :class:`SamplerStyle`, the same in every figure (see the module docstring)."""
 
-METHOD_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "Prune"}
+PAPER_SAMPLER_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "Prune"}
 """Display names of prunelab's samplers."""
 
 SAMPLER_LABELS: dict[str, str] = {
-    **METHOD_LABELS,
+    **PAPER_SAMPLER_LABELS,
     "prunelab-gibbs": "prunelab Gibbs",
     "prunelab-metropolis": "prunelab Metropolis",
     "prunelab-prune": "prunelab prune",
@@ -91,7 +91,7 @@ SAMPLER_LABELS: dict[str, str] = {
 }
 """Sampler name -> display name, for every key of :data:`SAMPLER_STYLES`.
 
-prunelab's samplers are named by :data:`METHOD_LABELS` where only they appear, and
+prunelab's samplers are named by :data:`PAPER_SAMPLER_LABELS` where only they appear, and
 ``"prunelab ..."`` under their :data:`prunelab.lab.peers.PEER_SAMPLERS` names, beside
 the peers; a peer's name says its library.
 """

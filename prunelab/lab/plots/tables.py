@@ -40,12 +40,12 @@ def style_paper_table(
     ----------
     table : DataFrame
         From :func:`prunelab.lab.experiments.paper_table`: index the benchmarks,
-        columns ``(method, "ours" | "paper")``.
+        columns ``(sampler, "ours" | "paper")``.
     intervals : DataFrame, optional
-        Columns ``(method, "low" | "high")`` on the same index: shown after our value
+        Columns ``(sampler, "low" | "high")`` on the same index: shown after our value
         as ``[low, high]`` (e.g. the bootstrap interval of alpha).
     flags : DataFrame of bool or str, optional
-        Columns ``method`` on the same index: True (or a non-empty mark such as
+        Columns ``sampler`` on the same index: True (or a non-empty mark such as
         ``"‡"``) where our number is not what the paper's measures (a non-ergodic
         sampler: alpha is then no convergence rate). Our value gets the mark
         (``flag_mark`` for True) and is greyed out.
@@ -76,7 +76,7 @@ def style_paper_table(
     >>> style_paper_table(table, flags=marks).data.loc["Asia_ev0", ("gibbs", "ours")]
     '0.50 ‡'
     """
-    methods = list(dict.fromkeys(table.columns.get_level_values(0)))
+    samplers = list(dict.fromkeys(table.columns.get_level_values(0)))
     fmt = f"{{:.{digits}f}}"
 
     def number(v):
@@ -84,26 +84,26 @@ def style_paper_table(
 
     shown = pd.DataFrame(index=table.index, columns=table.columns, dtype=object)
     css = pd.DataFrame("", index=table.index, columns=table.columns)
-    for method in methods:
-        for source in table[method].columns:
-            values = table[(method, source)].to_numpy(float)
+    for sampler in samplers:
+        for source in table[sampler].columns:
+            values = table[(sampler, source)].to_numpy(float)
             cells = [number(v) for v in values]
             if source == "ours":
-                if intervals is not None and (method, "low") in intervals:
-                    low = intervals[(method, "low")].reindex(table.index).to_numpy(float)
-                    high = intervals[(method, "high")].reindex(table.index).to_numpy(float)
+                if intervals is not None and (sampler, "low") in intervals:
+                    low = intervals[(sampler, "low")].reindex(table.index).to_numpy(float)
+                    high = intervals[(sampler, "high")].reindex(table.index).to_numpy(float)
                     cells = [
                         c if not (np.isfinite(lo) and np.isfinite(hi)) else f"{c} [{number(lo)}, {number(hi)}]"
                         for c, lo, hi in zip(cells, low, high)
                     ]
-                if flags is not None and method in flags:
-                    marks = _marks(flags[method].reindex(table.index), flag_mark)
+                if flags is not None and sampler in flags:
+                    marks = _marks(flags[sampler].reindex(table.index), flag_mark)
                     cells = [f"{c} {m}" if m else c for c, m in zip(cells, marks)]
-                    css[(method, source)] = ["color: #888888; font-style: italic" if m else "" for m in marks]
-            shown[(method, source)] = cells
+                    css[(sampler, source)] = ["color: #888888; font-style: italic" if m else "" for m in marks]
+            shown[(sampler, source)] = cells
     if best == "min":
         for source in ("ours", "paper"):
-            cols = [(m, source) for m in methods if (m, source) in table]
+            cols = [(m, source) for m in samplers if (m, source) in table]
             values = table[cols].to_numpy(float).copy()
             if source == "ours" and flags is not None:
                 for j, (m, _) in enumerate(cols):

@@ -50,7 +50,7 @@ MIXED_PRUNE_STEPS = 20
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     from prunelab.samplers import prune
-    from prunelab.samplers.uniform import METHOD_NAMES
+    from prunelab.samplers.uniform import UNIFORM_NAMES
     from prunelab.sampling import sample
 
     warm_up()
@@ -75,14 +75,16 @@ def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     probe_steps, probe_seconds = probe_prune(bn, evidence, seed.spawn(1)[0])
     n = steps_for(prof.check_seconds, probe_steps, probe_seconds, prof.check_max_steps)
     result = sample(bn, "prune", n, n_chains=2, evidence=evidence, seed=seed, traps="record")
-    methods = result.stats["method"].ravel()
+    uniform_codes = result.stats["uniform_code"].ravel()
     record.update(
         check_steps=n,
         steps_per_second=float(2 * n / result.sample_seconds.sum()),
         init_seconds=float(result.init_seconds.mean()),
-        init_methods=",".join(result.init_methods),
+        inits_used=",".join(result.inits_used),
         mean_size=float(result.stats["size"].mean()),
-        method_shares=json.dumps({METHOD_NAMES[m]: float(np.mean(methods == m)) for m in np.unique(methods)}),
+        uniform_shares=json.dumps(
+            {UNIFORM_NAMES[m]: float(np.mean(uniform_codes == m)) for m in np.unique(uniform_codes)}
+        ),
         move_rate=float(np.mean(np.any(result.draws[:, 1:] != result.draws[:, :-1], axis=2))),
     )
     if exact is not None:
@@ -133,17 +135,17 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
         return result.draws.astype(np.int64), result.stats["size"], float(result.sample_seconds.sum()), swaps
     if variant in ("prune", "prune-restarts", "prune-exact-restarts", "gibbs"):
         chains = prof.mixing_chains * (10 if variant.endswith("restarts") else 1)
-        method = "gibbs" if variant == "gibbs" else "prune"
-        options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if method == "gibbs" else {}
+        sampler = "gibbs" if variant == "gibbs" else "prune"
+        options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if sampler == "gibbs" else {}
         init = "forward"
         if variant == "prune-exact-restarts":
             from prunelab.samplers.init import exact_posterior_state  # the initialiser's exact fallback
 
             rng = np.random.default_rng(seed.spawn(1)[0])
             init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
-        result = sample(bn, method, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
+        result = sample(bn, sampler, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
                         traps="off", **options)
-        sizes = result.stats["size"] if method == "prune" else None
+        sizes = result.stats["size"] if sampler == "prune" else None
         return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum()), {}
     net = compile_network(bn, evidence)
     plan = prune.prune_plan(net)
