@@ -6,7 +6,7 @@
     python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune' --jobs 2
     python -m prunelab reproduce --profile paper --scheduler tcp://10.0.0.5:8786
     python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
-    python -m prunelab tables --profile paper                    # Tables 1-2 beside the paper's
+    python -m prunelab tables --profile paper                    # Tables 2-3 beside the paper's
     python -m prunelab cases                                     # the case ids
     python -m prunelab large --profile paper --jobs 2            # every pgmpy network, data/results/large
 

@@ -217,7 +217,7 @@ class SampleResult:
             ``"empirical"``, the recorded :attr:`rb_checkpoints` for
             ``"rao_blackwell"`` (other counts are not available there).
         estimator : {"empirical", "rao_blackwell"}
-            The share of the first ``t`` draws in each state, or the paper's eq. (1)
+            The share of the first ``t`` draws in each state, or the paper's eq. (3)
             ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs only).
 
         Returns

@@ -52,7 +52,7 @@ Rao-Blackwell sums) and of the per-chain buffers is checked against ``max_bytes`
 Rao-Blackwell estimates
 -----------------------
 For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
-conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (1)) are recorded at
+conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (3)) are recorded at
 ``rb_checkpoints`` only, by default :data:`DEFAULT_N_CHECKPOINTS` log-spaced draw
 counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
 ``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100

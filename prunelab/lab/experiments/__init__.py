@@ -15,7 +15,7 @@ module             job
 ``cases``          what a case's runs share (network, exact marginals, start), results folder
 ``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
 ``store``          run files (atomic), resumption, ``sweep.json``
-``tables``         tidy tables, per-case summary, Tables 1-2 beside the paper's
+``tables``         tidy tables, per-case summary, Tables 2-3 beside the paper's
 =================  ==========================================================
 """
 

@@ -43,7 +43,7 @@ Columns of ``summary.parquet``
     Runs stuck on some free variable, and on the query variable
     (``SampleResult.trap.stuck``: never changed although the evidence allows it,
     and no single-site move could change it). ``trapped`` (bool): R-hat infinite,
-    the query never changed in any run, or stuck in some run; Tables 1-2 mark such
+    the query never changed in any run, or stuck in some run; Tables 2-3 mark such
     cases, whose alpha and time describe a trap, not a convergence rate.
 """
 
@@ -424,7 +424,7 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
 
 
 def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> str:
-    """Tables 1 and 2 as text, ours beside the paper's (for ``python -m prunelab tables``).
+    """Tables 2 and 3 as text, ours beside the paper's (for ``python -m prunelab tables``).
 
     ``alpha_column`` is ``"alpha"`` (the paper's construction, delta = 0.9) or
     ``"alpha_free"`` (delta fitted); Table 3 uses the matching time to sigma_t = 0.01.

@@ -23,7 +23,7 @@ helper works out itself are the plain means and quantiles of what it is handed
 ``prunelab.lab.plots.alpha``
     From runs to alpha (Figure 6), and alpha of every candidate query variable.
 ``prunelab.lab.plots.tables``
-    Tables 1-2 beside the paper's, for display (:func:`style_paper_table`).
+    Tables 2-3 beside the paper's, for display (:func:`style_paper_table`).
 """
 
 from .networks import PAPER_LAYOUTS, draw_network, layered_positions, plot_transition_matrix, state_label

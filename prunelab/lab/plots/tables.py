@@ -1,4 +1,4 @@
-"""The paper's Tables 1 and 2 beside ours, for display: intervals, marks for non-ergodic cells, the best in bold.
+"""The paper's Tables 2 and 3 beside ours, for display: intervals, marks for non-ergodic cells, the best in bold.
 
 The tables themselves are :func:`prunelab.lab.experiments.paper_table`'s; here they
 only get their look (a :class:`pandas.io.formats.style.Styler`).
