@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, random_evidence
-from prunelab.compiled import compile_network, state_labels
+from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import prune
 from prunelab.samplers.init import InfeasibleStateError, initial_state
@@ -287,7 +287,7 @@ def used_labels_by_counting(net) -> np.ndarray:
     possible = net.cpt > 0
     used = np.zeros(net.n_labels, dtype=bool)
     for lab in np.flatnonzero(possible):
-        i = int(np.searchsorted(net.cpt_offset, lab, side="right")) - 1
+        i = label_entry(net, lab).variable
         kept = possible.copy()
         kept[net.cpt_offset[i] : net.cpt_offset[i + 1]] = False
         kept[lab] = True

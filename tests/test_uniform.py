@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, make_grid, random_evidence
-from prunelab.compiled import compile_network
+from prunelab.compiled import compile_network, entry_label, state_labels
 from prunelab.samplers.uniform import (
     UNIFORM_NAMES,
     count_pruned_states,
@@ -28,15 +28,6 @@ from prunelab.theory import enumerate_pruned_set
 
 CHI2_LEVEL = 1e-3
 """Significance of the chi-square tests at fixed seeds (each is deterministic)."""
-
-
-def label_of(bn: BayesianNetwork, net, variable: str, state: str, **parents: str) -> int:
-    """Global label of ``P(variable=state | parents)`` by names."""
-    i = bn.index(variable)
-    idx = tuple(bn.state_index(p, parents[p]) for p in bn.parents[variable]) + (
-        bn.state_index(variable, state),
-    )
-    return int(net.cpt_offset[i] + np.ravel_multi_index(idx, bn.cpts[variable].shape))
 
 
 def fan_network(width: int = 8) -> BayesianNetwork:
@@ -90,7 +81,7 @@ def test_paper_figure_2_pruned_set():
     ]
     kept = np.ones(net.n_labels, dtype=bool)
     for var, state, parents in crossed:
-        kept[label_of(bn, net, var, state, **parents)] = False
+        kept[entry_label(bn, net, var, state, parents)] = False
     names = lambda x: tuple(bn.states[v][s] for v, s in zip(bn.variables, x))  # noqa: E731
     expected = {
         ("k_g", "l_b", "b_e", "s_y", "m_e"),
@@ -124,7 +115,7 @@ def test_empty_and_fully_observed_sets():
         y, size, _ = uniform_pruned_state(np.random.default_rng(0), net_e, net_e.cpt > 0, uniform=uniform)
         assert size == 1.0 and y.tolist() == [1, 1]
     kept = net_e.cpt > 0
-    kept[label_of(bn, net_e, "B", "1", A="1")] = False
+    kept[entry_label(bn, net_e, "B", "1", {"A": "1"})] = False
     assert count_pruned_states(net_e, kept) == 0.0
 
 
@@ -185,11 +176,7 @@ def test_draws_are_members_of_s():
         for uniform in ("enumerate", "count", "auto"):
             y, s, _ = uniform_pruned_state(rng, net, kept, uniform=uniform)
             assert s == size
-            labels = net.cpt_offset[:-1] + y
-            for i in range(net.n_variables):
-                lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-                labels[i] += y[net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-            assert kept[labels].all()
+            assert kept[state_labels(net, y)].all()
             observed = net.evidence_value >= 0
             assert (y[observed] == net.evidence_value[observed]).all()
 
@@ -299,8 +286,8 @@ def test_used_labels_of_an_empty_set_are_none():
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     kept = net.cpt > 0
-    kept[label_of(bn, net, "B", "0", A="0")] = False
-    kept[label_of(bn, net, "B", "1", A="1")] = False
+    kept[entry_label(bn, net, "B", "0", {"A": "0"})] = False
+    kept[entry_label(bn, net, "B", "1", {"A": "1"})] = False
     assert count_pruned_states(net, kept) == 0 and not used_labels(net, kept).any()
     net_e = compile_network(bn, {"A": "0", "B": "0"})  # nothing free: constants only
     assert used_labels(net_e, net_e.cpt > 0).tolist() == [True, False, True, False, False, False]

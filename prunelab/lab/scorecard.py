@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from prunelab.compiled import entry_label
 from prunelab.indicators import sigma_t
 from .paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_LABELS
 from .paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
@@ -535,7 +536,7 @@ def network_rows() -> list[Row]:
     net = compile_network(bn)
     kept = np.ones(net.n_labels, dtype=bool)
     for variable, state, given in FIGURE_2_STRUCK:
-        kept[_label(bn, net, variable, state, dict(given))] = False
+        kept[entry_label(bn, net, variable, state, dict(given))] = False
     survivors = {tuple(bn.states[v][s] for v, s in zip(bn.variables, y)) for y in enumerate_pruned_set(net, kept)}
     fig2 = Row("fig2", "Figure 2", "Pruned around (k_g, l_b, b_e, s_y, m_e), S holds two feasible states.",
                f"the figure's pruning, transcribed, leaves {len(survivors)} states: "
@@ -552,8 +553,3 @@ def network_rows() -> list[Row]:
              "reproduced" if same else "differs")
     return [fig1, fig2, t1]
 
-
-def _label(bn, net, variable: str, state: str, given: dict) -> int:
-    """The global label of the CPT entry P(variable = state | given)."""
-    index = tuple(bn.state_index(p, given[p]) for p in bn.parents[variable]) + (bn.state_index(variable, state),)
-    return int(net.cpt_offset[bn.index(variable)] + np.ravel_multi_index(index, bn.cpts[variable].shape))
