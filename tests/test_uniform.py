@@ -195,7 +195,7 @@ def pruned_case():
 
 
 @pytest.mark.parametrize("uniform", ["enumerate", "count", "auto"])
-def test_exact_methods_draw_uniformly(uniform):
+def test_exact_uniform_draws_are_uniform(uniform):
     net, kept, members = pruned_case()
     index = {tuple(x): a for a, x in enumerate(members.tolist())}
     rng = np.random.default_rng(31)
