@@ -26,7 +26,7 @@ def _case(name: str, with_evidence: bool, max_seconds: float, queue) -> None:
     from prunelab.circuit import CircuitTooLargeError, circuit_inference, compile_circuit
     from prunelab.compiled import compile_network
     from prunelab.exact import exact_marginals
-    from prunelab.experiments.large import load_large
+    from prunelab.lab.experiments.large import load_large
 
     bn, evidence = load_large(name, with_evidence)
     row = {"network": name, "evidence": with_evidence, "variables": bn.n_variables}
@@ -67,7 +67,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.max_seconds <= 0 or args.timeout <= 0:
         parser.error("--max-seconds and --timeout must be positive")
-    from prunelab.experiments.large import pgmpy_networks
+    from prunelab.lab.experiments.large import pgmpy_networks
 
     names = args.networks or list(pgmpy_networks())
     rows = []

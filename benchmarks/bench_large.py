@@ -7,9 +7,9 @@ Run::
     .venv/bin/python benchmarks/bench_large.py --networks link munin --seconds 2
 
 For each network that pgmpy's wheel ships as ``.bif.gz``
-(:func:`prunelab.experiments.large.pgmpy_networks`), read with its rows rescaled, without
+(:func:`prunelab.lab.experiments.large.pgmpy_networks`), read with its rows rescaled, without
 evidence and with its frozen 25 % evidence (``data/evidence/<name>-25.json``, the
-evidence of the large-network experiment, :func:`~prunelab.experiments.large.load_large`),
+evidence of the large-network experiment, :func:`~prunelab.lab.experiments.large.load_large`),
 one row:
 
 * ``n``: variables; ``tw``: treewidth, the min-fill elimination width;
@@ -49,11 +49,11 @@ from prunelab import load_network
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, treewidth
-from prunelab.experiments.large import load_large, pgmpy_networks
+from prunelab.lab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
 from prunelab.samplers import prune
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.uniform import METHOD_NAMES, compile_uniform_plan, uniform_pruned_state
+from prunelab.samplers.uniform import UNIFORM_NAMES, compile_uniform_plan, uniform_pruned_state
 
 
 def timed(f, *args, **kwargs):
@@ -68,7 +68,7 @@ def timed(f, *args, **kwargs):
 def run(net, plan, seconds: float):
     """Steps per CPU second of ``run_chain`` (auto), mean |S|, and the share of each method."""
     rng = np.random.default_rng(1)
-    x0, _, _ = uniform_pruned_state(rng, net, net.cpt > 0, method="count", plan=plan.uniform)
+    x0, _, _ = uniform_pruned_state(rng, net, net.cpt > 0, uniform="count", plan=plan.uniform)
     tic = time.process_time()
     out = prune.run_chain(rng, net, x0, 20, plan=plan)
     once = (time.process_time() - tic) / 20
@@ -76,7 +76,7 @@ def run(net, plan, seconds: float):
     tic = time.process_time()
     out = prune.run_chain(rng, net, out.draws[-1], n, plan=plan)
     rate = n / max(time.process_time() - tic, 1e-9)
-    shares = {METHOD_NAMES[m]: float(np.mean(out.method == m)) for m in np.unique(out.method)}
+    shares = {UNIFORM_NAMES[m]: float(np.mean(out.uniform_code == m)) for m in np.unique(out.uniform_code)}
     drew = " ".join(f"{name}:{share:.2f}" for name, share in shares.items())
     return rate, float(out.size.mean()), drew
 
@@ -97,7 +97,7 @@ def row(name: str, with_evidence: bool, seconds: float) -> str:
     ratio = "" if isinstance(exact, ValueError) else f"{setup / exact_s:.2f}"
     init_s, (_, info) = timed(initial_state, np.random.default_rng(0), bn, evidence=evidence, return_info=True)
     rate, mean_size, drew = run(net, plan, seconds)
-    return (f"{head}{exact_txt:>9}{plan_s:>8.3f}{setup:>8.3f}{ratio:>7}{init_s:>8.3f} {info.method:<8}"
+    return (f"{head}{exact_txt:>9}{plan_s:>8.3f}{setup:>8.3f}{ratio:>7}{init_s:>8.3f} {info.init:<8}"
             f"{rate:>10,.0f}{mean_size:>10.3g}  {drew}")
 
 

@@ -41,7 +41,7 @@ TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}
 """Prune steps per second on one thread, stationary start, no evidence."""
 
 NETWORKS = ("alarm", "win95pts", "grid-8x8")
-METHODS = ("auto", "count", "enumerate")
+UNIFORMS = ("auto", "count", "enumerate")
 EVIDENCE_SEED = 7
 
 
@@ -88,7 +88,7 @@ def main(argv=None) -> None:
     parser.add_argument("--burn-in", type=int, default=5_000)
     parser.add_argument("--starts", type=int, default=20, help="random-forward first steps timed")
     parser.add_argument("--networks", nargs="*", default=list(NETWORKS))
-    parser.add_argument("--methods", nargs="*", default=list(METHODS))
+    parser.add_argument("--uniform", nargs="*", default=list(UNIFORMS))
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.repeats, args.starts, args.burn_in = 0.3, 1, 5, 2_000
@@ -118,13 +118,13 @@ def main(argv=None) -> None:
             x0 = initial_state(np.random.default_rng(2), net, "forward")
             x0 = prune.run_chain(np.random.default_rng(3), net, x0, args.burn_in).draws[-1]
             print("  " + header)
-            for uniform in args.methods:
+            for uniform in args.uniform:
                 cpu, wall, out = rate(net, x0, uniform, args.seconds, args.repeats)
                 target = TARGETS.get(name) if not with_evidence else None
                 target_s = f"{target:>9,}" if target else f"{'':>9}"
                 ratio_s = f"{cpu / target:>6.1f}x" if target else f"{'':>7}"
                 print(f"  {name:<10}{label:<10}{uniform:<11}{cpu:>12,.0f}{wall:>10,.0f}{target_s}{ratio_s}"
-                      f"{out.size.mean():>10.3g}{out.size.max():>10.3g}{np.mean(out.method == 0):>6.2f}",
+                      f"{out.size.mean():>10.3g}{out.size.max():>10.3g}{np.mean(out.uniform_code == 0):>6.2f}",
                       flush=True)
 
 

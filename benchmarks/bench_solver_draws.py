@@ -7,7 +7,7 @@ Run::
 
 Needs the extra ``solvers`` (``pip install -e '.[solvers]'``); a sampler whose
 package is missing is left out with a note. Three tables, measured as SampleSAT's
-bias was for MC-SAT (the ``mcsat`` experiment, ``prunelab.experiments.mcsat``):
+bias was for MC-SAT (the ``mcsat`` experiment, ``prunelab.lab.experiments.mcsat``):
 
 * **(a) per-step uniformity**: on fixed small pruned sets (the theory cases with
   nothing pruned, and one random pruning around a start), ``--draws`` draws of

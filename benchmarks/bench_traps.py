@@ -10,7 +10,7 @@ networks whose zeros are exact and whose other entries are not close to 0, Gibbs
 and MC-SAT where no zero or near-zero entry separates states), 4 chains, seeds
 ``0 .. runs - 1``. A run is a false alarm when ``result.trap.trapped`` (any split,
 disagreeing or stuck variable). The target is at most 1 in 1,000 runs
-(:data:`prunelab.diagnostics.TRAP_FALSE_ALARM` is the disagreement test's
+(:data:`prunelab.traps.TRAP_FALSE_ALARM` is the disagreement test's
 family-wise level); the printed count is over every run of every case.
 The alarms are also printed (case, seed, variables), so each can be looked at.
 Rows of chains that have not mixed yet (:data:`SLOW`) are printed after, not counted.

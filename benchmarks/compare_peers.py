@@ -7,19 +7,19 @@ One command prints the whole comparison and writes tidy tables with provenance::
     .venv/bin/python benchmarks/compare_peers.py --quick         # CI smoke: tiny budgets
 
 For every case (network, evidence) and budget, each sampler of
-:data:`prunelab.peers.PEER_SAMPLERS` runs one chain from the same feasible start
+:data:`prunelab.lab.peers.PEER_SAMPLERS` runs one chain from the same feasible start
 (pyAgrum draws its own) and is scored by its sweeps (or steps) per second and by
 the average Hellinger distance (AHD: mean over free variables) of its estimate to
 the exact marginals. Each figure is printed beside its prunelab counterpart's from
 the same run, as a ratio (``speed x``: counterpart / peer; ``AHD x``: peer /
-counterpart). The runs and ratios are :func:`prunelab.peer_comparison.compare_peers`;
+counterpart). The runs and ratios are :func:`prunelab.lab.peers.comparison.compare_peers`;
 this command adds the side checks, the targets, provenance and the files.
 
 Outputs (in ``--out``, default ``data/peers``; ``data/peers/quick`` with ``--quick``):
 
 ``comparison.parquet``, ``comparison.csv``
     One row per case, budget and sampler (columns
-    :data:`prunelab.peer_comparison.COLUMNS`).
+    :data:`prunelab.lab.peers.comparison.COLUMNS`).
 ``checks.csv``
     Behaviours checked on the side: pyAgrum's default stopping rule, pgmpy from its
     default random start, PyMC's default initial point, PyMC's ``proportional``
@@ -50,9 +50,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from prunelab import peers
+from prunelab.lab import peers
 from prunelab.exact import exact_marginals
-from prunelab.peer_comparison import add_ratios, compare_peers, load_case
+from prunelab.lab.peers.comparison import add_ratios, compare_peers, load_case
 
 ROOT = Path(__file__).resolve().parents[1]
 

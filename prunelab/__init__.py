@@ -1,11 +1,53 @@
-"""prunelab: prune sampling for discrete and deterministic Bayesian networks."""
+"""prunelab: prune sampling for discrete and deterministic Bayesian networks.
 
-from .diagnostics import SamplerTrappedWarning
+Where things are. Data flows down the list: a network is compiled into flat arrays,
+a sampler runs chains on them, :func:`sample` returns a :class:`SampleResult`, the
+indicators measure it, and the lab turns many results into the tables and figures of
+the book's chapters (``notebooks/``). The library never imports the lab::
+
+    library  network         BayesianNetwork: variables, states, CPTs, checked when built
+    library  io/             networks in and out: BIF, UAI, Hugin, Netica, GeNIe, BIFXML, pgmpy
+    library  catalogue       the paper's networks, frozen grids and evidence sets by name
+    library  grids           grid networks with determinism (Sang, Beame & Kautz)
+    library  evidence        evidence and seeds as they enter; seeded random evidence
+    library  smoothing       networks without determinism (0/1 entries moved by epsilon)
+    library  compiled        a network with evidence as read-only flat arrays; CPT-entry labels
+    library  clauses         a network as weighted clauses (MC-SAT)
+    library  elimination     elimination orders, for exact inference and counting
+    library  junction_tree   the junction tree, compiled once, calibrated per evidence
+    library  circuit/        compiled circuits: exact inference past the junction tree's reach
+    library  exact           exact marginals and P(e): the ground truth
+    library  theory/         exact transition matrices and pruned sets on tiny networks
+    library  samplers/       one module per sampler (init/step/run_chain, register_sampler);
+                             samplers/init: start states; samplers/uniform/: the pruned-set draw
+    library  sampling        sample(bn, sampler, n_draws, ...): the front door
+    library  chain_job       one chain of sample(), in a worker or in-process
+    library  workers         worker processes: how many, and stopping them
+    library  checkpoints     the draw counts t at which running estimates are read
+    library  sample_result   SampleResult: draws (chain, draw, variable), marginals, Rao-Blackwell
+    library  traps           did the chains mix? SamplerTrappedWarning, TrapReport, the checks
+    library  indicators/     Hellinger, AHD(t), sigma_t, fit_alpha, time_to_sigma
+    library  diagnostics     R-hat and ESS through ArviZ
+    lab      lab/experiments/        the paper's sweep: cases, profiles, runner, store, tables
+    lab      lab/experiments/large/  every pgmpy network, its peers, grids
+    lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
+    lab      lab/ahd         AHD(t) over runs, from the results' curves
+    lab      lab/plots/      the book's figures and the display of its tables
+    lab      lab/paper_numbers   the paper's printed Tables 2 and 3
+    lab      lab/scorecard   each figure, table and claim of the paper beside ours
+    lab      lab/notebook    what every chapter calls: setup, results, glue, watermark
+    cli      __main__        python -m prunelab reproduce|tables|cases|large (runs the lab)
+
+A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new
+experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapter
+helper in ``lab/notebook.py``.
+"""
+
+from .traps import SamplerTrappedWarning
 from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
 from .exact import exact_marginals, probability_of_evidence
 from .grids import make_grid
-from .deprecation import module_getattr
 from .indicators import (
     fit_alpha,
     hellinger,
@@ -19,10 +61,6 @@ from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
 __version__ = "0.1.0"
-
-__getattr__ = module_getattr(__name__, {
-    "average_hellinger": "mean_hellinger_over_chains", "mean_hellinger_over_runs": "mean_hellinger_over_chains",
-})
 
 __all__ = [
     "BayesianNetwork",

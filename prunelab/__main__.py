@@ -6,7 +6,7 @@
     python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune' --jobs 2
     python -m prunelab reproduce --profile paper --scheduler tcp://10.0.0.5:8786
     python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
-    python -m prunelab tables --profile paper                    # Tables 1-2 beside the paper's
+    python -m prunelab tables --profile paper                    # Tables 2-3 beside the paper's
     python -m prunelab cases                                     # the case ids
     python -m prunelab run frontier --profile paper --jobs 1     # any experiment, data/results/<name>
     python -m prunelab large --profile paper --jobs 2            # = run large
@@ -14,7 +14,7 @@
 A killed ``reproduce`` resumes where it stopped when started again with the same
 arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
 are checked before anything is written. Output piped into ``head`` ends quietly.
-Everything here calls :mod:`prunelab.experiments`; the CLI adds no logic.
+Everything here calls :mod:`prunelab.lab.experiments`; the CLI adds no logic.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _folder(text: str) -> str:
 
 def _user_errors() -> tuple:
     """Errors that a user's input or files cause: printed as one line, without a traceback."""
-    from .experiments.store import ResultsFileError, SweepMismatchError
+    from .lab.experiments.store import ResultsFileError, SweepMismatchError
 
     return ValueError, KeyError, OSError, MemoryError, ResultsFileError, SweepMismatchError
 
@@ -75,8 +75,8 @@ _COMMANDS = {
 def _missing_extra() -> ModuleNotFoundError | None:
     """The import error of the ``experiments`` extra, or None when it is installed."""
     try:
-        import prunelab.experiments  # noqa: F401
-        import prunelab.experiments.large  # noqa: F401
+        import prunelab.lab.experiments  # noqa: F401
+        import prunelab.lab.experiments.large  # noqa: F401
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] == "prunelab":
             raise
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     missing = _missing_extra()
     if missing is not None:
         return _parser_without_extra(missing)
-    from .experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
+    from .lab.experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
 
     parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("cases", help=_COMMANDS["cases"])
 
-    from .experiments import EXPERIMENTS
+    from .lab.experiments import EXPERIMENTS
 
     run = sub.add_parser("run", help=_COMMANDS["run"])
     run.add_argument("experiment", choices=sorted(EXPERIMENTS))
@@ -199,7 +199,7 @@ def _main(argv) -> int:
 
 
 def _command(args, argv) -> int:
-    from . import experiments
+    from .lab import experiments
 
     if args.command == "cases":
         for case in experiments.CASES:
@@ -213,7 +213,7 @@ def _command(args, argv) -> int:
         made = prov.get("profile", {}).get("name", args.profile)  # the profile the results were made with
         print(
             f"profile {made}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
-            f"{prov.get('profile', {}).get('n_samples', '?')} draws per case; "
+            f"{prov.get('profile', {}).get('n_draws', '?')} draws per case; "
             f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
         )
         print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
@@ -223,7 +223,7 @@ def _command(args, argv) -> int:
     if args.command in ("run", "large"):
         name = getattr(args, "experiment", "large")
         if args.command == "large" and args.freeze_evidence:
-            from .experiments import large
+            from .lab.experiments import large
 
             for path in large.freeze_evidence(folder=args.out):
                 print(f"wrote {path}")

@@ -66,7 +66,7 @@ def _start_state(rng, bn, net, evidence, start, p, max_restarts):
     _warm_initialiser(net)
     tic = time.perf_counter()
     x0, info = initial_state(rng, bn, start, p=p, evidence=evidence, max_restarts=max_restarts, return_info=True)
-    return x0, time.perf_counter() - tic, info.method
+    return x0, time.perf_counter() - tic, info.init
 
 
 def _chain(module, rng, net, x0, n_draws, backend, rb_checkpoints, options):
@@ -106,12 +106,12 @@ def run_chain_job(module_name, bn, evidence, start, p, max_restarts, seeds, n_dr
     -------
     dict
         ``output`` (the chain output as a dict, draws in the smallest integer type),
-        ``x0``, ``init_seconds``, ``sample_seconds``, ``init_method``.
+        ``x0``, ``init_seconds``, ``sample_seconds``, ``init_used``.
     """
     module = importlib.import_module(module_name)
     net = compile_network(bn, evidence)
     init_seed, run_seed = seeds
-    x0, init_seconds, init_method = _start_state(np.random.default_rng(init_seed), bn, net, evidence, start, p,
+    x0, init_seconds, init_used = _start_state(np.random.default_rng(init_seed), bn, net, evidence, start, p,
                                                  max_restarts)
     output, sample_seconds = _chain(module, np.random.default_rng(run_seed), net, x0, n_draws, backend,
                                     rb_checkpoints, options)
@@ -121,5 +121,5 @@ def run_chain_job(module_name, bn, evidence, start, p, max_restarts, seeds, n_dr
         "x0": x0,
         "init_seconds": init_seconds,
         "sample_seconds": sample_seconds,
-        "init_method": init_method,
+        "init_used": init_used,
     }

@@ -7,6 +7,9 @@ So the label of variable ``i`` in a full state ``x`` is::
 
     cpt_offset[i] + sum_k x[parent_k] * parent_stride_k + x[i]
 
+:func:`state_labels` computes it for full states, :func:`entry_label` for one entry
+named by its variable and states, and :func:`label_entry` is the inverse.
+
 Nothing here is random and nothing here holds Python objects: kernels (numba or
 numpy) receive the arrays of a :class:`CompiledNetwork` directly.
 """
@@ -20,7 +23,7 @@ import numpy as np
 
 from .network import BayesianNetwork
 
-__all__ = ["CompiledNetwork", "compile_network", "state_labels"]
+__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "entry_label", "label_entry", "state_labels"]
 
 
 class CompiledNetwork(NamedTuple):
@@ -182,3 +185,85 @@ def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
         lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
         labels[i] += np.dot(net.parent_stride[lo:hi], states[net.parent_index[lo:hi]])
     return labels.T
+
+
+class CptEntry(NamedTuple):
+    """The CPT entry a label stands for (:func:`label_entry`): indices, not names.
+
+    Attributes
+    ----------
+    variable : int
+        Index in ``bn.variables``.
+    state : int
+        The variable's state.
+    parent_states : tuple of int
+        The parents' states, in ``bn.parents[variable]`` order.
+    row : int
+        The parents' configuration numbered in C order: the row of the CPT flattened
+        to ``(configurations, states)``.
+    """
+
+    variable: int
+    state: int
+    parent_states: tuple[int, ...]
+    row: int
+
+
+def entry_label(bn: BayesianNetwork, net: CompiledNetwork, variable: str, state: str,
+                given: Mapping[str, str] | None = None) -> int:
+    """The global label of the CPT entry ``P(variable = state | parents as in given)``, by names.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork
+    net : CompiledNetwork
+        ``bn`` compiled (with any evidence: labels do not depend on it).
+    variable, state : str
+    given : mapping of str to str, optional
+        A state of every parent of ``variable`` (other names are ignored, so a full
+        state as a dict will do).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    KeyError
+        A parent of ``variable`` without a state in ``given``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> bn = load_network("deterministic_pair")
+    >>> net = compile_network(bn)
+    >>> entry_label(bn, net, "B", "1", {"A": "1"}), label_entry(net, 5)
+    (5, CptEntry(variable=1, state=1, parent_states=(1,), row=1))
+    """
+    given = {} if given is None else given
+    missing = [p for p in bn.parents[variable] if p not in given]
+    if missing:
+        raise KeyError(f"the entry of {variable!r} needs a state of its parent(s) {missing}")
+    index = tuple(bn.state_index(p, given[p]) for p in bn.parents[variable]) + (bn.state_index(variable, state),)
+    return int(net.cpt_offset[bn.index(variable)] + np.ravel_multi_index(index, bn.cpts[variable].shape))
+
+
+def label_entry(net: CompiledNetwork, label: int) -> CptEntry:
+    """The CPT entry of a global label: the inverse of :func:`entry_label` (see :class:`CptEntry`).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> [label_entry(net, label).variable for label in range(net.n_labels)]
+    [0, 0, 1, 1, 1, 1]
+    """
+    label = int(label)
+    if not 0 <= label < net.n_labels:
+        raise ValueError(f"label {label} is not one of the network's {net.n_labels} labels")
+    i = int(np.searchsorted(net.cpt_offset, label, side="right")) - 1
+    row, state = divmod(label - int(net.cpt_offset[i]), int(net.cardinality[i]))
+    lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+    shape = tuple(int(net.cardinality[p]) for p in net.parent_index[lo:hi])
+    parent_states = tuple(int(s) for s in np.unravel_index(row, shape)) if shape else ()
+    return CptEntry(i, int(state), parent_states, int(row))

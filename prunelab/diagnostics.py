@@ -1,4 +1,4 @@
-"""Diagnostics for sampler output: R-hat, bulk and tail ESS, ESS per second, traps.
+"""Diagnostics for sampler output: R-hat, bulk and tail ESS, ESS per second.
 
 The edge layer between the array API and ArviZ (0.x). A query is tracked by a scalar
 per draw, typically the indicator ``1{x_query = state}`` of shape ``(chain, draw)``;
@@ -6,9 +6,8 @@ its mean is the estimate of ``P(query = state)`` and its ESS is the number of ii
 draws that estimate is worth. :func:`ess_from_alpha` ties that to the paper's
 rate-of-convergence constant alpha.
 
-:func:`chain_disagreement` (numpy and scipy only, so :func:`prunelab.sample` can
-call it without ArviZ) tests whether chains disagree beyond what their ESS allows;
-:class:`SamplerTrappedWarning` is what :func:`prunelab.sample` warns with.
+The trap check of :func:`prunelab.sample` (chains that disagree beyond their ESS,
+single-site traps) needs no ArviZ and lives in :mod:`prunelab.traps`.
 
 ArviZ is imported on first use (it is slow to import and pulls in matplotlib).
 """
@@ -17,131 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
-    "ESS_MARGIN",
-    "MIN_DRAWS",
-    "MIN_EXPECTED_COUNT",
-    "TRAP_FALSE_ALARM",
-    "SamplerTrappedWarning",
-    "TrapReport",
     "arviz_notice_ignored",
-    "chain_disagreement",
     "convergence_summary",
     "ess_from_alpha",
     "to_inference_data",
 ]
-
-TRAP_FALSE_ALARM = 1e-3
-"""Family-wise false-alarm rate of the disagreement test of :func:`prunelab.sample`
-(Bonferroni over every tested indicator of every free variable)."""
-
-
-MIN_DRAWS = 100
-"""Fewest draws per chain for which :func:`chain_disagreement` judges; shorter chains cannot
-show their autocorrelation time (a slow but healthy sampler would look trapped)."""
-
-ESS_MARGIN = 2.0
-"""Factor by which :func:`chain_disagreement` allows the estimated ESS to be too large:
-the estimate from finite chains is noisy and biased up, and the test is only as good as it."""
-
-MIN_EXPECTED_COUNT = 5
-"""Smallest effective count ``ESS * min(p, 1 - p)`` for which :func:`chain_disagreement` tests."""
-
-
-class SamplerTrappedWarning(UserWarning):
-    """The chains of :func:`prunelab.sample` look trapped; their marginals are not to be trusted.
-
-    Raised as a warning (``warnings.warn``), so it can be filtered or caught by
-    category::
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", prunelab.SamplerTrappedWarning)
-            result = prunelab.sample(bn, "gibbs", 1000)
-
-    The details are in ``result.trap`` (a :class:`TrapReport`).
-    """
-
-
-class TrapReport(NamedTuple):
-    """Signs that chains are trapped, as :func:`prunelab.sample` found them (:func:`prunelab.traps.trap_report`).
-
-    Attributes
-    ----------
-    stuck : tuple of str
-        For single-site samplers (``SINGLE_SITE = True``: Gibbs, Metropolis), the
-        free variables that never changed in any chain (nor from the start state),
-        although the evidence allows another of their states (a state with
-        ``P(x, e) > 0`` and another value was found), and that no single-site move
-        could change from any state the chains visited
-        (:func:`prunelab.samplers.init.single_site_frozen`). For Gibbs and
-        Metropolis this is a trap, not bad luck: their moves had probability zero.
-    disagreeing : tuple of str
-        Free variables whose chains disagree beyond what their ESS allows:
-        :func:`chain_disagreement` below ``threshold`` for one of their states.
-    p_values : dict of str to float
-        Per free variable, the smallest p-value of :func:`chain_disagreement` over
-        its states, over every chain (those in which the variable never moved
-        count with their constant mean: a chain held in one state is the plainest
-        disagreement there is).
-    threshold : float
-        :data:`TRAP_FALSE_ALARM` divided by the number of tests.
-    split : tuple of str
-        For every sampler, the free variables that one chain held at a state for
-        at least :data:`MIN_DRAWS` consecutive draws and a tenth of its draws
-        (:data:`prunelab.traps.HELD_SHARE`), a state that another chain
-        never visited (:func:`prunelab.traps.held_apart`): chains held at
-        different constant values (R-hat infinite), or a chain that left, once, a
-        state the others never saw (R-hat large); or that every chain held at one
-        same state for all its draws although exact inference gives the other
-        states a tenth of the probability or more.
-        Exact zeros trap single-site samplers this way, near-zero entries (a label
-        kept with probability ``c`` close to 0) prune sampling and MC-SAT.
-    """
-
-    stuck: tuple[str, ...] = ()
-    disagreeing: tuple[str, ...] = ()
-    p_values: dict = {}
-    threshold: float = float("nan")
-    split: tuple[str, ...] = ()
-
-    @property
-    def trapped(self) -> bool:
-        """Whether any variable is stuck, split or disagreeing."""
-        return bool(self.stuck or self.disagreeing or self.split)
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        """Every variable flagged, each once: stuck, then split, then disagreeing."""
-        return tuple(dict.fromkeys((*self.stuck, *self.split, *self.disagreeing)))
-
-    def message(self, sampler: str, n_chains: int) -> str:
-        """The text of the :class:`SamplerTrappedWarning`."""
-        parts = []
-        if self.stuck:
-            parts.append(
-                f"free variable(s) {list(self.stuck)} never changed in any of the {n_chains} chain(s), although "
-                "the evidence allows other states and no single-site move could change them from the states visited"
-            )
-        if self.split:
-            parts.append(
-                f"chains were held apart on {list(self.split)} (one chain stayed a tenth of its draws or more, in one "
-                "stay, in a state that another never visited, or all stayed in a state whose exact probability is "
-                "0.9 or less): zero or near-zero entries keep the sampler from moving between those states"
-            )
-        if self.disagreeing:
-            parts.append(
-                f"the chains disagree on {list(self.disagreeing)} beyond what their ESS allows "
-                f"(homogeneity test of the chain means, p < {self.threshold:.2g})"
-            )
-        return (
-            f"{sampler} chains look trapped: " + "; ".join(parts)
-            + ". Their marginals are not to be trusted (see result.trap): run longer chains, or a sampler that "
-            "moves between these states (prune sampling for exact zeros, prune-tempered for near-zero entries)."
-        )
 
 # ArviZ 0.x warns once a day on import that 1.0 will be a refactor (a date stamp in
 # the user's cache directory decides, so a fresh machine or a new day shows it). It is
@@ -363,101 +246,3 @@ def ess_from_alpha(t, p, alpha):
         raise ValueError("alpha must be positive")
     ess = t * p * (1 - p) / alpha**2
     return float(ess) if ess.ndim == 0 else ess
-
-
-def _within_chain_tau(values: np.ndarray) -> float:
-    """Autocorrelation time from the within-chain autocovariances (Geyer's initial monotone sequence).
-
-    Each chain is centred on its own mean and the autocovariances are averaged over
-    chains, so differences *between* chains do not enter (they are what is tested).
-    At least 1. Chains that never change contribute nothing.
-    """
-    n_chains, n_draws = values.shape
-    centred = values - values.mean(axis=1, keepdims=True)
-    size = 1 << int(2 * n_draws - 1).bit_length()
-    spectrum = np.fft.rfft(centred, n=size, axis=1)
-    acov = np.fft.irfft(spectrum * np.conjugate(spectrum), n=size, axis=1)[:, :n_draws].mean(axis=0) / n_draws
-    rho = acov / acov[0]
-    pairs = rho[: 2 * (n_draws // 2)].reshape(-1, 2).sum(axis=1)
-    positive = np.flatnonzero(pairs <= 0.0)
-    pairs = pairs[: positive[0] if positive.size else pairs.size]
-    pairs = np.minimum.accumulate(pairs)
-    return max(-1.0 + 2.0 * float(pairs.sum()), 1.0)
-
-
-def chain_disagreement(indicator) -> float:
-    """p-value of "all chains sample the same distribution", given the ESS of their own moves.
-
-    For a 0/1 indicator ``y`` (e.g. ``1{x_i = s}``) of ``M`` chains of ``N`` draws,
-    with pooled mean ``p``: if the chains sample one stationary distribution, each
-    chain mean ``m_c`` has variance ``p (1 - p) / ESS`` with ``ESS = N / tau``, so
-
-    .. math:: Q = \\sum_c \\frac{(m_c - p)^2 \\, \\mathrm{ESS}}{p (1 - p)}
-
-    is approximately chi-square with ``M - 1`` degrees of freedom (the homogeneity
-    test of the chain means, each worth its ESS rather than its ``N`` draws). The
-    p-value is ``P(chi2_{M-1} >= Q)``.
-
-    ``tau`` is the autocorrelation time of the chains' *own* fluctuations: each chain
-    is centred on its own mean, the autocovariances are averaged over chains and
-    summed with Geyer's initial monotone sequence (at least 1). Chains that never
-    change add nothing to it; if no chain changes the p-value is 1: chains that each
-    sit still in a different state are not evidence by themselves (a slow sampler
-    looks the same over a short run; structural traps are found otherwise, see
-    :class:`TrapReport`). What the test catches is chains that move within their own
-    part of the space but not to the part the other chains see (block-shaped
-    determinism, metastable modes).
-
-    The estimate of ``tau`` from finite chains is noisy and tends to be low, and an
-    ESS too large by a factor ``r`` multiplies ``Q`` by ``r``; so the ESS is divided
-    by :data:`ESS_MARGIN` (2) first, and chains shorter than :data:`MIN_DRAWS` (100)
-    are not judged. The chi-square law needs enough expected counts in both cells;
-    as for Pearson's test, the p-value is only computed when
-    ``ESS * min(p, 1 - p) >=`` :data:`MIN_EXPECTED_COUNT` (5). Otherwise it is 1: a
-    short run, or a rare state, is not judged.
-
-    Parameters
-    ----------
-    indicator : array_like (chain, draw)
-        At least two chains of at least two draws; values 0 or 1.
-
-    Returns
-    -------
-    float
-        The p-value; 1.0 when the pooled mean is 0 or 1, no chain ever changes, or
-        there are too few draws or effective draws to judge.
-
-    References
-    ----------
-    A. Gelman and D. B. Rubin, "Inference from iterative simulation using multiple
-    sequences", Statistical Science 7(4), 1992 (chain means against within-chain
-    variability); C. J. Geyer, "Practical Markov chain Monte Carlo", Statistical
-    Science 7(4), 1992 (initial monotone sequence estimator of the autocorrelation time).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> bool(chain_disagreement(rng.random((4, 1000)) < 0.3) > 0.001)
-    True
-    >>> moving = (rng.random((1, 200)) < 0.5).astype(float)  # one chain moves between 0 and 1
-    >>> chain_disagreement(np.vstack([moving, np.zeros((1, 200))])) < 1e-6
-    True
-    """
-    from scipy import stats
-
-    values = np.asarray(indicator, dtype=float)
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
-        raise ValueError(f"need an array (chain, draw) with at least 2 chains of 2 draws, got shape {values.shape}")
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError("indicator values must be 0 or 1")
-    n_chains, n_draws = values.shape
-    p = float(values.mean())
-    if p in (0.0, 1.0) or not np.any(np.diff(values, axis=1)):
-        return 1.0
-    if n_draws < MIN_DRAWS:
-        return 1.0
-    ess = n_draws / _within_chain_tau(values) / ESS_MARGIN
-    if ess * min(p, 1.0 - p) < MIN_EXPECTED_COUNT:
-        return 1.0  # too few effective draws in one of the two states for the chi-square law
-    q = float(((values.mean(axis=1) - p) ** 2).sum()) * ess / (p * (1.0 - p))
-    return float(stats.chi2.sf(q, n_chains - 1))

@@ -10,23 +10,9 @@ import numpy as np
 
 from . import indicators
 from .checkpoints import checked_checkpoints
-from .deprecation import renamed_attribute
-from .diagnostics import TrapReport
+from .traps import TrapReport, distinct_rows
 
-__all__ = ["SampleResult", "distinct_rows", "draw_dtype"]
-
-
-def distinct_rows(rows: np.ndarray) -> np.ndarray:
-    """The distinct rows of a 2-d integer array (compared as raw bytes, so in any order)."""
-    rows = np.ascontiguousarray(rows)
-    if rows.shape[0] == 0:
-        return rows
-    keep = np.ones(rows.shape[0], dtype=bool)
-    keep[1:] = np.any(rows[1:] != rows[:-1], axis=1)  # runs of one state first: cheap, and common
-    rows = np.ascontiguousarray(rows[keep])
-    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    _, first = np.unique(as_bytes, return_index=True)
-    return rows[np.sort(first)]
+__all__ = ["SampleResult", "draw_dtype"]
 
 
 def draw_dtype(cardinality: np.ndarray):
@@ -55,13 +41,13 @@ class SampleResult:
     evidence : dict of str to str
         The evidence, states by name.
     sampler : str
-        The sampler's name (``method`` is its deprecated name).
+        The sampler's name.
     init_seconds, sample_seconds : float64 (chain,)
         Wall time of the initial state and of the chain, per chain, numba compile
         time excluded.
     initial_states : int64 (chain, variable)
         The start of each chain (not among ``draws``: draw 1 is after one sweep).
-    init_methods : tuple of str
+    inits_used : tuple of str
         Per chain: the initialiser used (``"exact"`` when forward sampling ran out
         of restarts, ``"given"`` for an explicit start).
     rb_checkpoints : int64 (checkpoint,) or None
@@ -81,7 +67,7 @@ class SampleResult:
         seed_entropy, spawn_key=seed_spawn_key)`` reproduces the run.
     trap : TrapReport
         Variables stuck, held apart or disagreeing across chains; see
-        :class:`~prunelab.diagnostics.TrapReport`. With :attr:`n_changes`,
+        :class:`~prunelab.traps.TrapReport`. With :attr:`n_changes`,
         :attr:`n_distinct_states`, :attr:`move_rate`, :attr:`acceptance_rate` and
         :meth:`rhat`, what a user needs to notice a trapped sampler.
     backend : str
@@ -113,7 +99,7 @@ class SampleResult:
     init_seconds: np.ndarray
     sample_seconds: np.ndarray
     initial_states: np.ndarray
-    init_methods: tuple[str, ...] = ()
+    inits_used: tuple[str, ...] = ()
     rb_checkpoints: np.ndarray | None = None
     rb_sums: np.ndarray | None = None
     stats: dict[str, np.ndarray] = field(default_factory=dict)
@@ -124,7 +110,6 @@ class SampleResult:
     seed_spawn_key: tuple[int, ...] = ()
     trap: TrapReport = TrapReport()
 
-    method = renamed_attribute("prunelab.SampleResult", "method", "sampler")
 
     # ------------------------------------------------------------ shape
     @property
@@ -232,7 +217,7 @@ class SampleResult:
             ``"empirical"``, the recorded :attr:`rb_checkpoints` for
             ``"rao_blackwell"`` (other counts are not available there).
         estimator : {"empirical", "rao_blackwell"}
-            The share of the first ``t`` draws in each state, or the paper's eq. (1)
+            The share of the first ``t`` draws in each state, or the paper's eq. (3)
             ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs only).
 
         Returns

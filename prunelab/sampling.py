@@ -24,18 +24,18 @@ survives a pruning with probability ``2e-6``, so the chain moves between the sta
 that need it about once in ``5e5`` steps). :func:`sample` runs one check for every
 sampler (:func:`prunelab.traps.trap_report`), reports it in
 :attr:`SampleResult.trap` and, with ``traps="warn"`` (the default), in one
-:class:`~prunelab.diagnostics.SamplerTrappedWarning` that names the variables:
+:class:`~prunelab.traps.SamplerTrappedWarning` that names the variables:
 
 * split: one chain held a free variable at a state for at least
-  :data:`~prunelab.diagnostics.MIN_DRAWS` consecutive draws and a tenth of its
+  :data:`~prunelab.traps.MIN_DRAWS` consecutive draws and a tenth of its
   draws, a state that another
   chain never visited (chains held at different constant values: R-hat infinite;
   a chain that left, once, a state the others never saw: R-hat large);
 * disagreeing: chains disagree beyond what their ESS allows, every chain counted
-  (:func:`~prunelab.diagnostics.chain_disagreement`: the chain means against the
+  (:func:`~prunelab.traps.chain_disagreement`: the chain means against the
   ESS that the chains' own moves imply, a chi-square test, with a Bonferroni bound
   over all tested indicators so that a healthy run warns with probability below
-  :data:`~prunelab.diagnostics.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
+  :data:`~prunelab.traps.TRAP_FALSE_ALARM`): the calibrated "large R-hat";
 * stuck (single-site samplers): a free variable never changed in any chain
   although a state with another value and ``P(x, e) > 0`` exists, and no
   single-site move could have changed it from any state visited (so it is not bad
@@ -52,7 +52,7 @@ Rao-Blackwell sums) and of the per-chain buffers is checked against ``max_bytes`
 Rao-Blackwell estimates
 -----------------------
 For samplers with ``RAO_BLACKWELL = True`` (Gibbs) the running sums of the
-conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (1)) are recorded at
+conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (3)) are recorded at
 ``rb_checkpoints`` only, by default :data:`DEFAULT_N_CHECKPOINTS` log-spaced draw
 counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
 ``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100
@@ -72,18 +72,16 @@ import numpy as np
 from .chain_job import run_chain_job
 from .checkpoints import checked_checkpoints, log_checkpoints
 from .compiled import compile_network
-from .deprecation import renamed_keyword, warn_renamed
-from .diagnostics import SamplerTrappedWarning, TrapReport
 from .elimination import TablesTooLargeError
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
 from .sample_result import SampleResult, draw_dtype
 from .samplers import get_sampler
-from .samplers.init import INIT_METHODS, MAX_RESTARTS, start_state_from
-from .traps import trap_report, trap_seed
+from .samplers.init import INITS, MAX_RESTARTS, start_state_from
+from .traps import SamplerTrappedWarning, TrapReport, trap_report, trap_seed
 from .workers import worker_count
 
-__all__ = ["sample", "SampleResult", "default_checkpoints", "DEFAULT_N_CHECKPOINTS", "MAX_BYTES"]
+__all__ = ["sample", "SampleResult", "DEFAULT_N_CHECKPOINTS", "MAX_BYTES"]
 
 DEFAULT_N_CHECKPOINTS = 200
 """Number of log-spaced Rao-Blackwell checkpoints recorded by default."""
@@ -98,12 +96,6 @@ _STAT_BYTES_PER_DRAW = 16
 """Per-draw sampler statistics assumed per chain and draw (Metropolis: 8, prune: 9)."""
 
 _RESERVED_FIELDS = ("draws", "rb_checkpoints", "rb_sums")
-
-
-def default_checkpoints(n_draws: int, n_points: int = DEFAULT_N_CHECKPOINTS) -> np.ndarray:
-    """Deprecated: :func:`prunelab.checkpoints.log_checkpoints` with ``n_points=DEFAULT_N_CHECKPOINTS``."""
-    warn_renamed("prunelab.sampling.default_checkpoints", "prunelab.checkpoints.log_checkpoints(n_draws, n_points)")
-    return log_checkpoints(n_draws, n_points)
 
 
 def _integer(value, name: str, minimum: int | None = 1) -> int:
@@ -164,8 +156,8 @@ def _checked_arguments(bn, sampler, n_draws, n_chains, n_jobs, max_restarts, ini
         raise TypeError(f"init_p must be a number in [0, 1], got {type(init_p).__name__} {init_p!r}")
     if backend not in ("numba", "numpy"):
         raise ValueError(f"unknown backend {backend!r}; choose 'numba' or 'numpy'")
-    if isinstance(init, str) and init not in INIT_METHODS:
-        raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_METHODS)} or give a start state")
+    if isinstance(init, str) and init not in INITS:
+        raise ValueError(f"unknown init {init!r}; choose one of {list(INITS)} or give a start state")
     if traps not in ("warn", "record", "off"):
         raise ValueError(f"traps must be 'warn', 'record' or 'off', got {traps!r}")
     return module, n_draws, n_chains, n_jobs, max_restarts
@@ -269,8 +261,9 @@ def _gathered(results: list[dict], n_draws: int):
 
 def sample(
     bn: BayesianNetwork,
-    sampler: str | None = None,
-    n_draws: int | None = None,
+    sampler: str,
+    n_draws: int,
+    *,
     n_chains: int = 1,
     evidence: Mapping | None = None,
     init="forward",
@@ -278,14 +271,11 @@ def sample(
     n_jobs: int = 1,
     backend: str = "numba",
     progress: bool = False,
-    *,
     init_p: float = 0.5,
     max_restarts: int = MAX_RESTARTS,
     rb_checkpoints=None,
     traps: str = "warn",
     max_bytes: int = MAX_BYTES,
-    method: str | None = None,
-    n_samples: int | None = None,
     **options,
 ) -> SampleResult:
     """Run ``n_chains`` independent chains of a sampler on ``bn`` given ``evidence``.
@@ -335,7 +325,7 @@ def sample(
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
-        (:class:`~prunelab.diagnostics.SamplerTrappedWarning`) if there are any;
+        (:class:`~prunelab.traps.SamplerTrappedWarning`) if there are any;
         ``"record"``: the same without the warning (the experiment runner);
         ``"off"``: no check (pieces of one longer chain, where a check of each
         piece means nothing); ``result.trap`` is then empty.
@@ -343,8 +333,6 @@ def sample(
         A number of bytes, an integer (``"1GB"`` or ``1e9`` is a TypeError).
         Refuse at once, before allocating anything, a run whose draws, per-draw
         statistics, Rao-Blackwell sums and chain buffers would need more.
-    method, n_samples
-        Deprecated names of ``sampler`` and ``n_draws`` (a DeprecationWarning).
     **options
         Passed to the sampler's ``run_chain`` and ``step``. A name that its
         ``run_chain`` does not take is a TypeError that lists the ones it does,
@@ -370,7 +358,7 @@ def sample(
     -----
     SamplerTrappedWarning
         Some free variable is stuck, held apart, or the chains disagree beyond
-        their ESS (with ``traps="warn"``); see :class:`~prunelab.diagnostics.TrapReport`.
+        their ESS (with ``traps="warn"``); see :class:`~prunelab.traps.TrapReport`.
 
     See Also
     --------
@@ -392,8 +380,6 @@ def sample(
     >>> sorted(result.marginals())
     ['BloodPressure', 'Kidney', 'Lifestyle', 'Sports']
     """
-    sampler = renamed_keyword("sample", "method", "sampler", method, sampler, None)
-    n_draws = renamed_keyword("sample", "n_samples", "n_draws", n_samples, n_draws, None)
     module, n_draws, n_chains, n_jobs, max_restarts = _checked_arguments(
         bn, sampler, n_draws, n_chains, n_jobs, max_restarts, init_p, backend, init, traps)
     evidence = as_evidence(evidence)
@@ -432,7 +418,7 @@ def sample(
         init_seconds=np.array([r["init_seconds"] for r in results]),
         sample_seconds=np.array([r["sample_seconds"] for r in results]),
         initial_states=initial_states,
-        init_methods=tuple(r["init_method"] for r in results),
+        inits_used=tuple(r["init_used"] for r in results),
         rb_checkpoints=cps if rb_sums is not None else None,
         rb_sums=rb_sums,
         stats=stats,

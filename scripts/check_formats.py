@@ -6,7 +6,7 @@ Run::
     .venv/bin/python scripts/check_formats.py asia alarm  # some of them
 
 Each network is read from pgmpy's BIF (rows rescaled, as the large-network
-experiment reads it), handed to pyAgrum by :func:`prunelab.peers.convert.to_pyagrum`
+experiment reads it), handed to pyAgrum by :func:`prunelab.lab.peers.convert.to_pyagrum`
 (the tables as float64, not through pyAgrum's BIF reader), written by
 ``gum.saveBN`` as ``.net``, ``.dsl``, ``.xdsl``, ``.bifxml``, ``.bif`` and
 ``.uai``, and read back by :func:`prunelab.read_network`. The check: the same
@@ -110,8 +110,8 @@ def main(names=None):
 
     from prunelab import read_bif, read_network
     from prunelab.catalogue import pgmpy_example_path
-    from prunelab.experiments.large.networks import pgmpy_networks
-    from prunelab.peers.convert import to_pyagrum
+    from prunelab.lab.experiments.large.networks import pgmpy_networks
+    from prunelab.lab.peers.convert import to_pyagrum
 
     names = names or pgmpy_networks()
     folder = Path(tempfile.mkdtemp(prefix="formats-"))

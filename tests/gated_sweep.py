@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from prunelab.experiments import runner
+from prunelab.lab.experiments import runner
 
 GATE_ENV = "PRUNELAB_TEST_GATE"
 """Environment variable naming the gate file."""

@@ -1,4 +1,4 @@
-"""AHD(t) tables of the experiment runs (:mod:`prunelab.ahd`): means and quantiles over runs, decay ratios."""
+"""AHD(t) tables of the experiment runs (:mod:`prunelab.lab.ahd`): means and quantiles over runs, decay ratios."""
 
 from __future__ import annotations
 
@@ -6,31 +6,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.ahd import ahd_decay, ahd_table
+from prunelab.lab.ahd import ahd_decay, ahd_table
 from prunelab.indicators import log_checkpoints
-from prunelab.paper_numbers import METHODS
+from prunelab.lab.paper_numbers import PAPER_SAMPLERS
 
 EXACT = 1e-12
 
 
-def fake_curves(rng, benchmarks=("b1", "b2"), methods=METHODS, n_runs=5, t_max=1000, stalled=()):
-    """A curves table: AHD ~ c / sqrt(t) per run (or flat for the (benchmark, method) in ``stalled``)."""
+def fake_curves(rng, benchmarks=("b1", "b2"), samplers=PAPER_SAMPLERS, n_runs=5, t_max=1000, stalled=()):
+    """A curves table: AHD ~ c / sqrt(t) per run (or flat for the (benchmark, sampler) in ``stalled``)."""
     t = log_checkpoints(t_max, 12)
     rows = []
     for b in benchmarks:
-        for m in methods:
+        for m in samplers:
             for run in range(n_runs):
                 scale = rng.uniform(0.2, 0.4)
                 h = np.full(t.size, scale) if (b, m) in stalled else scale / np.sqrt(t)
                 rows.append(pd.DataFrame({
-                    "case": f"{b}.{m}", "benchmark": b, "method": m, "init": "forward", "run": run,
+                    "case": f"{b}.{m}", "benchmark": b, "sampler": m, "init": "forward", "run": run,
                     "t": t, "hellinger_query": h, "hellinger_all": h / 2,
                 }))
     return pd.concat(rows, ignore_index=True)
 
 
 def test_ahd_table_is_the_mean_and_quantiles_over_runs(rng):
-    curves = fake_curves(rng, benchmarks=("b1",), methods=("gibbs",), n_runs=7)
+    curves = fake_curves(rng, benchmarks=("b1",), samplers=("gibbs",), n_runs=7)
     table = ahd_table(curves, "hellinger_query", quantiles=(0.1, 0.9))
     for _, row in table.iterrows():
         values = curves.loc[curves["t"] == row["t"], "hellinger_query"].to_numpy()
@@ -41,7 +41,7 @@ def test_ahd_table_is_the_mean_and_quantiles_over_runs(rng):
 
 
 def test_ahd_table_ignores_fixed_start_cases(rng):
-    curves = fake_curves(rng, benchmarks=("b1",), methods=("gibbs",))
+    curves = fake_curves(rng, benchmarks=("b1",), samplers=("gibbs",))
     fixed = curves.assign(init="fixed", hellinger_query=9.0)
     table = ahd_table(pd.concat([curves, fixed]), "hellinger_query")
     assert table["ahd"].max() < 1

@@ -263,7 +263,7 @@ def test_reference_and_numba_chains_draw_identically(name, evidence, rng):
         state, info = prune.step(ref, net, state, uniform="circuit")
         assert np.array_equal(state.x, out.draws[t])
         assert info.size == pytest.approx(out.size[t], rel=1e-12)
-        assert info.method_name == "circuit"
+        assert info.uniform_name == "circuit"
 
 
 def test_the_circuit_draw_alone_gives_the_next_state():

@@ -79,7 +79,7 @@ def test_an_out_that_is_a_file_is_refused(tmp_path, capsys):
 
 def test_freeze_evidence_writes_into_out(tmp_path, monkeypatch, capsys):
     from prunelab.catalogue import data_dir
-    from prunelab.experiments.large import networks
+    from prunelab.lab.experiments.large import networks
 
     monkeypatch.setattr(networks, "pgmpy_networks", lambda: ["cancer"])
     shipped = data_dir() / "evidence" / "cancer-25.json"
@@ -113,7 +113,8 @@ def test_without_the_experiments_extra_help_works_and_commands_say_what_to_insta
 
 
 def test_without_pymc_a_peer_run_says_not_installed(monkeypatch):
-    from prunelab import load_network, peers
+    from prunelab import load_network
+    from prunelab.lab import peers
 
     monkeypatch.setitem(sys.modules, "pymc", None)
     run = peers.run_sampler("pymc-cgm-uniform", load_network("blood_pressure"), n_steps=10, seed=0)

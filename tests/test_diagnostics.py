@@ -183,7 +183,7 @@ def _ar_indicator(rng, n_chains, n_draws, p, stay):
 
 def test_chain_disagreement_is_calibrated_on_agreeing_autocorrelated_chains(rng):
     """Under the hypothesis (one stationary law, tau = (1 + stay) / (1 - stay) = 9) p-values are not too small."""
-    from prunelab.diagnostics import chain_disagreement
+    from prunelab.traps import chain_disagreement
 
     p_values = np.array([chain_disagreement(_ar_indicator(rng, 4, 500, 0.3, 0.8)) for _ in range(200)])
     # with the ESS margin the test is conservative: far fewer than 1 % below 0.01
@@ -192,7 +192,7 @@ def test_chain_disagreement_is_calibrated_on_agreeing_autocorrelated_chains(rng)
 
 
 def test_chain_disagreement_sees_chains_that_move_apart(rng):
-    from prunelab.diagnostics import chain_disagreement
+    from prunelab.traps import chain_disagreement
 
     low = _ar_indicator(rng, 2, 500, 0.2, 0.5)
     high = _ar_indicator(rng, 2, 500, 0.8, 0.5)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from prunelab.__main__ import main
-from prunelab.experiments import (
+from prunelab.lab.experiments import (
     CASES,
     CaseSpec,
     Profile,
@@ -24,15 +24,15 @@ from prunelab.experiments import (
     run_seed,
     select_cases,
 )
-from prunelab.experiments import store
-from prunelab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+from prunelab.lab.experiments import store
+from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
 TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
 N_TINY_RUNS = 5 * TINY.n_runs
 
 TIMING_COLUMNS = {
-    "init_seconds", "sample_seconds", "seconds_per_sample", "cpu_seconds", "seconds_to_target",
+    "init_seconds", "sample_seconds", "seconds_per_draw", "cpu_seconds", "seconds_to_target",
     "seconds_to_target_free", "seconds_below_target", "ess_per_second",
 }
 TABLES = ("curves", "runs", "final_marginals", "summary")
@@ -70,26 +70,22 @@ def reference(tmp_path_factory):
 
 def test_default_cases_are_eleven_benchmarks_times_three_samplers():
     assert len(CASES) == 33
-    assert {c.method for c in CASES} == {"gibbs", "metropolis", "prune"}
+    assert {c.sampler for c in CASES} == {"gibbs", "metropolis", "prune"}
     assert len({c.benchmark for c in CASES}) == 11
     assert set(PAPER_BENCHMARKS) <= {c.benchmark for c in CASES}
     assert len({c.id for c in CASES}) == 33
 
 
 def test_each_list_of_names_has_one_home():
-    import prunelab.experiments as experiments
-    import prunelab.paper_numbers as paper_numbers
-    import prunelab.plots as plots
-    from prunelab.experiments import specs
+    import prunelab.lab.experiments as experiments
+    import prunelab.lab.paper_numbers as paper_numbers
+    import prunelab.lab.plots as plots
+    from prunelab.lab.experiments import specs
     from prunelab.samplers import init
 
-    assert experiments.METHODS is paper_numbers.METHODS is plots.METHODS
+    assert experiments.PAPER_SAMPLERS is paper_numbers.PAPER_SAMPLERS is plots.PAPER_SAMPLERS
     assert list(experiments.BENCHMARKS)[2:] == list(PAPER_BENCHMARKS)  # the two toy networks, then the paper's rows
-    assert specs.CASE_INITS == (*init.INIT_METHODS, "fixed")
-    with pytest.warns(DeprecationWarning, match="paper_numbers.BENCHMARKS is deprecated.*PAPER_BENCHMARKS"):
-        assert paper_numbers.BENCHMARKS is PAPER_BENCHMARKS
-    with pytest.raises(AttributeError, match="no attribute 'NO_SUCH'"):
-        paper_numbers.NO_SUCH  # noqa: B018
+    assert specs.CASE_INITS == (*init.INITS, "fixed")
 
 
 def test_select_cases_by_pattern_and_errors():
@@ -120,13 +116,13 @@ def test_reference_sweep_writes_tidy_tables(reference):
     assert report["n_done"] == N_TINY_RUNS and report["n_skipped"] == 0
     curves = pd.read_parquet(out / "curves.parquet")
     assert len(curves) == N_TINY_RUNS * TINY.checkpoints.size
-    assert {"case", "network", "evidence", "method", "run", "t", "estimate_0", "hellinger_query", "hellinger_all",
+    assert {"case", "network", "evidence", "sampler", "run", "t", "estimate_0", "hellinger_query", "hellinger_all",
             "estimate_rb_0", "hellinger_all_rb"} <= set(curves.columns)
     # the running estimates are distributions; Rao-Blackwell columns only for Gibbs
     k = curves[["estimate_0", "estimate_1"]].sum(axis=1)
     np.testing.assert_allclose(k, 1.0)
-    assert curves.loc[curves.method != "gibbs", "estimate_rb_0"].isna().all()
-    assert curves.loc[curves.method == "gibbs", "estimate_rb_0"].notna().all()
+    assert curves.loc[curves.sampler != "gibbs", "estimate_rb_0"].isna().all()
+    assert curves.loc[curves.sampler == "gibbs", "estimate_rb_0"].notna().all()
     summary = pd.read_parquet(out / "summary.parquet").set_index("case")
     assert len(summary) == 5
     assert {"alpha", "alpha_free", "seconds_to_target", "ahd_query", "ahd_all", "ess_bulk"} <= set(summary.columns)
@@ -191,7 +187,7 @@ def test_dask_cluster_gives_the_same_numbers(reference, tmp_path):
 def test_resuming_with_other_settings_is_refused(reference, tmp_path):
     reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
     longer = Profile("tiny", n_runs=3, n_draws=400, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match="n_samples"):
+    with pytest.raises(SweepMismatchError, match="n_draws"):
         reproduce(longer, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
     with pytest.raises(SweepMismatchError, match="root_seed"):
         reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
@@ -209,7 +205,7 @@ def test_fixed_init_starts_every_run_from_one_state(tmp_path):
     assert set(raw["case"]) == {"asia_ev0.metropolis.fixed"}
     starts = {tuple(s) for s in raw["start_state"]}
     assert len(starts) == 1
-    assert set(raw["init_method"]) == {"given"}
+    assert set(raw["init_used"]) == {"given"}
 
 
 def test_an_explicit_start_state_is_used_by_every_run(tmp_path):
@@ -233,7 +229,7 @@ def test_provenance_has_the_required_fields(reference):
         assert key in prov, key
     assert prov["command"] == "pytest reference"
     assert "commit" in prov["git"]
-    assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_samples"] == TINY.n_draws
+    assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_draws"] == TINY.n_draws
     assert prov["profile"]["checkpoints"] == TINY.checkpoints.tolist()
     assert {"platform", "cpu_count"} <= set(prov["machine"])
     assert {"numpy", "numba", "pandas", "joblib", "dask", "distributed"} <= set(prov["libraries"])
@@ -300,7 +296,7 @@ def test_a_bad_seed_is_refused_before_anything_is_written(tmp_path, capsys):
 
 def test_a_folder_without_finished_runs_is_never_locked(tmp_path):
     # settings recorded by a sweep that died before its first run (e.g. an old crash)
-    store.write_json_atomic({"root_seed": "999", "n_samples": 1, "checkpoints": [1], "cases": {}}, tmp_path / "sweep.json")
+    store.write_json_atomic({"root_seed": "999", "n_draws": 1, "checkpoints": [1], "cases": {}}, tmp_path / "sweep.json")
     report = reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
     assert report["n_done"] == TINY.n_runs
     assert json.loads((tmp_path / "sweep.json").read_text())["root_seed"] == str(report["root_seed"])
@@ -335,7 +331,7 @@ def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, 
     from pathlib import Path
 
     import prunelab
-    from prunelab.experiments import cases
+    from prunelab.lab.experiments import cases
 
     shipped = Path(prunelab.__file__).resolve().parent / "_data"
     monkeypatch.setattr(cases, "data_dir", lambda: shipped)

@@ -56,7 +56,7 @@ def test_arviz_prints_its_notice_on_a_fresh_machine(tmp_path):
 def test_guarded_imports_print_nothing_on_a_fresh_machine(tmp_path):
     code = textwrap.dedent("""
         from prunelab.diagnostics import _arviz
-        from prunelab.peers import import_pymc
+        from prunelab.lab.peers import import_pymc
         _arviz()
         import_pymc()
     """)

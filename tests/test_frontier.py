@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from prunelab import exact_marginals, make_grid
-from prunelab.experiments import EXPERIMENTS, FRONTIER, PROVENANCE_KEYS, load_folder, sweep
-from prunelab.experiments.framework import run_seed_sequence
-from prunelab.experiments.frontier import FrontierProfile, FrontierRun, grid_case
+from prunelab.lab.experiments import EXPERIMENTS, FRONTIER, PROVENANCE_KEYS, load_folder, sweep
+from prunelab.lab.experiments.framework import run_seed_sequence
+from prunelab.lab.experiments.frontier import FrontierProfile, FrontierRun, grid_case
 
 TINY = FrontierProfile("tiny", grids=((90, 5, 2), (50, 4, 1)), budget_grids=((90, 5, 2),), budgets=(0.1,),
                        samplers=("prune", "gibbs"), compile_seconds=60.0, speed_steps=100)
@@ -73,8 +73,8 @@ def test_unknown_kinds_and_experiments_are_refused(tmp_path):
 
 def test_mcsat_experiment_runs_tiny_and_its_frozen_tables_match_its_plan(tmp_path):
     from prunelab.catalogue import data_dir
-    from prunelab.experiments import MCSAT
-    from prunelab.experiments.mcsat import BENCH_CASES, McsatProfile
+    from prunelab.lab.experiments import MCSAT
+    from prunelab.lab.experiments.mcsat import BENCH_CASES, McsatProfile
 
     tiny = McsatProfile("tiny", bias_steps=300, bias_chains=1, runs=2, draws=200)
     report = sweep(MCSAT, tiny, out=tmp_path, kinds=["benchmark"], root_seed=2)

@@ -27,7 +27,7 @@ from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import gibbs, metropolis
 from prunelab.samplers.init import InfeasibleStateError, initial_state
-from prunelab.diagnostics import SamplerTrappedWarning
+from prunelab.traps import SamplerTrappedWarning
 from prunelab.sampling import sample
 
 SAMPLERS = {"gibbs": gibbs, "metropolis": metropolis}
@@ -66,10 +66,7 @@ def brute_force_marginals(bn: BayesianNetwork, evidence=None) -> dict[str, np.nd
 def draws_probability_positive(net, draws: np.ndarray) -> np.ndarray:
     """Per draw: does P(x, e) > 0 hold (all CPT entries positive, evidence respected)?"""
     draws = np.asarray(draws, dtype=np.int64).reshape(-1, net.n_variables)
-    labels = net.cpt_offset[: net.n_variables][None, :] + draws
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[:, i] += draws[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
+    labels = state_labels(net, draws)
     observed = net.evidence_value >= 0
     agrees = np.all(draws[:, observed] == net.evidence_value[observed], axis=1)
     return np.all(net.cpt[labels] > 0.0, axis=1) & agrees

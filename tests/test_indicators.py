@@ -97,11 +97,11 @@ def test_hellinger_rejects_negative_and_mismatched():
 # ------------------------------------------------------------------ checkpoints and running estimates
 
 
-@pytest.mark.parametrize(("n_samples", "n_points"), [(25_000, 50), (1000, 4), (7, 50), (1, 10), (2, 2)])
-def test_log_checkpoints(n_samples, n_points):
-    cps = log_checkpoints(n_samples, n_points)
+@pytest.mark.parametrize(("n_draws", "n_points"), [(25_000, 50), (1000, 4), (7, 50), (1, 10), (2, 2)])
+def test_log_checkpoints(n_draws, n_points):
+    cps = log_checkpoints(n_draws, n_points)
     assert cps.dtype == np.int64
-    assert cps[0] == 1 and cps[-1] == n_samples
+    assert cps[0] == 1 and cps[-1] == n_draws
     assert np.all(np.diff(cps) > 0)
     assert cps.size <= n_points
 
@@ -337,16 +337,6 @@ def test_mean_hellinger_over_variables_is_the_mean_over_the_exact_variables(rng)
         mean_hellinger_over_variables({"A": [0.2, 0.8]}, exact)
     with pytest.raises(ValueError, match="no variables"):
         mean_hellinger_over_variables({}, {})
-
-
-@pytest.mark.parametrize("old", ["average_hellinger", "mean_hellinger_over_runs"])
-def test_old_names_of_the_ahd_over_chains_are_deprecated_aliases(old):
-    import prunelab
-    import prunelab.indicators as indicators
-
-    for module in (prunelab, indicators):
-        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated.*use {module.__name__}.mean_hellinger_over_chains"):
-            assert getattr(module, old) is mean_hellinger_over_chains
 
 
 def test_iid_mean_hellinger_over_chains_falls_like_one_over_sqrt_t(rng):

@@ -30,7 +30,7 @@ from prunelab.samplers.init import (
 Z_IID = 5.0
 """Bound on |frequency - p| / binomial standard error."""
 
-METHODS = [("forward", 0.5), ("random_forward", 0.5), ("hybrid", 0.3)]
+INIT_CASES = [("forward", 0.5), ("random_forward", 0.5), ("hybrid", 0.3)]
 
 
 def feasible(net, x) -> bool:
@@ -61,15 +61,15 @@ EVIDENCE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("method,p", METHODS, ids=[m for m, _ in METHODS])
+@pytest.mark.parametrize("init,p", INIT_CASES, ids=[m for m, _ in INIT_CASES])
 @pytest.mark.parametrize("name,make_evidence", EVIDENCE_CASES, ids=[f"{n}{k}" for k, (n, _) in enumerate(EVIDENCE_CASES)])
-def test_initial_states_are_feasible_and_respect_evidence(method, p, name, make_evidence, rng):
+def test_initial_states_are_feasible_and_respect_evidence(init, p, name, make_evidence, rng):
     bn = load_network(name)
     evidence = make_evidence(bn)
     net = compile_network(bn, evidence)
     observed = net.evidence_value >= 0
     for _ in range(20):
-        x = initial_state(rng, bn, method, p=p, evidence=evidence)
+        x = initial_state(rng, bn, init, p=p, evidence=evidence)
         assert x.dtype == np.int64 and x.shape == (bn.n_variables,)
         np.testing.assert_array_equal(x[observed], net.evidence_value[observed])
         assert feasible(net, x)
@@ -96,12 +96,12 @@ def test_random_forward_hits_every_nonzero_entry_uniformly(rng):
         assert stats.chisquare(nz).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("method,p_a0", [("forward", 0.96), ("hybrid", 0.5 * 0.96 + 0.5 / 3)])
-def test_forward_and_hybrid_frequencies(method, p_a0, rng):
+@pytest.mark.parametrize("init,p_a0", [("forward", 0.96), ("hybrid", 0.5 * 0.96 + 0.5 / 3)])
+def test_forward_and_hybrid_frequencies(init, p_a0, rng):
     """Forward follows the CPT; hybrid(p) mixes CPT and uniform-over-non-zero with weight p."""
     net = compile_network(skewed_pair())
     n = 4_000
-    draws = np.array([initial_state(rng, net, method, p=0.5) for _ in range(n)])
+    draws = np.array([initial_state(rng, net, init, p=0.5) for _ in range(n)])
     freq = np.mean(draws[:, 0] == 0)
     assert abs(freq - p_a0) < Z_IID * np.sqrt(p_a0 * (1 - p_a0) / n)
     assert not np.any(draws[:, 0] == 3)
@@ -124,9 +124,9 @@ def test_forward_without_evidence_draws_from_the_joint(rng):
 def test_hybrid_endpoints_equal_forward_and_random_forward_draw_for_draw(name, evidence):
     bn = load_network(name)
     ev = {"random": random_evidence(bn, 0.25, seed=1), "frozen": load_evidence(name) if name == "asia" else None}.get(evidence)
-    for hybrid_p, method in ((1.0, "forward"), (0.0, "random_forward")):
+    for hybrid_p, init in ((1.0, "forward"), (0.0, "random_forward")):
         a = [initial_state(np.random.default_rng(k), bn, "hybrid", p=hybrid_p, evidence=ev) for k in range(10)]
-        b = [initial_state(np.random.default_rng(k), bn, method, evidence=ev) for k in range(10)]
+        b = [initial_state(np.random.default_rng(k), bn, init, evidence=ev) for k in range(10)]
         np.testing.assert_array_equal(a, b)
     # ... and the two endpoints differ from each other, so the check is not vacuous
     a = [initial_state(np.random.default_rng(k), bn, "forward", evidence=ev) for k in range(10)]
@@ -134,14 +134,14 @@ def test_hybrid_endpoints_equal_forward_and_random_forward_draw_for_draw(name, e
     assert not np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("method,p", METHODS, ids=[m for m, _ in METHODS])
-def test_python_and_numba_kernels_agree(method, p):
+@pytest.mark.parametrize("init,p", INIT_CASES, ids=[m for m, _ in INIT_CASES])
+def test_python_and_numba_kernels_agree(init, p):
     bn = load_network("alarm")
     ev = load_evidence("alarm")
     for k in range(5):
         r1, r2 = np.random.default_rng(k), np.random.default_rng(k)
-        a = initial_state(r1, bn, method, p=p, evidence=ev, backend="numba")
-        b = initial_state(r2, bn, method, p=p, evidence=ev, backend="python")
+        a = initial_state(r1, bn, init, p=p, evidence=ev, backend="numba")
+        b = initial_state(r2, bn, init, p=p, evidence=ev, backend="python")
         np.testing.assert_array_equal(a, b)
         assert r1.random() == r2.random()
 
@@ -178,7 +178,7 @@ def test_exact_fallback_after_the_restart_budget(rng):
     states = []
     for _ in range(400):
         x, info = initial_state(rng, bn, evidence=evidence, max_restarts=50, return_info=True)
-        assert info.method == "exact" and info.n_tries == 50
+        assert info.init == "exact" and info.n_tries == 50
         assert feasible(net, x)
         states.append(x)
     states = np.array(states)
@@ -240,10 +240,10 @@ def test_exact_fallback_runs_one_calibration_per_network_and_evidence(monkeypatc
     bn = rare_evidence_network()
     for _ in range(5):
         x, info = initial_state(rng, bn, evidence={"B": "1"}, max_restarts=20, return_info=True)
-        assert info.method == "exact" and x[0] == 1
+        assert info.init == "exact" and x[0] == 1
     assert calls == [{"B": "1"}]
     x, info = initial_state(rng, bn, evidence={"B": "1", "C": "0"}, max_restarts=20, return_info=True)
-    assert info.method == "exact" and x.tolist() == [1, 1, 0]
+    assert info.init == "exact" and x.tolist() == [1, 1, 0]
     assert calls == [{"B": "1"}, {"B": "1", "C": "0"}]
 
 
@@ -255,7 +255,7 @@ def test_exact_fallback_on_a_large_network_with_evidence(rng):
     starts = []
     for _ in range(3):
         x, info = initial_state(rng, bn, evidence=evidence, max_restarts=100, return_info=True)
-        assert info.method == "exact"
+        assert info.init == "exact"
         assert feasible(net, x)
         np.testing.assert_array_equal(x[net.evidence_value >= 0], net.evidence_value[net.evidence_value >= 0])
         starts.append(x)
@@ -270,7 +270,7 @@ def test_restart_budget_on_a_compiled_network_raises(rng):
 
 def test_initial_state_argument_errors(rng):
     bn = load_network("asia")
-    with pytest.raises(ValueError, match="unknown initialisation method"):
+    with pytest.raises(ValueError, match="unknown init"):
         initial_state(rng, bn, "backward")
     with pytest.raises(ValueError, match="0 <= p <= 1"):
         initial_state(rng, bn, "hybrid", p=1.5)

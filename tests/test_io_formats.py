@@ -434,7 +434,7 @@ def test_pgmpy_networks_written_by_pyagrum(tmp_path, name, fmt):
     """barley: 67 states in one variable, a CPT of 40,320 entries. The tolerance is what pyAgrum prints."""
     gum = pytest.importorskip("pyagrum")
 
-    from prunelab.peers.convert import to_pyagrum
+    from prunelab.lab.peers.convert import to_pyagrum
 
     bn = read_bif(pgmpy_example_path(name), name=name, normalize=True)
     result = check_formats.check_one(gum, to_pyagrum, read_network, bn, fmt, tmp_path)

@@ -38,7 +38,7 @@ As {cite:t}`geman1984`, and as the paper says {cite:p}`geman1984,phillipson2019`
 {ref}`the other chapter <other>`; the trapped networks: {glue:md}`trapped`.
 
 ```{code-cell} ipython3
-from prunelab.notebook import glue
+from prunelab.lab.notebook import glue
 glue("n_draws", 25000)
 ```
 
@@ -104,7 +104,7 @@ def test_a_download_has_its_numbers_references_and_citations_as_plain_text(tmp_p
     # the code cells are untouched: a teacher runs them as they are
     nb = json.loads(ipynb.read_text())
     assert ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"] == [
-        'from prunelab.notebook import glue\nglue("n_draws", 25000)']
+        'from prunelab.lab.notebook import glue\nglue("n_draws", 25000)']
 
 
 @pytest.mark.parametrize("broken, message", [

@@ -16,8 +16,8 @@ import pytest
 from prunelab import BayesianNetwork, exact_marginals, load_network, sample
 from prunelab.__main__ import main
 from prunelab.catalogue import data_dir
-from prunelab.experiments import LARGE, SweepMismatchError, large, load_folder, sweep
-from prunelab.experiments.large import (
+from prunelab.lab.experiments import LARGE, SweepMismatchError, large, load_folder, sweep
+from prunelab.lab.experiments.large import (
     LARGE_PROFILES,
     LargeProfile,
     LargeRun,
@@ -27,8 +27,8 @@ from prunelab.experiments.large import (
     plan_runs,
     simulate_large_run,
 )
-from prunelab.experiments.large.measures import ess_check, longest_stay, off_figures
-from prunelab.peers import PEER_SAMPLERS, PYAGRUM_OTHER, run_pyagrum_other, run_sampler
+from prunelab.lab.experiments.large.measures import ess_check, longest_stay, off_figures
+from prunelab.lab.peers import PEER_SAMPLERS, PYAGRUM_OTHER, run_pyagrum_other, run_sampler
 
 def ahd_tolerance(n_steps):
     """Largest AHD a chain of ``n_steps`` draws may show, with 0.1 as the floor.

@@ -1,4 +1,4 @@
-"""The package's shape: no import cycle between its modules, no private name imported across modules, no long module."""
+"""The package's shape: no import cycle, no private name imported across modules, no long module, the library apart from the lab."""
 
 from __future__ import annotations
 
@@ -91,6 +91,78 @@ def test_no_private_name_imported_across_modules():
         if imported.startswith("_") and not imported.startswith("__")
     ]
     assert private == []
+
+
+LAB = "prunelab.lab"
+"""The book's engine; everything else in the package (but the command line, which runs the lab) is the library."""
+
+LAB_ENTRY_POINTS = {"prunelab.__main__"}
+"""Modules outside the lab allowed to import it: ``python -m prunelab`` runs the lab's sweeps."""
+
+
+def _imported_modules(name: str, path: Path):
+    """Every module a module imports: ``import a.b``, ``from a import b`` (as ``a`` and ``a.b``), relative ones resolved,
+    and ``importlib.import_module("a.b")`` with a literal name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            yield target
+            yield from (f"{target}.{alias.name}" for alias in node.names)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            yield node.args[0].value
+
+
+def _library_imports_of_the_lab(modules: dict[str, Path]) -> list[str]:
+    return sorted(
+        f"{name} imports {target}"
+        for name, path in modules.items()
+        if not (name == LAB or name.startswith(LAB + ".")) and name not in LAB_ENTRY_POINTS
+        for target in set(_imported_modules(name, path))
+        if target == LAB or target.startswith(LAB + ".")
+    )
+
+
+def test_the_library_never_imports_the_lab():
+    assert _library_imports_of_the_lab(_modules()) == []
+
+
+def test_the_lab_import_finder_finds_one(tmp_path):
+    package = tmp_path / "prunelab"
+    (package / "samplers").mkdir(parents=True)
+    (package / "lab").mkdir()
+    (package / "lab" / "__init__.py").write_text("from ..network import BayesianNetwork\n")  # the lab may use the library
+    planted = {
+        "exact.py": "def f():\n    from .lab import plots\n",
+        "network.py": "import prunelab.lab.experiments\n",
+        "samplers/gibbs.py": "from ..lab.paper_numbers import PAPER_ALPHA\n",
+        "traps.py": "from prunelab import lab\n",
+        "sampling.py": "import importlib\nimportlib.import_module('prunelab.lab.notebook')\n",
+        "indicators.py": "from prunelab import network  # prunelab.lab in a comment is no import\n",
+    }
+    for file, text in planted.items():
+        (package / file).write_text(text)
+    modules = {
+        ".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in package.rglob("*.py")
+    }
+    assert _library_imports_of_the_lab(modules) == [
+        "prunelab.exact imports prunelab.lab",
+        "prunelab.exact imports prunelab.lab.plots",
+        "prunelab.network imports prunelab.lab.experiments",
+        "prunelab.samplers.gibbs imports prunelab.lab.paper_numbers",
+        "prunelab.samplers.gibbs imports prunelab.lab.paper_numbers.PAPER_ALPHA",
+        "prunelab.sampling imports prunelab.lab.notebook",
+        "prunelab.traps imports prunelab.lab",
+    ]
 
 
 def _line_counts() -> dict[str, int]:

@@ -9,7 +9,7 @@ import pytest
 from prunelab import load_network
 from prunelab.catalogue import data_dir, frozen_network_path
 from prunelab.compiled import compile_network
-from prunelab.notebook import draw_seed, glue, glue_float, glue_range, results_for, setup, watermark
+from prunelab.lab.notebook import draw_seed, glue, glue_float, glue_range, results_for, setup, watermark
 from prunelab.samplers.uniform import seconds_per_uniform_draw
 
 
@@ -42,7 +42,7 @@ def test_seconds_per_uniform_draw_rejects_a_bad_budget():
     with pytest.raises(ValueError, match="rounds must be >= 1"):
         seconds_per_uniform_draw(rng, net, net.cpt > 0, rounds=0)
     with pytest.raises(ValueError, match="unknown|uniform"):
-        seconds_per_uniform_draw(rng, net, net.cpt > 0, method="guess")
+        seconds_per_uniform_draw(rng, net, net.cpt > 0, uniform="guess")
 
 
 def test_setup_gives_the_chapter_generator_and_profile(monkeypatch, capsys):
@@ -67,7 +67,7 @@ def test_setup_refuses_an_unknown_profile_by_name(monkeypatch):
 
 
 def test_results_for_runs_the_cases_at_a_small_profile():
-    from prunelab.experiments import select_cases
+    from prunelab.lab.experiments import select_cases
 
     cases = [c.id for c in select_cases(["deterministic_pair"])][:1]
     results = results_for("smoke", cases)
@@ -139,7 +139,7 @@ def test_draw_seed_is_one_draw_of_the_chapter_generator():
 
 
 def test_results_run_now_are_computed_once_and_handed_out_as_copies():
-    from prunelab.notebook import results_for
+    from prunelab.lab.notebook import results_for
 
     first = results_for("smoke", ["deterministic_pair.prune"])
     column = first["runs"].columns[0]

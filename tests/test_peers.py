@@ -18,12 +18,11 @@ import pytest
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_evidence, load_network
-from prunelab import peers
+from prunelab.lab import peers
 from prunelab.indicators import mean_hellinger_over_variables
-from prunelab.peers import run as peer_run
-from prunelab.peers.run import cache_key
+from prunelab.lab.peers.run import cache_key
 from prunelab.exact import exact_marginals
-from prunelab.peer_comparison import COLUMNS
+from prunelab.lab.peers.comparison import COLUMNS
 
 EXACT_AGREEMENT = 1e-9
 """pyAgrum's LazyPropagation vs prunelab's junction tree (different summation orders)."""
@@ -305,14 +304,6 @@ def test_mean_hellinger_of_a_run_is_the_mean_over_variables():
     run = peers.run_sampler("prunelab-gibbs", bn, evidence, n_steps=50, seed=1)
     exact = exact_marginals(bn, evidence)
     assert run.mean_hellinger(exact) == mean_hellinger_over_variables(run.marginals, exact)
-
-
-@pytest.mark.parametrize("module", [peers, peer_run])
-def test_mean_hellinger_function_is_a_deprecated_name(module):
-    with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.mean_hellinger is deprecated.*"
-                                               r"use prunelab\.indicators\.mean_hellinger_over_variables"):
-        old = module.mean_hellinger
-    assert old is mean_hellinger_over_variables
 
 
 def _compare_module():

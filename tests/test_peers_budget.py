@@ -1,10 +1,10 @@
-"""The budget loop that fills a time budget chunk by chunk (prunelab.peers.budget.fill_budget)."""
+"""The budget loop that fills a time budget chunk by chunk (prunelab.lab.peers.budget.fill_budget)."""
 
 import numpy as np
 import pytest
 
 from prunelab import load_network
-from prunelab.peers.budget import MAX_CHUNKS, ChainTally, fill_budget
+from prunelab.lab.peers.budget import MAX_CHUNKS, ChainTally, fill_budget
 
 
 def fake_sampler(rate: float):

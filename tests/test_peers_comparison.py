@@ -1,6 +1,6 @@
-"""The package-level comparison (:mod:`prunelab.peer_comparison`) and a missing pyAgrum.
+"""The package-level comparison (:mod:`prunelab.lab.peers.comparison`) and a missing pyAgrum.
 
-The book's chapter runs :func:`~prunelab.peer_comparison.compare_peers` from a plain
+The book's chapter runs :func:`~prunelab.lab.peers.comparison.compare_peers` from a plain
 install, where the optional pyAgrum may be absent: a pyAgrum run must then come back
 as ``"not installed"`` (a row of the table), never as an exception.
 """
@@ -16,8 +16,8 @@ import pytest
 
 from tests.test_large import ahd_tolerance
 
-from prunelab import peers
-from prunelab.peer_comparison import COLUMNS, EVIDENCE_NETWORKS, add_ratios, compare_peers, load_case
+from prunelab.lab import peers
+from prunelab.lab.peers.comparison import COLUMNS, EVIDENCE_NETWORKS, add_ratios, compare_peers, load_case
 
 BUDGET = 0.02
 """Seconds per run: enough for thousands of prunelab sweeps on the toy networks."""
@@ -71,7 +71,7 @@ def test_compare_peers_rows_columns_and_ratios():
 
 
 def test_compare_peers_rejects_bad_names_before_running(monkeypatch):
-    from prunelab import peers
+    from prunelab.lab import peers
 
     def no_run(*args, **kwargs):
         raise AssertionError("a sampler ran before the arguments were checked")

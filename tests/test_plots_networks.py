@@ -11,8 +11,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from prunelab import load_network  # noqa: E402
-from prunelab.compiled import compile_network, state_labels  # noqa: E402
-from prunelab.plots import (  # noqa: E402
+from prunelab.compiled import compile_network, entry_label, state_labels  # noqa: E402
+from prunelab.lab.plots import (  # noqa: E402
     draw_network,
     layered_positions,
     plot_transition_matrix,
@@ -38,8 +38,7 @@ def _figure2_kept(bn):
     net = compile_network(bn)
 
     def label(v, state, parents=()):
-        idx = tuple(bn.state_index(p, s) for p, s in parents) + (bn.state_index(v, state),)
-        return int(net.cpt_offset[bn.index(v)] + np.ravel_multi_index(idx, bn.cpts[v].shape))
+        return entry_label(bn, net, v, state, dict(parents))
 
     pruned = [
         label("Kidney", "k_b"),

@@ -1,4 +1,4 @@
-"""Figures and tables of the experiment chapters (prunelab.plots.results, .alpha and .tables).
+"""Figures and tables of the experiment chapters (prunelab.lab.plots.results, .alpha and .tables).
 
 Each test draws from small synthetic results with known content and checks what a
 reader would check: one line per sampler in the sampler's colour, the paper's log
@@ -18,11 +18,11 @@ import pytest  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from prunelab.ahd import ahd_table  # noqa: E402
+from prunelab.lab.ahd import ahd_table  # noqa: E402
 from prunelab.indicators import fit_alpha, log_checkpoints, running_marginals, sigma_t  # noqa: E402
-from prunelab.plots import (  # noqa: E402
-    METHOD_LABELS,
-    METHODS,
+from prunelab.lab.plots import (  # noqa: E402
+    PAPER_SAMPLER_LABELS,
+    PAPER_SAMPLERS,
     SAMPLER_STYLES,
     ahd_figure,
     alpha_procedure_figure,
@@ -99,20 +99,20 @@ def test_trace_figure_shows_each_chain_on_its_own_row_with_state_names():
 def test_plot_ahd_one_line_per_sampler_in_its_colour_on_log_axes(rng):
     curves = fake_curves(rng)
     ax = plot_ahd(curves, "b1", "hellinger_query")
-    assert line_labels(ax) == [METHOD_LABELS[m] for m in METHODS]
-    for line, method in zip(ax.get_lines(), METHODS):
-        assert to_rgba(line.get_color()) == to_rgba(SAMPLER_STYLES[method].color)
+    assert line_labels(ax) == [PAPER_SAMPLER_LABELS[m] for m in PAPER_SAMPLERS]
+    for line, sampler in zip(ax.get_lines(), PAPER_SAMPLERS):
+        assert to_rgba(line.get_color()) == to_rgba(SAMPLER_STYLES[sampler].color)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_ylabel() == "AHD" and "samples" in ax.get_xlabel()
     assert ax.get_title() == "b1"
-    assert len(ax.collections) == len(METHODS)  # the 10-90 % bands
-    expected = ahd_table(curves).query("benchmark == 'b1' and method == 'gibbs'")["ahd"].to_numpy()
+    assert len(ax.collections) == len(PAPER_SAMPLERS)  # the 10-90 % bands
+    expected = ahd_table(curves).query("benchmark == 'b1' and sampler == 'gibbs'")["ahd"].to_numpy()
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), expected, rtol=1e-12)
 
 
 def test_plot_ahd_skips_absent_samplers_and_masks_zeros(rng):
-    curves = fake_curves(rng, methods=("gibbs", "prune"))
-    curves.loc[(curves["method"] == "prune") & (curves["t"] == 1), "hellinger_query"] = 0.0
+    curves = fake_curves(rng, samplers=("gibbs", "prune"))
+    curves.loc[(curves["sampler"] == "prune") & (curves["t"] == 1), "hellinger_query"] = 0.0
     ax = plot_ahd(curves, "b1", band=False)
     assert line_labels(ax) == ["Gibbs", "Prune"]
     assert len(ax.collections) == 0
@@ -131,13 +131,13 @@ def test_ahd_figure_one_panel_per_benchmark_missing_ones_marked(rng):
     fig = ahd_figure(curves, ["b1", "missing", "b2"], titles={"b1": "first"}, ncols=2)
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["(a) first", "(b) missing", "(c) b2"]
-    assert len(visible[0].get_lines()) == len(visible[2].get_lines()) == len(METHODS)
+    assert len(visible[0].get_lines()) == len(visible[2].get_lines()) == len(PAPER_SAMPLERS)
     assert len(visible[1].get_lines()) == 0
     assert any("not in these results" in t.get_text() for t in visible[1].texts)
     assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in visible)
     assert visible[0].get_ylim() == visible[2].get_ylim()  # shared, comparable panels
     assert len(fig.axes) == 4 and not fig.axes[3].get_visible()  # the spare cell of the 2x2 grid
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == [METHOD_LABELS[m] for m in METHODS]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [PAPER_SAMPLER_LABELS[m] for m in PAPER_SAMPLERS]
 
 
 # ----------------------------------------------------------------------------- Figure 6
@@ -210,7 +210,7 @@ def test_alpha_procedure_figure_has_the_four_panels_of_figure_6(runs):
 
 # ----------------------------------------------------------------------------- runs, queries
 def test_final_estimates_one_row_of_points_per_sampler():
-    finals = pd.DataFrame({"method": ["gibbs"] * 4 + ["prune"] * 3,
+    finals = pd.DataFrame({"sampler": ["gibbs"] * 4 + ["prune"] * 3,
                            "estimate_final": [0.0, 1.0, 0.0, 1.0, 0.49, 0.51, 0.5]})
     ax = plot_final_estimates(finals, exact=0.5, levels={"class 0": 0.0, "class 1": 1.0})
     assert [t.get_text() for t in ax.get_yticklabels()] == ["Gibbs", "Prune"]
@@ -223,7 +223,7 @@ def test_final_estimates_one_row_of_points_per_sampler():
 
 
 def test_alpha_by_query_marks_our_query_and_the_paper_value():
-    alphas = pd.DataFrame({"group": ["alarm"] * 3 + ["grid"] * 2, "method": ["gibbs"] * 3 + ["metropolis"] * 2,
+    alphas = pd.DataFrame({"group": ["alarm"] * 3 + ["grid"] * 2, "sampler": ["gibbs"] * 3 + ["metropolis"] * 2,
                            "variable": ["BP", "CO", "HR", "v_8_8", "v_1_2"], "alpha": [2.0, 0.3, 5.0, 4.0, 9.0]})
     ax = plot_alpha_by_query(alphas, highlight={"alarm": "BP", "grid": "v_8_8"}, paper={"alarm": 0.43})
     assert ax.get_yscale() == "log"
@@ -241,7 +241,7 @@ def test_alpha_by_query_marks_our_query_and_the_paper_value():
 @pytest.fixture
 def table():
     columns = pd.MultiIndex.from_product([["gibbs", "metropolis", "prune"], ["ours", "paper"]],
-                                         names=["method", "source"])
+                                         names=["sampler", "source"])
     data = [[4.86, 0.52, 4.39, 0.51, 0.74, 0.81], [2.10, 0.43, 2.49, 0.46, 0.88, 0.79],
             [np.nan, 0.45, np.nan, 0.48, np.nan, 0.50]]
     return pd.DataFrame(data, index=["Asia_ev0", "Alarm_ev0", "Win95pts_ev25"], columns=columns)

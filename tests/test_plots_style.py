@@ -1,4 +1,4 @@
-"""One colour and marker per sampler (``prunelab.plots.style``), and the figures keep to it."""
+"""One colour and marker per sampler (``prunelab.lab.plots.style``), and the figures keep to it."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from prunelab import plots  # noqa: E402
-from prunelab.paper_numbers import METHODS  # noqa: E402
-from prunelab.peers import PEER_SAMPLERS  # noqa: E402
-from prunelab.plots import (  # noqa: E402
+from prunelab.lab import plots  # noqa: E402
+from prunelab.lab.paper_numbers import PAPER_SAMPLERS  # noqa: E402
+from prunelab.lab.peers import PEER_SAMPLERS  # noqa: E402
+from prunelab.lab.plots import (  # noqa: E402
     SAMPLER_LABELS,
     SAMPLER_STYLES,
     ahd_figure,
@@ -33,12 +33,12 @@ def close_figures():
 
 
 def test_every_sampler_of_the_book_has_a_style():
-    assert set(SAMPLER_STYLES) == set(METHODS) | set(PEER_SAMPLERS)
+    assert set(SAMPLER_STYLES) == set(PAPER_SAMPLERS) | set(PEER_SAMPLERS)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_a_prunelab_sampler_looks_the_same_under_both_names(method):
-    assert sampler_style(f"prunelab-{method}") == sampler_style(method)
+@pytest.mark.parametrize("sampler", PAPER_SAMPLERS)
+def test_a_prunelab_sampler_looks_the_same_under_both_names(sampler):
+    assert sampler_style(f"prunelab-{sampler}") == sampler_style(sampler)
 
 
 def test_different_samplers_never_share_a_colour_or_a_marker():
@@ -51,7 +51,7 @@ def test_different_samplers_never_share_a_colour_or_a_marker():
 def test_an_unknown_sampler_has_no_style_rather_than_a_default_colour():
     with pytest.raises(ValueError, match=r"no style for sampler 'hmc'; known: \['gibbs'"):
         sampler_style("hmc")
-    alphas = pd.DataFrame({"group": ["g"] * 2, "method": ["hmc"] * 2, "variable": ["a", "b"], "alpha": [1.0, 2.0]})
+    alphas = pd.DataFrame({"group": ["g"] * 2, "sampler": ["hmc"] * 2, "variable": ["a", "b"], "alpha": [1.0, 2.0]})
     with pytest.raises(ValueError, match="no style for sampler 'hmc'"):
         plot_alpha_by_query(alphas)
 
@@ -59,16 +59,16 @@ def test_an_unknown_sampler_has_no_style_rather_than_a_default_colour():
 def test_figure_legends_use_the_palette(rng):
     fig = ahd_figure(fake_curves(rng, benchmarks=("b1",)), ["b1"])
     colours = [to_rgba(line.get_color()) for line in fig.legends[0].get_lines()]
-    assert colours == [to_rgba(SAMPLER_STYLES[m].color) for m in METHODS]
+    assert colours == [to_rgba(SAMPLER_STYLES[m].color) for m in PAPER_SAMPLERS]
 
 
 def test_the_package_exports_what_it_promises():
-    """``prunelab.plots`` re-exports every public name of its modules, and nothing computes tables."""
-    from prunelab.plots import networks, results, style
+    """``prunelab.lab.plots`` re-exports every public name of its modules, and nothing computes tables."""
+    from prunelab.lab.plots import networks, results, style
 
     for module in (networks, results, style):
         missing = set(module.__all__) - set(plots.__all__)
-        assert not missing, f"{module.__name__} names not exported by prunelab.plots: {sorted(missing)}"
+        assert not missing, f"{module.__name__} names not exported by prunelab.lab.plots: {sorted(missing)}"
     assert not {"ahd_table", "ahd_decay"} & set(dir(plots))
 
 
@@ -76,8 +76,8 @@ def test_every_styled_sampler_has_one_label_and_the_labels_tell_them_apart():
     assert set(SAMPLER_LABELS) == set(SAMPLER_STYLES)
     peers = [SAMPLER_LABELS[s] for s in PEER_SAMPLERS]
     assert len(set(peers)) == len(peers)
-    for method in METHODS:  # prunelab's own under both names: the same sampler, qualified beside the peers
-        assert sampler_label(f"prunelab-{method}").lower() == f"prunelab {sampler_label(method).lower()}"
+    for sampler in PAPER_SAMPLERS:  # prunelab's own under both names: the same sampler, qualified beside the peers
+        assert sampler_label(f"prunelab-{sampler}").lower() == f"prunelab {sampler_label(sampler).lower()}"
 
 
 def test_an_unknown_sampler_has_no_label_rather_than_its_raw_name():

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, random_evidence
-from prunelab.compiled import compile_network, state_labels
+from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import prune
 from prunelab.samplers.init import InfeasibleStateError, initial_state
@@ -93,7 +93,7 @@ def test_init_checks_the_state():
     assert prune.init(net, [1, 1]).x.tolist() == [1, 1]
     with pytest.raises(InfeasibleStateError):
         prune.init(net, [0, 1])
-    with pytest.raises(ValueError, match="unknown uniform method"):
+    with pytest.raises(ValueError, match="unknown uniform draw"):
         prune.run_chain(np.random.default_rng(0), net, [0, 0], 3, uniform="bfs")
 
 
@@ -127,10 +127,10 @@ def test_run_chain_equals_step_draw_for_draw(name, evidence, uniform):
     for t in range(n):
         state, info = prune.step(rng, net, state, uniform, **options)
         assert state.x.tolist() == out.draws[t].tolist()
-        assert info.size == out.size[t] and info.method == out.method[t]
+        assert info.size == out.size[t] and info.uniform_code == out.uniform_code[t]
     assert out.draws.shape == (n, net.n_variables) and out.draws.dtype == np.int64
     if uniform in ("enumerate", "count", "heuristic"):
-        assert {prune.METHOD_NAMES[m] for m in out.method} == {uniform}
+        assert {prune.UNIFORM_NAMES[m] for m in out.uniform_code} == {uniform}
 
 
 def test_chain_draws_are_feasible_and_agree_with_evidence():
@@ -287,7 +287,7 @@ def used_labels_by_counting(net) -> np.ndarray:
     possible = net.cpt > 0
     used = np.zeros(net.n_labels, dtype=bool)
     for lab in np.flatnonzero(possible):
-        i = int(np.searchsorted(net.cpt_offset, lab, side="right")) - 1
+        i = label_entry(net, lab).variable
         kept = possible.copy()
         kept[net.cpt_offset[i] : net.cpt_offset[i + 1]] = False
         kept[lab] = True
@@ -367,8 +367,8 @@ def test_auto_counts_first_then_follows_the_last_size():
     plan = prune.prune_plan(net)
     x0 = initial_state(np.random.default_rng(2), net, "forward")
     out = prune.run_chain(np.random.default_rng(3), net, x0, 2000, "auto")
-    assert prune.METHOD_NAMES[out.method[0]] == "count"
-    assert {prune.METHOD_NAMES[m] for m in out.method} == {"count", "enumerate"}
+    assert prune.UNIFORM_NAMES[out.uniform_code[0]] == "count"
+    assert {prune.UNIFORM_NAMES[m] for m in out.uniform_code} == {"count", "enumerate"}
     # a search is tried only after a step whose |S| predicts a short one (>= the first estimate of nodes/member)
-    searched = out.method[1:] == prune.METHOD_NAMES.index("enumerate")
+    searched = out.uniform_code[1:] == prune.UNIFORM_NAMES.index("enumerate")
     assert np.all(out.size[:-1][searched] * 1.0 <= prune.AUTO_SHARE * plan.node_budget)

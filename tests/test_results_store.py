@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.experiments import CaseSpec, Profile, SweepMismatchError, reproduce
-from prunelab.experiments import store
+from prunelab.lab.experiments import CaseSpec, Profile, SweepMismatchError, reproduce
+from prunelab.lab.experiments import store
 
 TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 CASE = "deterministic_pair.prune"
@@ -42,7 +42,7 @@ def test_every_run_file_carries_its_settings(swept):
     raw = store.read_runs(swept).to_pandas()
     specs = {json.loads(s)["network_sha1"] for s in raw["case_spec"]}
     assert len(specs) == 1 and len(next(iter(specs))) == 40
-    assert set(raw["root_seed"]) == {"20170901"} and set(raw["n_samples"]) == {TINY.n_draws}
+    assert set(raw["root_seed"]) == {"20170901"} and set(raw["n_draws"]) == {TINY.n_draws}
 
 
 def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
@@ -51,12 +51,12 @@ def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
     with pytest.raises(SweepMismatchError, match=r"root_seed 20170901 here, 5 asked.*--seed"):
         reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False, root_seed=5)
     longer = Profile("tiny", n_runs=3, n_draws=3000, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match=r"run-00000.parquet .*n_samples 300 here, 3000 asked"):
+    with pytest.raises(SweepMismatchError, match=r"run-00000.parquet .*n_draws 300 here, 3000 asked"):
         reproduce(longer, cases=[CASE], n_jobs=1, out=swept, progress=False)
     assert (swept / "provenance.json").read_text() == provenance  # nothing rewritten
     assert len(store.read_runs(swept)) == TINY.n_runs
     # a run file made on another network than the case's today (a regenerated file) is refused too
-    from prunelab.experiments import runner
+    from prunelab.lab.experiments import runner
 
     def changed_network(case):
         return {**real_fingerprint(case), "network_sha1": "0" * 40}
@@ -173,8 +173,8 @@ def test_json_files_are_strict_json(tmp_path):
 
 
 def test_large_run_records_are_checked_on_resume(tmp_path):
-    from prunelab.experiments import LARGE, load_folder, sweep
-    from prunelab.experiments.large import LargeProfile
+    from prunelab.lab.experiments import LARGE, load_folder, sweep
+    from prunelab.lab.experiments.large import LargeProfile
 
     tiny = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                         check_seconds=0.05, check_max_steps=2_000, grid_sides=(3,), grid_determinism=(0.5,))
@@ -208,7 +208,7 @@ def test_large_run_records_are_checked_on_resume(tmp_path):
 
 
 def test_a_corrupt_table_is_named_when_loaded(swept):
-    from prunelab.experiments import load_results
+    from prunelab.lab.experiments import load_results
 
     (swept / "curves.parquet").write_bytes(b"PAR1 truncated")
     with pytest.raises(store.ResultsFileError, match=r"curves\.parquet is unreadable .*run the sweep's command again"):

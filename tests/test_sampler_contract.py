@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from prunelab import load_network
-from prunelab.compiled import compile_network
+from prunelab.compiled import compile_network, state_labels
 from prunelab.network import EvidenceError
 from prunelab.samplers import REQUIRED_ATTRIBUTES, available_samplers, get_sampler
 from prunelab.samplers.init import InfeasibleStateError, initial_state
@@ -39,11 +39,7 @@ def case(request):
 
 def _feasible(net, draws) -> bool:
     """Every draw agrees with the evidence and uses only CPT entries above zero."""
-    labels = np.zeros(draws.shape, dtype=np.int64)
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[:, i] = net.cpt_offset[i] + draws[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi] + draws[:, i]
-    return bool((net.cpt[labels] > 0).all())
+    return bool((net.cpt[state_labels(net, draws)] > 0).all())
 
 
 def test_every_registered_sampler_is_listed():

@@ -17,7 +17,7 @@ SAMPLERS = ["gibbs", "metropolis"]
 def assert_same_result(a: SampleResult, b: SampleResult) -> None:
     np.testing.assert_array_equal(a.draws, b.draws)
     np.testing.assert_array_equal(a.initial_states, b.initial_states)
-    assert a.init_methods == b.init_methods
+    assert a.inits_used == b.inits_used
     if a.rb_sums is None:
         assert b.rb_sums is None
     else:
@@ -85,7 +85,7 @@ def test_result_layout():
     assert np.all(result.sample_seconds > 0) and np.all(result.init_seconds > 0)
     assert result.stats["n_accepted"].shape == (2, 100)
     assert result.rb_sums is None and result.rb_checkpoints is None
-    assert result.init_methods == ("forward", "forward")
+    assert result.inits_used == ("forward", "forward")
     assert "metropolis" in repr(result)
     with pytest.raises(AttributeError):
         result.sampler = "gibbs"  # frozen
@@ -132,10 +132,6 @@ def test_rao_blackwell_checkpoints():
     np.testing.assert_array_equal(evidence_block[..., 0], 1.0)
     default = sample(bn, "gibbs", 1000, seed=9)
     np.testing.assert_array_equal(default.rb_checkpoints, log_checkpoints(1000, DEFAULT_N_CHECKPOINTS))
-    from prunelab.sampling import default_checkpoints
-
-    with pytest.warns(DeprecationWarning, match="default_checkpoints is deprecated"):
-        np.testing.assert_array_equal(default_checkpoints(1000), default.rb_checkpoints)
     assert default.rb_checkpoints[-1] == 1000 and default.rb_checkpoints[0] == 1
     metro = sample(bn, "metropolis", 10, seed=9)
     with pytest.raises(ValueError, match="no Rao-Blackwell"):
@@ -149,7 +145,7 @@ def test_rao_blackwell_checkpoints():
 def test_explicit_init_and_its_errors():
     bn = load_network("deterministic_pair")
     one = sample(bn, "gibbs", 5, n_chains=2, init={"A": "1", "B": "1"}, seed=0, traps="off")
-    assert one.init_methods == ("given", "given")
+    assert one.inits_used == ("given", "given")
     np.testing.assert_array_equal(one.initial_states, [[1, 1], [1, 1]])
     with pytest.raises(InfeasibleStateError, match=r"\{A=0, B=1\}"):
         sample(bn, "gibbs", 5, init={"A": "0", "B": "1"})
@@ -163,11 +159,11 @@ def test_explicit_init_and_its_errors():
         sample(bn, "gibbs", 5, init="backward")
 
 
-def test_init_methods_and_impossible_evidence():
+def test_inits_and_impossible_evidence():
     bn = load_network("asia")
     for init in ("forward", "random_forward", "hybrid"):
         result = sample(bn, "gibbs", 20, n_chains=2, evidence={"either": "yes"}, init=init, init_p=0.2, seed=1)
-        assert result.init_methods == (init, init)
+        assert result.inits_used == (init, init)
     with pytest.raises(EvidenceError, match="tub=yes, either=no"):
         sample(bn, "gibbs", 20, evidence={"tub": "yes", "either": "no"}, seed=1)
 
@@ -234,7 +230,7 @@ def test_possible_evidence_whose_probability_underflows_is_sampled():
     assert probability_of_evidence(bn, evidence) == 0.0  # the float underflows ...
     assert log_probability_of_evidence(bn, evidence) == pytest.approx(n * np.log(0.5))  # ... its log does not
     result = sample(bn, "gibbs", 3, evidence=evidence, seed=0)
-    assert result.init_methods == ("exact",)  # forward sampling cannot find it; exact inference can
+    assert result.inits_used == ("exact",)  # forward sampling cannot find it; exact inference can
     assert np.all(result.draws == 1)
     assert not result.trap.trapped  # every A is fixed by the evidence: not stuck
 

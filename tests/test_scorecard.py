@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab import scorecard
-from prunelab.scorecard import (
+from prunelab.lab import scorecard
+from prunelab.lab.scorecard import (
     VERDICTS,
     accuracy_rows,
     alpha_rows,
@@ -17,15 +17,15 @@ from prunelab.scorecard import (
     time_rows,
 )
 
-METHODS = ("gibbs", "metropolis", "prune")
+PAPER_SAMPLERS = ("gibbs", "metropolis", "prune")
 
 
-def case(benchmark, method, **values):
+def case(benchmark, sampler, **values):
     """One forward-start case of an experiment summary: a mixing sampler unless told otherwise."""
-    row = {"case": f"{benchmark}.{method}", "benchmark": benchmark, "method": method, "init": "forward",
+    row = {"case": f"{benchmark}.{sampler}", "benchmark": benchmark, "sampler": sampler, "init": "forward",
            "query_state": 1, "exact_query": 0.5, "estimate_query": 0.5, "sigma_T": 0.01, "n_runs": 100,
-           "n_samples": 1000, "rhat": 1.0, "constant_chains": 0, "alpha": 0.5, "alpha_low": 0.45,
-           "alpha_high": 0.55, "ahd_query": 0.01, "seconds_per_sample": 1e-6, "seconds_to_target": 1.0,
+           "n_draws": 1000, "rhat": 1.0, "constant_chains": 0, "alpha": 0.5, "alpha_low": 0.45,
+           "alpha_high": 0.55, "ahd_query": 0.01, "seconds_per_draw": 1e-6, "seconds_to_target": 1.0,
            "ess_bulk": 1000.0}
     row.update(values)
     if "alpha" in values and "alpha_low" not in values:
@@ -57,7 +57,7 @@ def test_ergodicity_mark():
     ],
 )
 def test_accuracy_verdicts(ahd, verdict):
-    summary = summary_of(*(case("asia_ev0", m, ahd_query=ahd[m]) for m in METHODS))
+    summary = summary_of(*(case("asia_ev0", m, ahd_query=ahd[m]) for m in PAPER_SAMPLERS))
     (row,) = accuracy_rows(summary, ["asia_ev0"])
     assert row.verdict == verdict
     assert row.item == "Figure 5 (a) Asia_ev0"
@@ -65,7 +65,7 @@ def test_accuracy_verdicts(ahd, verdict):
 
 
 def test_accuracy_fixed_query_and_missing_case():
-    fixed = summary_of(*(case("asia_ev25", m, exact_query=1.0, ahd_query=0.0) for m in METHODS))
+    fixed = summary_of(*(case("asia_ev25", m, exact_query=1.0, ahd_query=0.0) for m in PAPER_SAMPLERS))
     assert accuracy_rows(fixed, ["asia_ev25"])[0].verdict == "not testable"
     partial = summary_of(case("alarm_ev0", "gibbs"))
     (row,) = accuracy_rows(partial, ["alarm_ev0"])
@@ -113,7 +113,7 @@ def test_alpha_claim_counts_only_benchmarks_where_all_three_mix():
 def test_alpha_table_reproduced_when_every_paper_value_is_inside():
     paper = {"gibbs": 0.43, "metropolis": 0.46, "prune": 0.79}
     rows = [case("alarm_ev0", m, alpha=paper[m], alpha_low=paper[m] - 0.01, alpha_high=paper[m] + 0.01)
-            for m in METHODS]
+            for m in PAPER_SAMPLERS]
     table, claim = alpha_rows(summary_of(*rows), ["alarm_ev0"])
     assert table.verdict == "reproduced" and claim.verdict == "reproduced"
 
@@ -122,16 +122,16 @@ def test_time_claims():
     rows = []
     for b in scorecard.SMALL_AND_MEDIUM:
         rows += [case(b, "gibbs", seconds_to_target=1.0), case(b, "metropolis", seconds_to_target=2.0),
-                 case(b, "prune", seconds_to_target=0.5, seconds_per_sample=5e-6)]
+                 case(b, "prune", seconds_to_target=0.5, seconds_per_draw=5e-6)]
     for b in scorecard.LARGE:
-        rows += [case(b, m) for m in ("gibbs", "metropolis")] + [case(b, "prune", seconds_per_sample=50e-6)]
+        rows += [case(b, m) for m in ("gibbs", "metropolis")] + [case(b, "prune", seconds_per_draw=50e-6)]
     table, fast, slow = time_rows(summary_of(*rows))
     assert table.verdict == "not testable"
     assert fast.verdict == "reproduced" and "6 of the 6" in fast.ours
     assert slow.verdict == "reproduced" and "50–50 Gibbs sweeps on the large" in slow.ours
     for r in rows:
-        if r["method"] == "prune":
-            r["seconds_to_target"], r["seconds_per_sample"] = 5.0, 1e-6
+        if r["sampler"] == "prune":
+            r["seconds_to_target"], r["seconds_per_draw"] = 5.0, 1e-6
     _, fast, slow = time_rows(summary_of(*rows))
     assert fast.verdict == "reversed" and slow.verdict == "differs"
 
@@ -172,8 +172,8 @@ def test_figure2_transcription_is_what_is_checked(monkeypatch):
 
 
 def test_rows_have_known_verdicts_and_unique_keys():
-    from prunelab.experiments import load_results
-    from prunelab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
+    from prunelab.lab.experiments import load_results
+    from prunelab.lab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
     results = load_results("paper")
     summary = results["summary"]

@@ -51,7 +51,7 @@ def _net(name, evidence):
 
 def test_both_are_registered_as_near_uniform_draws():
     assert {"cmsgen", "unigen"} <= set(PRUNED_DRAWS)
-    assert {"cmsgen", "unigen"} <= set(prune.METHOD_NAMES)
+    assert {"cmsgen", "unigen"} <= set(prune.UNIFORM_NAMES)
     assert pruned_draw("cmsgen").EXACT is False and pruned_draw("unigen").EXACT is False
 
 
@@ -86,12 +86,12 @@ def test_a_chain_is_reproducible_from_its_seed_and_step_equals_run_chain(sampler
     other = prune.run_chain(np.random.default_rng(8), net, x0, 30, sampler)
     np.testing.assert_array_equal(out.draws, again.draws)
     assert (out.draws != other.draws).any()
-    assert np.isnan(out.size).all() and (out.method == prune.METHOD_NAMES.index(sampler)).all()
+    assert np.isnan(out.size).all() and (out.uniform_code == prune.UNIFORM_NAMES.index(sampler)).all()
     rng, state = np.random.default_rng(7), prune.init(net, x0)
     for t in range(30):
         state, info = prune.step(rng, net, state, sampler)
         np.testing.assert_array_equal(state.x, out.draws[t])
-        assert np.isnan(info.size) and info.method_name == sampler
+        assert np.isnan(info.size) and info.uniform_name == sampler
 
 
 def _uniformity(sampler, n_draws):

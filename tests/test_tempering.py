@@ -217,7 +217,7 @@ def test_bad_betas_are_refused(betas, match):
 def test_bad_options_are_refused():
     net = compile_network(load_network("deterministic_pair"))
     for uniform in ("auto", "heuristic", "fast"):
-        with pytest.raises(ValueError, match=f"exact uniform method .*got '{uniform}'"):
+        with pytest.raises(ValueError, match=f"exact uniform draw .*got '{uniform}'"):
             tempering.run_chain(np.random.default_rng(0), net, [0, 0], 5, uniform=uniform)
     state = tempering.TemperedState(np.zeros(2, np.int64), np.zeros((3, 2), np.int64))
     with pytest.raises(ValueError, match=r"replicas of shape \(3, 2\), but 4 betas"):
@@ -244,7 +244,7 @@ def test_geometric_ladder():
 def test_mixing_variant_draws_as_many_and_records_the_swap_rates():
     from dataclasses import replace
 
-    from prunelab.experiments.large import LARGE_PROFILES, LargeRun, simulate_large_run
+    from prunelab.lab.experiments.large import LARGE_PROFILES, LargeRun, simulate_large_run
 
     profile = replace(LARGE_PROFILES["smoke"], mixing_chains=2, mixing_steps=400)
     record = simulate_large_run(LargeRun("mixing", "hailfinder", True, sampler="prune-tempered"), profile)

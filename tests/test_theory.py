@@ -181,10 +181,7 @@ def naive_prune_matrix(bn, evidence):
     """
     net = compile_network(bn, evidence)
     states, _ = feasible_states(bn, evidence)
-    labels = net.cpt_offset[:-1] + states
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
+    labels = state_labels(net, states)
     k = len(states)
     used = sorted(set(labels.ravel().tolist()))
     R = np.zeros((k, k))

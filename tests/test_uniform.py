@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, make_grid, random_evidence
-from prunelab.compiled import compile_network
+from prunelab.compiled import compile_network, entry_label, state_labels
 from prunelab.samplers.uniform import (
-    METHOD_NAMES,
+    UNIFORM_NAMES,
     count_pruned_states,
     enumerate_pruned_states,
     uniform_plan,
@@ -28,15 +28,6 @@ from prunelab.theory import enumerate_pruned_set
 
 CHI2_LEVEL = 1e-3
 """Significance of the chi-square tests at fixed seeds (each is deterministic)."""
-
-
-def label_of(bn: BayesianNetwork, net, variable: str, state: str, **parents: str) -> int:
-    """Global label of ``P(variable=state | parents)`` by names."""
-    i = bn.index(variable)
-    idx = tuple(bn.state_index(p, parents[p]) for p in bn.parents[variable]) + (
-        bn.state_index(variable, state),
-    )
-    return int(net.cpt_offset[i] + np.ravel_multi_index(idx, bn.cpts[variable].shape))
 
 
 def fan_network(width: int = 8) -> BayesianNetwork:
@@ -90,7 +81,7 @@ def test_paper_figure_2_pruned_set():
     ]
     kept = np.ones(net.n_labels, dtype=bool)
     for var, state, parents in crossed:
-        kept[label_of(bn, net, var, state, **parents)] = False
+        kept[entry_label(bn, net, var, state, parents)] = False
     names = lambda x: tuple(bn.states[v][s] for v, s in zip(bn.variables, x))  # noqa: E731
     expected = {
         ("k_g", "l_b", "b_e", "s_y", "m_e"),
@@ -116,15 +107,15 @@ def test_empty_and_fully_observed_sets():
     kept = np.zeros(net.n_labels, dtype=bool)
     assert count_pruned_states(net, kept) == 0.0
     assert enumerate_pruned_states(net, kept).shape == (0, 2)
-    y, size, _ = uniform_pruned_state(np.random.default_rng(0), net, kept, method="count")
+    y, size, _ = uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="count")
     assert size == 0.0
     # every variable observed: S is {e} or empty, decided by constant labels
     net_e = compile_network(bn, {"A": "1", "B": "1"})
-    for method in ("enumerate", "count", "auto"):
-        y, size, _ = uniform_pruned_state(np.random.default_rng(0), net_e, net_e.cpt > 0, method=method)
+    for uniform in ("enumerate", "count", "auto"):
+        y, size, _ = uniform_pruned_state(np.random.default_rng(0), net_e, net_e.cpt > 0, uniform=uniform)
         assert size == 1.0 and y.tolist() == [1, 1]
     kept = net_e.cpt > 0
-    kept[label_of(bn, net_e, "B", "1", A="1")] = False
+    kept[entry_label(bn, net_e, "B", "1", {"A": "1"})] = False
     assert count_pruned_states(net_e, kept) == 0.0
 
 
@@ -152,9 +143,9 @@ def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
 @given(
     case=st.sampled_from(SMALL),
     seed=st.integers(0, 2**32 - 1),
-    method=st.sampled_from(["enumerate", "count", "heuristic", "auto"]),
+    uniform=st.sampled_from(["enumerate", "count", "heuristic", "auto"]),
 )
-def test_numba_draws_equal_reference_draws(case, seed, method):
+def test_numba_draws_equal_reference_draws(case, seed, uniform):
     bn, net = small_net(*case)
     mask_rng = np.random.default_rng(seed)
     kept = mask_rng.random(net.n_labels) < mask_rng.random()
@@ -162,7 +153,7 @@ def test_numba_draws_equal_reference_draws(case, seed, method):
     for reference in (False, True):
         rng = np.random.default_rng(seed)
         draws = [
-            uniform_pruned_state(rng, net, kept, method=method, n_candidates=7, node_budget=20, reference=reference)
+            uniform_pruned_state(rng, net, kept, uniform=uniform, n_candidates=7, node_budget=20, reference=reference)
             for _ in range(3)
         ]
         results.append((draws, rng.random()))  # the generator advanced alike
@@ -182,14 +173,10 @@ def test_draws_are_members_of_s():
         size = count_pruned_states(net, kept)
         if size == 0:
             continue
-        for method in ("enumerate", "count", "auto"):
-            y, s, _ = uniform_pruned_state(rng, net, kept, method=method)
+        for uniform in ("enumerate", "count", "auto"):
+            y, s, _ = uniform_pruned_state(rng, net, kept, uniform=uniform)
             assert s == size
-            labels = net.cpt_offset[:-1] + y
-            for i in range(net.n_variables):
-                lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-                labels[i] += y[net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-            assert kept[labels].all()
+            assert kept[state_labels(net, y)].all()
             observed = net.evidence_value >= 0
             assert (y[observed] == net.evidence_value[observed]).all()
 
@@ -207,23 +194,23 @@ def pruned_case():
             return net, kept, s
 
 
-@pytest.mark.parametrize("method", ["enumerate", "count", "auto"])
-def test_exact_methods_draw_uniformly(method):
+@pytest.mark.parametrize("uniform", ["enumerate", "count", "auto"])
+def test_exact_uniform_draws_are_uniform(uniform):
     net, kept, members = pruned_case()
     index = {tuple(x): a for a, x in enumerate(members.tolist())}
     rng = np.random.default_rng(31)
     n = 300 * len(members)
-    budget = 40 if method == "auto" else None  # "auto" mixes both methods here
+    budget = 40 if uniform == "auto" else None  # "auto" mixes both methods here
     counts = np.zeros(len(members))
     used = set()
     for _ in range(n):
-        y, size, how = uniform_pruned_state(rng, net, kept, method=method, node_budget=budget)
+        y, size, how = uniform_pruned_state(rng, net, kept, uniform=uniform, node_budget=budget)
         counts[index[tuple(y.tolist())]] += 1
         used.add(how)
     assert size == len(members)
     assert stats.chisquare(counts).pvalue > CHI2_LEVEL
-    if method != "auto":
-        assert used == {method}
+    if uniform != "auto":
+        assert used == {uniform}
 
 
 def test_heuristic_is_biased_on_a_fan():
@@ -239,19 +226,19 @@ def test_heuristic_is_biased_on_a_fan():
     rng = np.random.default_rng(8)
     n = 4000
     hits = {}
-    for method in ("heuristic", "count"):
-        ys = np.array([uniform_pruned_state(rng, net, kept, method=method, n_candidates=2)[0] for _ in range(n)])
-        hits[method] = int(np.sum(ys[:, 0] == 1))
+    for uniform in ("heuristic", "count"):
+        ys = np.array([uniform_pruned_state(rng, net, kept, uniform=uniform, n_candidates=2)[0] for _ in range(n)])
+        hits[uniform] = int(np.sum(ys[:, 0] == 1))
     assert stats.binomtest(hits["count"], n, 1 / 9).pvalue > CHI2_LEVEL
     assert stats.binomtest(hits["heuristic"], n, 1 / 9).pvalue < 1e-12
     assert hits["heuristic"] / n > 0.3
 
 
-def test_method_names_and_errors():
-    assert METHOD_NAMES == ("enumerate", "count", "heuristic", "auto", "circuit", "circuit-per-step", "cmsgen", "unigen")
+def test_uniform_names_and_errors():
+    assert UNIFORM_NAMES == ("enumerate", "count", "heuristic", "auto", "circuit", "circuit-per-step", "cmsgen", "unigen")
     net = compile_network(load_network("deterministic_pair"))
-    with pytest.raises(ValueError, match="unknown uniform method"):
-        uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0, method="bfs")
+    with pytest.raises(ValueError, match="unknown uniform draw"):
+        uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0, uniform="bfs")
     with pytest.raises(ValueError, match="one entry per label"):
         count_pruned_states(net, np.ones(3, dtype=bool))
 
@@ -266,9 +253,9 @@ def test_enormous_pruned_set_is_counted_exactly_without_listing_it():
     size = count_pruned_states(net, kept)
     assert size > 1e7 and size == int(size)
     rng = np.random.default_rng(0)
-    uniform_pruned_state(rng, net, kept, method="count")  # compiled
+    uniform_pruned_state(rng, net, kept, uniform="count")  # compiled
     tracemalloc.start()
-    y, s, how = uniform_pruned_state(rng, net, kept, method="auto")
+    y, s, how = uniform_pruned_state(rng, net, kept, uniform="auto")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"  # the 1e7+ members of S are never listed
@@ -299,8 +286,8 @@ def test_used_labels_of_an_empty_set_are_none():
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     kept = net.cpt > 0
-    kept[label_of(bn, net, "B", "0", A="0")] = False
-    kept[label_of(bn, net, "B", "1", A="1")] = False
+    kept[entry_label(bn, net, "B", "0", {"A": "0"})] = False
+    kept[entry_label(bn, net, "B", "1", {"A": "1"})] = False
     assert count_pruned_states(net, kept) == 0 and not used_labels(net, kept).any()
     net_e = compile_network(bn, {"A": "0", "B": "0"})  # nothing free: constants only
     assert used_labels(net_e, net_e.cpt > 0).tolist() == [True, False, True, False, False, False]
@@ -324,8 +311,8 @@ def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
         kept = mask_rng.random(net.n_labels) < mask_rng.uniform(0.5, 1.0)
         assert count_pruned_states(net, kept, counted) == count_pruned_states(net, kept, unrolled)
         np.testing.assert_array_equal(used_labels(net, kept, counted), used_labels(net, kept, unrolled))
-        a = uniform_pruned_state(np.random.default_rng(4), net, kept, method="count", plan=unrolled)
-        b = uniform_pruned_state(np.random.default_rng(4), net, kept, method="count", plan=counted)
+        a = uniform_pruned_state(np.random.default_rng(4), net, kept, uniform="count", plan=unrolled)
+        b = uniform_pruned_state(np.random.default_rng(4), net, kept, uniform="count", plan=counted)
         assert a[0].tolist() == b[0].tolist() and a[1] == b[1]
 
 
@@ -341,7 +328,7 @@ def test_grid_16_counting_plan_compiles_and_draws():
     kept = net.cpt > 0
     size = count_pruned_states(net, kept, plan)
     assert size == pytest.approx(count_py(net, plan, kept)[0], rel=1e-12)
-    y, drawn_size, how = uniform_pruned_state(np.random.default_rng(0), net, kept, method="count", plan=plan)
+    y, drawn_size, how = uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="count", plan=plan)
     assert how == "count" and drawn_size == size and bn.log_probability(y) > -np.inf
 
 
@@ -433,15 +420,15 @@ def test_the_reference_enumerate_draw_counts_then_draws_and_keeps_no_member():
     bn = BayesianNetwork(states={v: ["h", "t"] for v in names}, parents={}, cpts={v: [0.5, 0.5] for v in names})
     net = compile_network(bn)
     kept = np.ones(net.n_labels, dtype=bool)
-    uniform_pruned_state(np.random.default_rng(0), net, kept, method="enumerate", reference=True)  # warm caches
+    uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="enumerate", reference=True)  # warm caches
     tracemalloc.start()
     try:
-        y, size, _ = uniform_pruned_state(np.random.default_rng(1), net, kept, method="enumerate", reference=True)
+        y, size, _ = uniform_pruned_state(np.random.default_rng(1), net, kept, uniform="enumerate", reference=True)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert size == 2**15
     # keeping the members would take 2^15 arrays of 15 int64 (over 7 MB); a walk needs a few frames
     assert peak < 200_000, peak
-    fast = uniform_pruned_state(np.random.default_rng(1), net, kept, method="enumerate")
+    fast = uniform_pruned_state(np.random.default_rng(1), net, kept, uniform="enumerate")
     assert fast[0].tolist() == y.tolist() and fast[1] == size

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from prunelab import load_network, sample, workers
-from prunelab.experiments import Profile, SweepInterrupted, reproduce
+from prunelab.lab.experiments import Profile, SweepInterrupted, reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,8 +39,8 @@ def test_sample_starts_no_more_workers_than_chains(monkeypatch):
 
 
 def test_reproduce_and_large_start_no_more_workers_than_runs(tmp_path):
-    from prunelab.experiments import LARGE, sweep
-    from prunelab.experiments.large import LargeProfile
+    from prunelab.lab.experiments import LARGE, sweep
+    from prunelab.lab.experiments.large import LargeProfile
 
     tiny = Profile("tiny", n_runs=3, n_draws=100, n_checkpoints=5)
     with pytest.warns(UserWarning, match=r"n_jobs=100000 lowered to [123] workers?: 3 runs to do"):

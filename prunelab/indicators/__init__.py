@@ -5,7 +5,7 @@ The sampler layer hands over ``draws`` of shape ``(chain, draw, variable)``; for
 query variable ``x = draws[:, :, j]`` has shape ``(chains, T)`` and values in
 ``range(n_states)``. A Rao-Blackwellised sampler may instead give, per draw, a
 probability vector: shape ``(chains, T, n_states)``. The chains are the paper's
-independent *runs* (an experiment's run is one chain: :mod:`prunelab.experiments`).
+independent *runs* (an experiment's run is one chain: :mod:`prunelab.lab.experiments`).
 
 The pipeline of the paper's section "Performance indicators" is::
 
@@ -37,7 +37,6 @@ module              job
 """
 
 from ..checkpoints import log_checkpoints
-from ..deprecation import module_getattr
 from .accuracy import hellinger, mean_hellinger_over_chains, mean_hellinger_over_variables, running_marginals
 from .convergence import DELTA_BOUNDS, AlphaFit, AlphaFitError, AlphaInterval, bootstrap_alpha, fit_alpha, sigma_t
 from .cost import TimeToSigma, first_checkpoint_below, time_to_sigma
@@ -59,7 +58,3 @@ __all__ = [
     "sigma_t",
     "time_to_sigma",
 ]
-
-__getattr__ = module_getattr(__name__, {
-    "average_hellinger": "mean_hellinger_over_chains", "mean_hellinger_over_runs": "mean_hellinger_over_chains",
-})

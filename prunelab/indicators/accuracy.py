@@ -153,8 +153,6 @@ def running_marginals(x, n_states: int, checkpoints) -> np.ndarray:
 def mean_hellinger_over_chains(estimates, exact) -> np.ndarray:
     """The paper's AHD(t) of one variable: the mean over chains (the paper's runs) of H(estimate, exact).
 
-    ``mean_hellinger_over_runs`` and ``average_hellinger`` are its deprecated names.
-
     Not to be confused with :func:`mean_hellinger_over_variables` (one chain, the mean
     over the network's free variables).
 

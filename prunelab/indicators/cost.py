@@ -6,26 +6,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..deprecation import renamed_attribute, renamed_keyword
 from .accuracy import scalar_or_array
 
 __all__ = ["TimeToSigma", "first_checkpoint_below", "time_to_sigma"]
 
 
 class TimeToSigma(NamedTuple):
-    """Result of :func:`time_to_sigma`: draws ``t* = (alpha/target)^2`` and the seconds they cost.
-
-    ``samples`` is the deprecated name of ``draws``.
-    """
+    """Result of :func:`time_to_sigma`: draws ``t* = (alpha/target)^2`` and the seconds they cost."""
 
     draws: float
     seconds: float
 
-    samples = renamed_attribute("prunelab.indicators.TimeToSigma", "samples", "draws")
 
-
-def time_to_sigma(alpha, seconds_per_draw=None, init_seconds=0.0, target=0.01, *,
-                  seconds_per_sample=None) -> TimeToSigma:
+def time_to_sigma(alpha, seconds_per_draw, init_seconds=0.0, target=0.01) -> TimeToSigma:
     """Draws and seconds needed to bring sigma_t down to ``target``.
 
     From :math:`\\sigma_t = \\alpha/\\sqrt{t}`: :math:`t^* = (\\alpha/\\text{target})^2`
@@ -37,7 +30,7 @@ def time_to_sigma(alpha, seconds_per_draw=None, init_seconds=0.0, target=0.01, *
     alpha : float or array_like
         Rate-of-convergence constant (from :func:`fit_alpha`).
     seconds_per_draw : float or array_like
-        Measured sampling time per draw (``seconds_per_sample``: its deprecated name).
+        Measured sampling time per draw.
     init_seconds : float or array_like, default 0.0
         Time to build the initial state.
     target : float, default 0.01
@@ -59,10 +52,6 @@ def time_to_sigma(alpha, seconds_per_draw=None, init_seconds=0.0, target=0.01, *
     >>> time_to_sigma(0.5, 1e-4, init_seconds=0.2)
     TimeToSigma(draws=2500.0, seconds=0.45)
     """
-    seconds_per_draw = renamed_keyword("time_to_sigma", "seconds_per_sample", "seconds_per_draw", seconds_per_sample,
-                                       seconds_per_draw, None)
-    if seconds_per_draw is None:
-        raise TypeError("time_to_sigma() missing required argument: 'seconds_per_draw'")
     alpha = np.asarray(alpha, dtype=float)
     seconds_per_draw = np.asarray(seconds_per_draw, dtype=float)
     init_seconds = np.asarray(init_seconds, dtype=float)

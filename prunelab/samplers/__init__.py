@@ -32,8 +32,7 @@ here is tested without a test file of its own.
 Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
 ``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`)
 and ``"mc-sat"`` are known, and :func:`register_sampler` adds more.
-Modules are imported on first use. (``get_method``, ``register_method`` and
-``available_methods`` are the deprecated names of these three.)
+Modules are imported on first use.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from ..deprecation import module_getattr
 
 __all__ = ["register_sampler", "get_sampler", "available_samplers", "BUILT_IN", "REQUIRED_ATTRIBUTES"]
 
@@ -169,8 +167,3 @@ def _check_module(name: str, module: ModuleType) -> None:
     missing = [a for a in REQUIRED_ATTRIBUTES if not callable(getattr(module, a, None))]
     if missing:
         raise ValueError(f"sampler module {module.__name__!r} for sampler {name!r} lacks {missing}")
-
-
-__getattr__ = module_getattr(__name__, {
-    "get_method": "get_sampler", "register_method": "register_sampler", "available_methods": "available_samplers",
-})

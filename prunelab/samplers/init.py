@@ -38,7 +38,6 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, state_labels
-from ..deprecation import module_getattr
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .circuit_start import TreeRefused, circuit_posterior_state
@@ -46,25 +45,19 @@ from .inverse_cdf import inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
-    "INIT_METHODS",
+    "INITS",
     "InfeasibleStateError",
     "InitInfo",
     "initial_state",
     "hybrid_forward_nb",
     "check_state",
     "start_state_from",
-    "can_take",
-    "single_site_frozen",
-    "WITNESS_TRIES",
 ]
 
 MAX_RESTARTS = 10_000
 """Forward-sampling tries before :func:`initial_state` turns to exact inference."""
 
-INIT_METHODS = ("forward", "random_forward", "hybrid")
-
-WITNESS_TRIES = 1000
-"""Random-forward tries of :func:`can_take`."""
+INITS = ("forward", "random_forward", "hybrid")
 
 
 class InfeasibleStateError(ValueError):
@@ -76,14 +69,14 @@ class InitInfo(NamedTuple):
 
     Attributes
     ----------
-    method : str
+    init : str
         ``"forward"``, ``"random_forward"``, ``"hybrid"``, or ``"exact"`` when the
         restart budget was spent and the state was drawn from ``P(x | e)``.
     n_tries : int
         Forward-sampling tries used (``max_restarts`` when it fell back on exact).
     """
 
-    method: str
+    init: str
     n_tries: int
 
 
@@ -148,17 +141,17 @@ hybrid_forward_nb = numba.njit(cache=True, nogil=True)(_hybrid_forward_py)
 """The numba-compiled kernel of :func:`initial_state` (same arguments as its Python twin)."""
 
 
-def _resolve_method(method: str, p: float) -> float:
-    if method == "forward":
+def _resolve_init(init: str, p: float) -> float:
+    if init == "forward":
         return 1.0
-    if method == "random_forward":
+    if init == "random_forward":
         return 0.0
-    if method == "hybrid":
+    if init == "hybrid":
         p = float(p)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"hybrid forward sampling needs 0 <= p <= 1, got p={p!r}")
         return p
-    raise ValueError(f"unknown initialisation method {method!r}; choose one of {list(INIT_METHODS)}")
+    raise ValueError(f"unknown init {init!r}; choose one of {list(INITS)}")
 
 
 class _PosteriorTables(NamedTuple):
@@ -243,7 +236,7 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
 def initial_state(
     rng: np.random.Generator,
     net_or_bn: CompiledNetwork | BayesianNetwork,
-    method: str = "forward",
+    init: str = "forward",
     p: float = 0.5,
     evidence: Mapping | None = None,
     max_restarts: int = MAX_RESTARTS,
@@ -259,7 +252,7 @@ def initial_state(
     net_or_bn : CompiledNetwork or BayesianNetwork
         A compiled network carries its evidence; a :class:`BayesianNetwork` is
         compiled with ``evidence`` and also enables the exact fallback.
-    method : {"forward", "random_forward", "hybrid"}
+    init : {"forward", "random_forward", "hybrid"}
         The paper's Definitions (forward, random forward, hybrid forward sampling).
     p : float, default 0.5
         For ``"hybrid"``: probability of drawing a variable from its CPT row rather
@@ -300,7 +293,7 @@ def initial_state(
     -----
     Rejection of forward samples inconsistent with ``e`` keeps the forward bias the
     paper discusses. The exact fallback instead yields a draw from the posterior;
-    ``InitInfo.method == "exact"`` records that it happened. It costs one upward
+    ``InitInfo.init == "exact"`` records that it happened. It costs one upward
     pass of exact inference per (network, evidence), cached and shared by later
     calls, then one table row per free variable.
 
@@ -326,7 +319,7 @@ def initial_state(
     >>> x.tolist()
     [1, 1]
     """
-    p = _resolve_method(method, p)
+    p = _resolve_init(init, p)
     evidence = as_evidence(evidence)
     if isinstance(net_or_bn, BayesianNetwork):
         bn = net_or_bn
@@ -352,7 +345,7 @@ def initial_state(
         net.cpt_offset, net.cpt, net.evidence_value, p, max_restarts, x,
     )
     if n_tries > 0:
-        info = InitInfo(method, int(n_tries))
+        info = InitInfo(init, int(n_tries))
     else:
         if bn is None:
             raise EvidenceError(
@@ -489,101 +482,3 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     else:
         x = state
     return check_state(net, x, bn)
-
-
-# ------------------------------------------------------------------ traps
-def can_take(rng: np.random.Generator, net: CompiledNetwork, variable: int, state: int,
-             tries: int = WITNESS_TRIES) -> bool:
-    """Whether random forward sampling finds a state with ``x[variable] = state`` and ``P(x, e) > 0``.
-
-    The kernel of :func:`initial_state` with ``variable`` clamped like evidence,
-    ``tries`` tries. True is a proof (a witness was found); False only means none
-    turned up. :func:`prunelab.sample` asks exact inference first
-    (``exact_marginals(bn, e)[v][state] > 0``, one calibration for all variables)
-    and uses this on networks too wide for it.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    net : CompiledNetwork
-        The network compiled with the evidence.
-    variable, state : int
-        Indices in ``bn.variables`` and in the variable's states.
-    tries : int, default :data:`WITNESS_TRIES`
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.init import can_take
-    >>> net = compile_network(load_network("deterministic_pair"), {"B": "1"})
-    >>> can_take(np.random.default_rng(0), net, 0, 0), can_take(np.random.default_rng(0), net, 0, 1)
-    (False, True)
-    """
-    clamped = np.array(net.evidence_value)
-    clamped[variable] = state
-    x = np.zeros(net.n_variables, dtype=np.int64)
-    found = hybrid_forward_nb(
-        rng, net.cardinality, net.parent_ptr, net.parent_index, net.parent_stride,
-        net.cpt_offset, net.cpt, clamped, 0.0, int(tries), x,
-    )
-    return bool(found > 0)
-
-
-def single_site_frozen(net: CompiledNetwork, states: np.ndarray, variables) -> np.ndarray:
-    """Which of ``variables`` no single-site move can change from any of ``states``.
-
-    A variable is frozen when, at every given full state, every other value of it
-    has a zero entry among its Markov-blanket factors (its own CPT and its
-    children's): Gibbs then draws the current value with probability 1 and
-    Metropolis rejects every proposal, so a single-site chain that only visits
-    ``states`` keeps the variable where it is. Decided by support (which entries
-    are zero), not by a product of probabilities that could underflow.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    states : int array (k, n)
-        Full states, e.g. the distinct states a chain visited; each row is judged
-        on its own.
-    variables : sequence of int
-
-    Returns
-    -------
-    bool array, one entry per variable
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.init import single_site_frozen
-    >>> net = compile_network(load_network("deterministic_pair"))
-    >>> single_site_frozen(net, np.array([[0, 0], [1, 1]]), [0, 1]).tolist()
-    [True, True]
-    """
-    states = np.asarray(states, dtype=np.int64)
-    labels = net.cpt_offset[:-1] + states
-    for i in range(net.n_variables):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        if hi > lo:
-            labels[:, i] += states[:, net.parent_index[lo:hi]] @ net.parent_stride[lo:hi]
-    out = np.ones(len(variables), dtype=bool)
-    for k, variable in enumerate(variables):
-        lo, hi = net.family_ptr[variable], net.family_ptr[variable + 1]
-        family, stride = net.family_var[lo:hi], net.family_stride[lo:hi]
-        current = states[:, variable]
-        for s in range(int(net.cardinality[variable])):
-            moved = labels[:, family] + ((s - current)[:, None] * stride[None, :])
-            if np.any(np.all(net.cpt[moved] > 0.0, axis=1) & (current != s)):
-                out[k] = False
-                break
-    return out
-
-
-__getattr__ = module_getattr(__name__, {"hybrid_forward_kernel": "hybrid_forward_nb"})

@@ -48,7 +48,6 @@ import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
 from ..elimination import TablesTooLargeError
-from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
 from .pruned_draws import circuit_plan_after, pruned_draw
@@ -60,14 +59,14 @@ from .uniform import (
     DEFAULT_N_CANDIDATES,
     ENUMERATE,
     HEURISTIC,
-    METHOD_NAMES,
+    UNIFORM_NAMES,
     PlanCache,
     SparseCount,
     UniformPlan,
     compile_sparse_count,
     compile_uniform_plan,
     make_workspace,
-    method_code,
+    uniform_index,
     used_labels,
 )
 from .uniform.kernels import (
@@ -81,7 +80,7 @@ from .uniform.kernels import (
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
-    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "METHOD_NAMES", "init",
+    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
     "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
     "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS",
 ]
@@ -128,19 +127,19 @@ class PruneInfo(NamedTuple):
     size : float
         ``|S|``, the number of states that survived the pruning (for
         ``uniform="heuristic"``: the number of distinct candidates in ``V``).
-    method : int
-        The uniform method that drew, as an index into :data:`METHOD_NAMES`
+    uniform_code : int
+        The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`
         (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
         reference and the numba path report it alike.
     """
 
     size: float
-    method: int
+    uniform_code: int
 
     @property
-    def method_name(self) -> str:
-        """The name of the uniform method that drew."""
-        return METHOD_NAMES[self.method]
+    def uniform_name(self) -> str:
+        """The name of the uniform draw that ran."""
+        return UNIFORM_NAMES[self.uniform_code]
 
 
 class PruneChain(NamedTuple):
@@ -152,13 +151,13 @@ class PruneChain(NamedTuple):
         The state after each step.
     size : float64 (n_draws,)
         ``|S|`` at each step (see :class:`PruneInfo`).
-    method : int8 (n_draws,)
-        The uniform method that drew, as an index into :data:`METHOD_NAMES`.
+    uniform_code : int8 (n_draws,)
+        The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`.
     """
 
     draws: np.ndarray
     size: np.ndarray
-    method: np.ndarray
+    uniform_code: np.ndarray
 
 
 ChainOutput = PruneChain
@@ -264,8 +263,8 @@ FIRST_PRUNED_DRAW = 4
 
 
 def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
-    """The uniform method's code and its plan: ``"auto"`` turns to the circuit where the counting plan refuses."""
-    code = method_code(uniform)
+    """The uniform draw's code and its plan: ``"auto"`` turns to the circuit where the counting plan refuses."""
+    code = uniform_index(uniform)
     own = isinstance(plan, PrunePlan)
     if code >= FIRST_PRUNED_DRAW or (plan is not None and not own):
         if code < FIRST_PRUNED_DRAW or own:
@@ -278,7 +277,7 @@ def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
     except TablesTooLargeError as refusal:
         if code != AUTO:
             raise
-        return method_code("circuit"), circuit_plan_after(net, refusal)
+        return uniform_index("circuit"), circuit_plan_after(net, refusal)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:
@@ -355,7 +354,7 @@ def step(
     net : CompiledNetwork
     state : PruneState
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_METHODS`. How the next state is drawn from the pruned set (see
+        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`. How the next state is drawn from the pruned set (see
         :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.pruned_draws`);
         ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
@@ -388,14 +387,14 @@ def step(
     >>> from prunelab.samplers import prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
-    >>> state.x.tolist(), info.size, info.method_name
+    >>> state.x.tolist(), info.size, info.uniform_name
     ([0, 0], 1.0, 'count')
     """
     code, plan = _code_and_plan(net, uniform, plan)
     x = state.x
     kept = prune_around(rng, net, x, plan)
     if code >= FIRST_PRUNED_DRAW:
-        y, size = pruned_draw(METHOD_NAMES[code]).draw(rng, net, x, kept, plan)
+        y, size = pruned_draw(UNIFORM_NAMES[code]).draw(rng, net, x, kept, plan)
         return PruneState(y, size), PruneInfo(size, code)
     y = x.copy()
     budget = plan.node_budget if node_budget is None else int(node_budget)
@@ -433,7 +432,8 @@ NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] *
 
 @numba.njit(cache=True, nogil=True)
 def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
-                       n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
+                       n_draws, uniform_code, n_candidates, max_restarts, budget, ratio, ws, draws, sizes,
+                       uniform_codes):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
     Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``.
@@ -470,14 +470,14 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     size = np.inf
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
-        if method == HEURISTIC:
-            size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, method, n_candidates,
+        if uniform_code == HEURISTIC:
+            size, used = uniform_draw_nb(rng, net, uplan, kept, x, y, uniform_code, n_candidates,
                                           max_restarts, budget, ws)
         else:
             count = -1
-            searched = method == ENUMERATE or (method == AUTO and auto_searches(size, ratio, budget))
+            searched = uniform_code == ENUMERATE or (uniform_code == AUTO and auto_searches(size, ratio, budget))
             if searched:
-                limit = budget if method == AUTO else -1
+                limit = budget if uniform_code == AUTO else -1
                 count, nodes = search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order,
                                              check_ptr, check_var, look_ptr, look_var, const_label, kept, y,
                                              value, limit, -1, members)
@@ -496,14 +496,14 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                     size = count_nb(uplan, kept, factors, tables, ws.counter, ws.radix, ws.stride, ws.base)
                 if size > 0.0:
                     backward_arrays(rng, table_ptr, scope_ptr, scope_var, scope_card, tables, y)
-                    if method == AUTO and count == -1 and searched:  # the search ran out of budget
+                    if uniform_code == AUTO and count == -1 and searched:  # the search ran out of budget
                         ratio = max(ratio, budget / size)
                 used = COUNT
         for i in range(n):
             x[i] = y[i]
             draws[t, i] = y[i]
         sizes[t] = size
-        methods[t] = used
+        uniform_codes[t] = used
 
 
 def run_chain(
@@ -530,14 +530,14 @@ def run_chain(
         A feasible start state (checked).
     n_draws : int
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_METHODS`.
+        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
 
     Returns
     -------
     PruneChain
-        ``draws`` (n_draws, n), per-step ``size`` = |S| and ``method`` codes.
+        ``draws`` (n_draws, n), per-step ``size`` = |S| and ``uniform_code``.
 
     Raises
     ------
@@ -568,22 +568,19 @@ def run_chain(
     """
     code, plan = _code_and_plan(net, uniform, plan)
     if code >= FIRST_PRUNED_DRAW:
-        draws, sizes = pruned_draw(METHOD_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
+        draws, sizes = pruned_draw(UNIFORM_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
         return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
     ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)
     sizes = np.empty(n_draws, dtype=np.float64)
-    methods = np.empty(n_draws, dtype=np.int8)
+    uniform_codes = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
     prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
-        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods,
+        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, uniform_codes,
     )
-    return PruneChain(draws, sizes, methods)
-
-
-__getattr__ = module_getattr(__name__, {"prune_chain_kernel": "prune_chain_nb"})
+    return PruneChain(draws, sizes, uniform_codes)

@@ -60,7 +60,6 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
-from ..deprecation import module_getattr
 from ..clauses import WeightedClauses
 
 __all__ = [
@@ -304,6 +303,3 @@ def samplesat_py(rng, cardinality, movable, is_movable, clause_ptr, literal_var,
 
 samplesat_nb = numba.njit(cache=True, nogil=True)(samplesat_py)
 """The numba build of :func:`samplesat_py` (the helpers are ``register_jitable``)."""
-
-
-__getattr__ = module_getattr(__name__, {"samplesat_kernel": "samplesat_nb", "samplesat_python": "samplesat_py"})

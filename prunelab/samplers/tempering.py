@@ -316,7 +316,7 @@ def _log_labels(net: CompiledNetwork) -> np.ndarray:
 def _check_uniform(uniform: str) -> int:
     if uniform not in TEMPERED_UNIFORM:
         raise ValueError(
-            f"prune-tempered needs an exact uniform method without memory between steps, one of "
+            f"prune-tempered needs an exact uniform draw without memory between steps, one of "
             f"{list(TEMPERED_UNIFORM)}; got {uniform!r}"
         )
     return COUNT if uniform == "count" else ENUMERATE
@@ -348,15 +348,15 @@ class TemperedInfo(NamedTuple):
     ----------
     size : float
         ``|S|`` of the ``beta = 1`` replica's prune step (before the swaps).
-    method : int
-        The uniform method of that step, an index into
-        :data:`prunelab.samplers.prune.METHOD_NAMES`.
+    uniform_code : int
+        The uniform draw of that step, an index into
+        :data:`prunelab.samplers.prune.UNIFORM_NAMES`.
     swapped : int8 (K - 1,)
         Pair ``(i, i + 1)``: 1 exchanged, 0 rejected, -1 not proposed this step.
     """
 
     size: float
-    method: int
+    uniform_code: int
     swapped: np.ndarray
 
 
@@ -369,15 +369,15 @@ class TemperedChain(NamedTuple):
         The ``beta = 1`` replica's state after each step.
     size : float64 (n_draws,)
         ``|S|`` of its prune step.
-    method : int8 (n_draws,)
-        Its uniform method.
+    uniform_code : int8 (n_draws,)
+        Its uniform draw.
     swapped : int8 (n_draws, K - 1)
         As :attr:`TemperedInfo.swapped`, step by step (see :func:`swap_rates`).
     """
 
     draws: np.ndarray
     size: np.ndarray
-    method: np.ndarray
+    uniform_code: np.ndarray
     swapped: np.ndarray
 
 
@@ -494,13 +494,13 @@ def step(
     swapped = np.empty(k - 1, dtype=np.int8)
     _swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
     return (TemperedState(replicas[0].copy(), replicas, state.n_steps + 1),
-            TemperedInfo(infos[0].size, infos[0].method, swapped))
+            TemperedInfo(infos[0].size, infos[0].uniform_code, swapped))
 
 
 @numba.njit(cache=True, nogil=True)
 def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels,
-                       replicas, scratch, labels, log_c, betas, n_draws, method, budget, ratio, ws,
-                       one_draw, one_size, one_method, draws, sizes, methods, swapped):
+                       replicas, scratch, labels, log_c, betas, n_draws, uniform_code, budget, ratio, ws,
+                       one_draw, one_size, one_uniform_code, draws, sizes, uniform_codes, swapped):
     n_replicas, n = replicas.shape
     offset = net.cpt_offset
     parent_ptr = net.parent_ptr
@@ -511,15 +511,15 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
             for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
                 scratch[r, i] = replicas[r, i]
             prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
-                           x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
-                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
+                           x_labels, replicas[r], scratch[r], 1, uniform_code, DEFAULT_N_CANDIDATES,
+                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_uniform_code[r])
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
         _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
         for i in range(n):
             draws[t, i] = replicas[0, i]
         sizes[t] = one_size[0, 0]
-        methods[t] = one_method[0, 0]
+        uniform_codes[t] = one_uniform_code[0, 0]
 
 
 def run_chain(
@@ -561,7 +561,7 @@ def run_chain(
     See Also
     --------
     step : the numpy reference.
-    prunelab.sample : chains, seeds, parallelism (``method="prune-tempered"``).
+    prunelab.sample : chains, seeds, parallelism (``sampler="prune-tempered"``).
 
     Examples
     --------
@@ -583,7 +583,7 @@ def run_chain(
     random_c = np.stack([tempered_plan(plan, b).random_c for b in betas])
     replicas = np.tile(start.x, (k, 1))
     sizes = np.empty(start.n_draws, dtype=np.float64)
-    methods = np.empty(start.n_draws, dtype=np.int8)
+    uniform_codes = np.empty(start.n_draws, dtype=np.int8)
     swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
     _tempered_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
@@ -591,6 +591,6 @@ def run_chain(
         np.zeros(net.n_variables, dtype=np.int64), replicas, replicas.copy(), state_labels(net, replicas),
         _log_labels(net), betas, start.n_draws, code, plan.node_budget, plan.nodes_per_member, ws,
         np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), dtype=np.int8),
-        start.draws, sizes, methods, swapped,
+        start.draws, sizes, uniform_codes, swapped,
     )
-    return TemperedChain(start.draws, sizes, methods, swapped)
+    return TemperedChain(start.draws, sizes, uniform_codes, swapped)

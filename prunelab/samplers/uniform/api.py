@@ -1,6 +1,6 @@
 """Public API of the uniform draws: count, list, draw, time; used labels.
 
-See :mod:`prunelab.samplers.uniform` for the methods.
+See :mod:`prunelab.samplers.uniform` for the ways to draw.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from prunelab.compiled import CompiledNetwork
 from .compiler import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
-    METHOD_NAMES,
+    UNIFORM_NAMES,
     UniformPlan,
-    method_code,
+    uniform_index,
     uniform_plan,
 )
 from .kernels import (
@@ -159,7 +159,7 @@ def uniform_pruned_state(
     net: CompiledNetwork,
     kept,
     x=None,
-    method: str = "auto",
+    uniform: str = "auto",
     *,
     n_candidates: int = DEFAULT_N_CANDIDATES,
     max_restarts: int = DEFAULT_MAX_RESTARTS,
@@ -178,7 +178,7 @@ def uniform_pruned_state(
     x : int array (n,), optional
         The state pruned around (returned by ``"heuristic"`` if no candidate
         completes). Default: ``S``'s draw does not need it.
-    method : {"auto", "enumerate", "count", "heuristic"}
+    uniform : {"auto", "enumerate", "count", "heuristic"}
         See the module docstring. ``"heuristic"`` is approximate (biased).
     n_candidates, max_restarts : int
         Size of ``V`` and restarts per candidate, for ``"heuristic"``.
@@ -195,8 +195,8 @@ def uniform_pruned_state(
         values and zeros.
     size : float
         ``|S|``; for ``"heuristic"`` the number of distinct members of ``V``.
-    method : str
-        The method that drew: ``"enumerate"``, ``"count"`` or ``"heuristic"``.
+    uniform : str
+        The uniform draw that ran: ``"enumerate"``, ``"count"`` or ``"heuristic"``.
 
     Examples
     --------
@@ -209,7 +209,7 @@ def uniform_pruned_state(
     >>> bool(y[0] == y[1]), size, how
     (True, 2.0, 'enumerate')
     """
-    code = method_code(method)
+    code = uniform_index(uniform)
     plan = uniform_plan(net) if plan is None else plan
     kept = _check_kept(net, kept)
     x = _start_state(net, x)
@@ -224,7 +224,7 @@ def uniform_pruned_state(
         )
     if size == 0:
         y = _start_state(net)
-    return y, float(size), METHOD_NAMES[used]
+    return y, float(size), UNIFORM_NAMES[used]
 
 
 def seconds_per_uniform_draw(
@@ -232,7 +232,7 @@ def seconds_per_uniform_draw(
     net: CompiledNetwork,
     kept,
     x=None,
-    method: str = "auto",
+    uniform: str = "auto",
     *,
     n_candidates: int = DEFAULT_N_CANDIDATES,
     max_restarts: int = DEFAULT_MAX_RESTARTS,
@@ -255,7 +255,7 @@ def seconds_per_uniform_draw(
         Which labels survived the pruning.
     x : int array (n,), optional
         The state pruned around (used by ``"heuristic"``).
-    method : {"auto", "enumerate", "count", "heuristic"}
+    uniform : {"auto", "enumerate", "count", "heuristic"}
     n_candidates, max_restarts : int
         Size of ``V`` and restarts per candidate, for ``"heuristic"``.
     plan : UniformPlan, optional
@@ -276,13 +276,13 @@ def seconds_per_uniform_draw(
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> net = compile_network(load_network("deterministic_pair"))
-    >>> seconds = seconds_per_uniform_draw(np.random.default_rng(0), net, net.cpt > 0, method="count")
+    >>> seconds = seconds_per_uniform_draw(np.random.default_rng(0), net, net.cpt > 0, uniform="count")
     >>> 0 < seconds < 0.01
     True
     """
     if rounds < 1 or target_seconds <= 0:
         raise ValueError(f"rounds must be >= 1 and target_seconds > 0, got {rounds} and {target_seconds}")
-    code = method_code(method)
+    code = uniform_index(uniform)
     plan = uniform_plan(net) if plan is None else plan
     kept = _check_kept(net, kept)
     x = _start_state(net, x)

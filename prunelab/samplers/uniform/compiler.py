@@ -29,22 +29,19 @@ __all__ = [
     "GATHER_STEP_LIMIT",
     "HEURISTIC",
     "MEMBER_CAPACITY",
-    "METHOD_NAMES",
-    "UNIFORM_METHODS",
+    "UNIFORM_NAMES",
     "PlanCache",
     "UniformPlan",
     "compile_uniform_plan",
-    "method_code",
+    "uniform_index",
     "network_key",
     "uniform_plan",
 ]
 
-UNIFORM_METHODS = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
-"""Accepted values of ``uniform=``; those after ``"auto"`` are prune sampling's own
-(:mod:`prunelab.samplers.pruned_draws`)."""
-
-METHOD_NAMES = UNIFORM_METHODS
-"""Name of the method that drew, by the integer code kernels return (``"auto"`` never draws itself)."""
+UNIFORM_NAMES = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
+"""Accepted values of ``uniform=``, those after ``"auto"`` prune sampling's own
+(:mod:`prunelab.samplers.pruned_draws`); by position, also the name of the uniform draw
+that ran for the integer code the kernels return (``"auto"`` never draws itself)."""
 
 ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
 
@@ -66,13 +63,13 @@ DEFAULT_MAX_RESTARTS = 100
 _PLAN_CACHE_SIZE = 32
 
 
-def method_code(uniform: str) -> int:
+def uniform_index(uniform: str) -> int:
     """Integer code of a ``uniform=`` name (``"auto"`` is 3)."""
     try:
-        return UNIFORM_METHODS.index(uniform)
+        return UNIFORM_NAMES.index(uniform)
     except ValueError:
         raise ValueError(
-            f"unknown uniform method {uniform!r}; choose one of {list(UNIFORM_METHODS)}"
+            f"unknown uniform draw {uniform!r}; choose one of {list(UNIFORM_NAMES)}"
         ) from None
 
 

@@ -95,15 +95,15 @@ def make_workspace(
 
 
 @_jit
-def uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget, ws):
+def uniform_draw_nb(rng, net, plan, kept, x, y, uniform_code, n_candidates, max_restarts, budget, ws):
     """Draw ``y`` from ``S``; returns ``(size, method used)``.
 
     ``y`` must hold the evidence values on entry (any values on free variables).
     """
-    if method == 2:
+    if uniform_code == 2:
         return heuristic_nb(rng, net, plan, kept, x, y, n_candidates, max_restarts, ws), 2
-    if method == 0 or method == 3:
-        limit = budget if method == 3 else -1
+    if uniform_code == 0 or uniform_code == 3:
+        limit = budget if uniform_code == 3 else -1
         args = (net.cardinality, net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
                 plan.dfs_order, plan.check_ptr, plan.check_var, plan.look_ptr, plan.look_var, plan.const_label)
         count, nodes = search_arrays(*args, kept, y, ws.value, limit, -1, ws.members)
@@ -117,9 +117,9 @@ def uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restar
 
 
 @numba.njit(cache=True)
-def repeat_draws_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget, ws, repeats):
+def repeat_draws_nb(rng, net, plan, kept, x, y, uniform_code, n_candidates, max_restarts, budget, ws, repeats):
     """``repeats`` uniform draws from the same pruned set (for timing); returns the last |S|."""
     size = 0.0
     for _ in range(repeats):
-        size, _ = uniform_draw_nb(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget, ws)
+        size, _ = uniform_draw_nb(rng, net, plan, kept, x, y, uniform_code, n_candidates, max_restarts, budget, ws)
     return size

@@ -169,15 +169,15 @@ def _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts):
     return float(len(distinct))
 
 
-def uniform_draw_py(rng, net, plan, kept, x, y, method, n_candidates, max_restarts, budget):
+def uniform_draw_py(rng, net, plan, kept, x, y, uniform_code, n_candidates, max_restarts, budget):
     """Draw ``y`` from ``S``; returns ``(size, method used, search nodes)`` (nodes 0 without a search)."""
-    if method == HEURISTIC:
+    if uniform_code == HEURISTIC:
         return _heuristic_py(rng, net, plan, kept, x, y, n_candidates, max_restarts), HEURISTIC, 0
     nodes = 0
-    if method in (ENUMERATE, AUTO):
+    if uniform_code in (ENUMERATE, AUTO):
         # count, then draw the r-th member by searching again: memory stays O(n) however large S is
         count, nodes = _walk_py(net, plan, kept, y.copy(), -1)
-        if method == ENUMERATE or nodes <= budget:
+        if uniform_code == ENUMERATE or nodes <= budget:
             if count:
                 _walk_py(net, plan, kept, y, int(rng.integers(0, count)))
             return float(count), ENUMERATE, nodes

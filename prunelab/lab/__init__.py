@@ -1,0 +1,29 @@
+"""The book's lab: experiments, peers, the scorecard, plots and chapter helpers around the library.
+
+Everything here serves the book (``notebooks/``): it runs the library
+(:func:`prunelab.sample`, :mod:`prunelab.indicators`, :mod:`prunelab.exact`) many times,
+freezes the results in ``data/``, and turns them into the chapters' tables and figures.
+The library never imports the lab (``tests/test_layout.py`` checks it), so a user of the
+samplers needs none of it, nor its extras (``experiments``, ``plots``, ``peers``).
+
+=======================  ==============================================================
+subpackage or module     job
+=======================  ==============================================================
+``experiments``          the paper's sweep: cases, profiles, resumable runner, results
+                         store, tidy tables and Tables 2-3 beside the paper's
+``experiments.large``    prune sampling on every pgmpy network, its peers, grids
+``peers``                pgmpy, pyAgrum and PyMC samplers on prunelab networks, and
+                         the comparison of their runs (``peers.comparison``)
+``ahd``                  AHD(t) over runs from ``curves.parquet`` (Figure 5's tables)
+``paper_numbers``        the paper's printed Tables 2 and 3, transcribed
+``scorecard``            each figure, table and claim of the paper beside ours
+``plots``                the book's figures and the display of its tables
+``notebook``             what every chapter calls: setup, results, glue, watermark
+=======================  ==============================================================
+
+Examples
+--------
+>>> from prunelab.lab.paper_numbers import PAPER_ALPHA
+>>> PAPER_ALPHA["grid-8x8"]["prune"] > 0
+True
+"""

@@ -1,0 +1,355 @@
+"""One framework for every frozen result: an experiment plans runs, runs one, and its records become tables.
+
+An **experiment** is a small object (:class:`Experiment`): it has named profiles
+(how much it runs), plans the runs of a profile, computes one run from its seed,
+and names the table each kind of run goes to. Everything else is here, once:
+
+* :func:`sweep` runs (or resumes) a profile: one JSON record per finished run,
+  written atomically as it arrives (``<out>/runs/<kind>/<run id>.json``), a
+  ``sweep.json`` that refuses a resumed sweep with other settings, workers that
+  stop cleanly on Ctrl-C or ``SIGTERM`` (the records written are kept);
+* :func:`consolidate` turns the records into one parquet table per kind;
+* :func:`write_provenance` writes ``provenance.json`` in the one schema every
+  frozen result has (:data:`PROVENANCE_KEYS`);
+* :func:`results` is the one reader of the chapters: the frozen folder at the
+  ``paper`` profile, any other profile run now in a temporary folder (once per
+  process).
+
+A new experiment is one module that defines its profiles, its runs and
+:meth:`Experiment.run`, and one line in :data:`prunelab.lab.experiments.EXPERIMENTS`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+import shlex
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from . import store
+from .cases import results_dir
+from .provenance import current_load, git_commit, library_versions, machine_info, package_version, previous_sessions
+from .provenance import utc_now
+from .runner import SweepInterrupted, check_root_seed, stop_workers
+from .specs import DEFAULT_ROOT_SEED
+from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
+
+__all__ = [
+    "PROVENANCE_KEYS", "Experiment", "consolidate", "load_folder", "record_path", "results", "results_folder",
+    "run_seed_sequence", "sweep", "write_provenance",
+]
+
+
+class Experiment(Protocol):
+    """What :func:`sweep` needs of an experiment.
+
+    Attributes
+    ----------
+    name : str
+        Its results go to ``<data>/results/<name>`` at the ``paper`` profile,
+        ``<name>-<profile>`` otherwise; the CLI calls it by this name.
+    profiles : mapping of str to profile
+        Each profile is a frozen dataclass with a ``name`` and ``to_dict()``.
+    tables : mapping of str to str
+        The table (parquet file stem) each kind of run goes to.
+    libraries : tuple of str
+        Libraries beyond :data:`~prunelab.lab.experiments.provenance.LIBRARIES` whose
+        versions the provenance records.
+    """
+
+    name: str
+    profiles: Mapping
+    tables: Mapping[str, str]
+    libraries: tuple[str, ...]
+
+    def plan(self, profile) -> tuple:
+        """Every run of a profile; each has an ``id`` (``<kind>.<rest>``, a safe file name) and a ``kind``."""
+
+    def run(self, run, profile, root_seed: int) -> dict:
+        """One run's record: a flat dict of JSON values; its seed comes from :func:`run_seed_sequence`."""
+
+
+PROVENANCE_KEYS = (
+    "experiment", "command", "regenerate", "prunelab_version", "git", "root_seed", "profile", "out", "n_jobs",
+    "n_workers", "n_runs", "n_done", "n_skipped", "missing", "rows", "runs_wall_seconds", "start_time", "end_time",
+    "sweep_seconds", "machine", "libraries", "previous_sessions",
+)
+"""The keys of every ``provenance.json`` (the one schema): what made the folder and how to make it again.
+
+``command`` is what ran, ``regenerate`` the command that makes the folder again,
+``git`` the commit (and whether the checkout had changes), ``machine`` includes the
+load average at the start and end, ``missing`` the runs of the plan without a
+record, ``previous_sessions`` the earlier sessions that wrote to the same folder."""
+
+
+def run_seed_sequence(run_id: str, root_seed: int) -> np.random.SeedSequence:
+    """A run's seed: ``SeedSequence(root_seed, spawn_key=(crc32(run id),))``, whatever the workers.
+
+    Examples
+    --------
+    >>> a, b, c = (run_seed_sequence(i, 7).generate_state(1).tolist() for i in ("grid.x", "grid.x", "grid.y"))
+    >>> a == b != c
+    True
+    """
+    import zlib
+
+    return np.random.SeedSequence(int(root_seed), spawn_key=(zlib.crc32(run_id.encode()),))
+
+
+def get_profile(experiment: Experiment, profile):
+    """A profile of the experiment by name (or the profile object itself)."""
+    if not isinstance(profile, str):
+        return profile
+    try:
+        return experiment.profiles[profile]
+    except KeyError:
+        raise KeyError(f"unknown {experiment.name} profile {profile!r}; profiles are "
+                       f"{sorted(experiment.profiles)}") from None
+
+
+def results_folder(experiment: Experiment, profile) -> Path:
+    """``<data>/results/<name>`` for the ``paper`` profile, ``<name>-<profile>`` otherwise."""
+    name = get_profile(experiment, profile).name
+    return results_dir(experiment.name if name == "paper" else f"{experiment.name}-{name}")
+
+
+def record_path(out: Path, run_id: str) -> Path:
+    """``<out>/runs/<kind>/<run id>.json``; a run id that is not a safe file name is refused."""
+    if not re.fullmatch(r"[A-Za-z0-9_.=+-]+", run_id):
+        raise ValueError(f"run id {run_id!r} is not a safe file name")
+    return Path(out) / "runs" / run_id.split(".", 1)[0] / f"{run_id}.json"
+
+
+_RECORD_SAFE = "deleting it is safe: the run is made again when the sweep resumes"
+
+
+def _read_record(path: Path) -> dict:
+    record = store.read_json(path, _RECORD_SAFE)
+    if not isinstance(record, dict) or "id" not in record:
+        raise store.ResultsFileError(f"{path} is not a run record (a JSON object with an 'id'); {_RECORD_SAFE}")
+    return record
+
+
+def _check_settings(out: Path, settings: dict) -> None:
+    """Record the settings in ``sweep.json`` or refuse to mix runs made with others.
+
+    Each run record carries the settings it was made with (``settings``); they are
+    checked too, so a lost ``sweep.json`` cannot let other settings in.
+    """
+    settings = store.plain_json(settings)  # tuples as the lists read back
+    path = Path(out) / "sweep.json"
+    records = sorted((Path(out) / "runs").glob("*/*.json"))
+    for path_ in records:
+        made = _read_record(path_).get("settings", settings)
+        diffs = sorted(k for k in set(made) | set(settings) if made.get(k) != settings.get(k))
+        if diffs:
+            raise store.SweepMismatchError(
+                f"{out} holds runs made with other settings: {path_} has other {', '.join(diffs)}; "
+                "resume with the settings it was made with (the same --profile and --seed), "
+                "or choose another output folder or delete this one"
+            )
+    if path.exists() and records:
+        old = store.read_json(path, store.SWEEP_SAFE)
+        diffs = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
+        if diffs:
+            raise store.SweepMismatchError(
+                f"{out} holds runs made with other settings ({', '.join(diffs)}); "
+                "choose another output folder or delete this one"
+            )
+    store.write_json_atomic(settings, path)
+
+
+def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAULT_ROOT_SEED,
+          kinds=None, progress: bool = False, command: str | None = None) -> dict:
+    """Run (or resume) an experiment's profile and write its tables and provenance.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    profile : str or profile object
+        One of ``experiment.profiles``.
+    out : path, optional
+        Default :func:`results_folder`.
+    n_jobs : int, default 1
+        Worker processes (joblib, loky); at most one per run to do and per usable
+        core are started (a warning says so when lowered). Timed runs are fairest
+        with one worker per free core. A ``SIGTERM`` or Ctrl-C ends the workers and
+        raises :class:`~prunelab.lab.experiments.SweepInterrupted`; the records written are kept.
+    root_seed : int
+        Every run's seed is :func:`run_seed_sequence` of its id and this.
+    kinds : iterable of str, optional
+        Only these kinds of run.
+    progress : bool
+        A line per finished run on stderr.
+    command : str, optional
+        Recorded in the provenance (default: ``sys.argv``).
+
+    Returns
+    -------
+    dict
+        The provenance (:data:`PROVENANCE_KEYS`), also written to ``<out>/provenance.json``.
+    """
+    from joblib import Parallel, delayed
+
+    root_seed = check_root_seed(root_seed)
+    prof = get_profile(experiment, profile)
+    out = Path(out) if out is not None else results_folder(experiment, prof)
+    kinds = None if kinds is None else set(kinds)
+    unknown = sorted(kinds - set(experiment.tables)) if kinds is not None else []
+    if unknown:
+        raise ValueError(f"unknown kind(s) of {experiment.name} run: {', '.join(unknown)}; "
+                         f"kinds are {', '.join(experiment.tables)}")
+    planned = experiment.plan(prof)
+    runs = [r for r in planned if kinds is None or r.kind in kinds]
+    settings = store.plain_json({"profile": prof.to_dict(), "root_seed": str(root_seed)})
+    store.remove_stale_tmp(out)
+    _check_settings(out, settings)
+    todo = [r for r in runs if not record_path(out, r.id).exists()]
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo else 1
+    tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
+    tasks = (delayed(experiment.run)(r, prof, root_seed) for r in todo)
+    n_done = 0
+    with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
+        records = (t[0](*t[1], **t[2]) for t in tasks) if n_workers == 1 else Parallel(
+            n_jobs=n_workers, return_as="generator_unordered")(tasks)
+        try:
+            for record in records:
+                store.write_json_atomic({**record, "settings": settings}, record_path(out, record["id"]))
+                n_done += 1
+                if progress:
+                    seconds = record.get("wall_seconds")
+                    tail = f" {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""
+                    print(f"[{n_done}/{len(todo)}] {record['id']}{tail}", file=sys.stderr, flush=True)
+        except KeyboardInterrupt as stop:
+            if n_workers != 1:
+                records.close()
+                stop_workers()
+            raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
+                                   terminated=isinstance(stop, Terminated)) from None
+    tables = consolidate(experiment, out)
+    return write_provenance(
+        experiment, out, command=command, profile=prof, root_seed=root_seed, n_jobs=n_jobs, n_workers=n_workers,
+        planned=planned, n_runs=len(runs), n_done=n_done, n_skipped=len(runs) - len(todo), tables=tables,
+        started=started, load_start=load_start, git=git, sweep_seconds=time.perf_counter() - tic,
+    )
+
+
+def write_provenance(experiment: Experiment, out: Path, *, command, profile, root_seed, n_jobs, n_workers, planned,
+                     n_runs, n_done, n_skipped, tables, started, load_start, git, sweep_seconds) -> dict:
+    """Write ``<out>/provenance.json`` (:data:`PROVENANCE_KEYS`) and return it."""
+    out = Path(out)
+    report = {
+        "experiment": experiment.name,
+        "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
+        "regenerate": f"python -m prunelab run {experiment.name} --profile {profile.name} --jobs {n_jobs}",
+        "prunelab_version": package_version(), "git": git, "root_seed": str(root_seed),
+        "profile": profile.to_dict(), "out": out.name, "n_jobs": n_jobs, "n_workers": n_workers,
+        "n_runs": n_runs, "n_done": n_done, "n_skipped": n_skipped,
+        "missing": [r.id for r in planned if not record_path(out, r.id).exists()],
+        "rows": {k: len(t) for k, t in tables.items()},
+        "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values() if "wall_seconds" in t)),
+        "start_time": started, "end_time": utc_now(), "sweep_seconds": sweep_seconds,
+        "machine": {**machine_info(), "load_average_start": load_start},
+        "libraries": {**library_versions(), **_versions(experiment.libraries)},
+        "previous_sessions": previous_sessions(out / "provenance.json"),
+    }
+    assert tuple(report) == PROVENANCE_KEYS
+    store.write_json_atomic(report, out / "provenance.json")
+    return report
+
+
+def _versions(names) -> dict:
+    from importlib import metadata
+
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def consolidate(experiment: Experiment, out) -> dict:
+    """One parquet table per kind of run from the run records (``<table>.parquet``); the tables as DataFrames."""
+    import pandas as pd
+    import pyarrow as pa
+
+    tables = {}
+    for kind, name in experiment.tables.items():
+        files = sorted((Path(out) / "runs" / kind).glob("*.json"))
+        if not files:
+            continue
+        records = [{k: v for k, v in _read_record(p).items() if k != "settings"} for p in files]
+        frame = _numeric_nulls(pd.DataFrame(records)).sort_values("id", kind="stable")
+        store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
+        tables[name] = frame
+    return tables
+
+
+def _numeric_nulls(frame):
+    """Columns of numbers with NaN written as JSON null (None) back to float columns (None -> NaN)."""
+    import pandas as pd
+
+    for name in frame.columns:
+        values = frame[name]
+        if values.dtype == object and values.map(lambda v: v is None or (
+                isinstance(v, (int, float)) and not isinstance(v, bool))).all():
+            frame[name] = pd.to_numeric(values.astype(float))
+    return frame
+
+
+def load_folder(out) -> dict:
+    """The tables of a results folder (pandas DataFrames by file stem) and its ``provenance``."""
+    import pandas as pd
+
+    out = Path(out)
+    if not (out / "provenance.json").is_file():
+        raise FileNotFoundError(f"{out} holds no results (no provenance.json)")
+    tables = {p.stem: pd.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
+    tables["provenance"] = json.loads((out / "provenance.json").read_text())
+    return tables
+
+
+def results(experiment: Experiment, profile: str) -> dict:
+    """The chapter's results: frozen at the ``paper`` profile, any other profile run now in a temporary folder.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    profile : str
+        The book's profile. ``"paper"`` reads the folder a rerun wrote
+        (:func:`results_folder`) if there is one, else the frozen results shipped in
+        ``data/results/<name>``; any other runs the experiment's ``smoke`` profile now,
+        on one core, once per process (later calls get a copy).
+
+    Returns
+    -------
+    dict
+        As :func:`load_folder`.
+    """
+    from prunelab.catalogue import data_dir
+
+    if profile == "paper":
+        written = results_folder(experiment, "paper")  # a rerun's, where it writes (the user's folder for a wheel)
+        if (written / "provenance.json").is_file():
+            return load_folder(written)
+        return load_folder(data_dir() / "results" / experiment.name)  # the frozen results shipped
+    return copy.deepcopy(_run_now(experiment, "smoke"))
+
+
+@functools.lru_cache(maxsize=8)
+def _run_now(experiment: Experiment, profile: str) -> dict:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sweep(experiment, profile, out=tmp, n_jobs=1, command=f"results({experiment.name!r}, {profile!r})")
+        return load_folder(tmp)

@@ -1,0 +1,325 @@
+"""Past the junction tree: grids with determinism, compiled into circuits, and the samplers beside them.
+
+The grids are Sang, Beame & Kautz's (:func:`prunelab.make_grid`): a share of the
+nodes deterministic, sides up to where compilation stops. Each grid is asked two
+ways: without evidence (the query of the published benchmark, ``P(sink)``, where
+forward sampling is exact sampling) and with a tenth of the nodes observed
+(:data:`EVIDENCE_SHARE`; never the sink or its parents) at the states of one forward
+sample of the grid, so that the evidence is possible.
+
+Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.sweep`):
+
+``compile``
+    the induced width of the cheapest elimination order exact inference finds, the junction tree's answer or refusal
+    and its seconds, the circuit's compile seconds and size or refusal, the exact
+    ``P(sink = T | e)`` from the circuit (and from the tree where it fits: both
+    recorded), and prune sampling's steps per second with circuit draws and the
+    median size of its pruned sets;
+``budget``
+    one chain of one sampler for a wall-clock budget: the sink estimate and its error,
+    the AHD over all free variables, the number of variables off by more than 0.05 and
+    the worst Hellinger distance, all against the circuit's exact answer where it gave
+    one; steps and seconds. Prune
+    draws from the compiled circuit, or compiles the pruned set's CNF at every step
+    where the whole circuit refuses (``uniform="circuit-per-step"``).
+
+::
+
+    from prunelab.lab.experiments import EXPERIMENTS, results
+    tables = results(EXPERIMENTS["frontier"], "smoke")      # tables["compile"], tables["budget"]
+
+or ``python -m prunelab run frontier --profile paper``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .framework import run_seed_sequence
+
+__all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "FrontierProfile", "FrontierRun", "grid_case"]
+
+FRONTIER_SAMPLERS = ("prune", "gibbs", "pyagrum-gibbs", "pyagrum-lbp", "pyagrum-importance", "pyagrum-weighted")
+"""Samplers of the budget runs: prunelab's prune (circuit draws) and Gibbs, and pyAgrum's four."""
+
+EVIDENCE_KINDS = ("none", "scattered")
+"""``"none"``: no evidence; ``"scattered"``: a share of the nodes observed (see :func:`grid_case`)."""
+
+EVIDENCE_SHARE = 0.1
+"""Share of a grid's nodes observed by the ``"scattered"`` evidence."""
+
+
+@dataclass(frozen=True)
+class FrontierProfile:
+    """How much the frontier experiment runs.
+
+    Parameters
+    ----------
+    name : str
+    grids : tuple of (percent deterministic, side, seed)
+        The grids of the ``compile`` runs, each asked with every evidence kind.
+    budget_grids : tuple of (percent deterministic, side, seed)
+        The grids of the ``budget`` runs.
+    budgets : tuple of float
+        Wall-clock budgets (seconds) of the budget runs.
+    samplers : tuple of str
+        Samplers of the budget runs (:data:`FRONTIER_SAMPLERS`).
+    evidence : tuple of str
+        Evidence kinds (:data:`EVIDENCE_KINDS`).
+    compile_seconds : float
+        Cap of one circuit compilation (it refuses past it).
+    speed_steps : int
+        Prune steps timed for the steps per second of a ``compile`` run.
+    """
+
+    name: str
+    grids: tuple[tuple[int, int, int], ...]
+    budget_grids: tuple[tuple[int, int, int], ...]
+    budgets: tuple[float, ...]
+    samplers: tuple[str, ...] = FRONTIER_SAMPLERS
+    evidence: tuple[str, ...] = EVIDENCE_KINDS
+    compile_seconds: float = 600.0
+    speed_steps: int = 2000
+
+    def to_dict(self) -> dict:
+        """The spec as plain JSON-ready values."""
+        return asdict(self)
+
+
+def _sides(percent: int, sides, seeds=(1, 2, 3)) -> tuple:
+    return tuple((percent, side, seed) for side in sides for seed in seeds)
+
+
+FRONTIER_PROFILES = {
+    "paper": FrontierProfile(
+        "paper",
+        grids=(_sides(90, (10, 20, 30, 36, 40, 46, 50)) + _sides(75, (10, 14, 18, 22, 26))
+               + _sides(50, (10, 14, 18, 20))),
+        budget_grids=((90, 30, 1), (90, 40, 2), (75, 22, 1), (50, 18, 1)),
+        budgets=(10.0, 60.0),
+    ),
+    "smoke": FrontierProfile(
+        "smoke", grids=((90, 6, 1), (50, 5, 1)), budget_grids=((90, 6, 1),), budgets=(0.2,),
+        samplers=("prune", "gibbs", "pyagrum-lbp"), compile_seconds=60.0, speed_steps=200,
+    ),
+}
+"""``paper``: 48 grids (90 % to 50 x 50, 75 % to 26 x 26, 50 % to 20 x 20, seeds 1-3) with and without
+evidence, and budget runs of 10 s and 60 s on four of them (several hours on 2 cores: the provenance
+says how long); ``smoke``: two tiny grids (seconds, for the book's smoke build and the tests)."""
+
+
+@dataclass(frozen=True)
+class FrontierRun:
+    """One run: a grid asked with one evidence kind, compiled or sampled.
+
+    Examples
+    --------
+    >>> FrontierRun("budget", 90, 30, 1, "scattered", sampler="prune", budget=10.0).id
+    'budget.d90-30x30-s1.scattered.prune.10s'
+    """
+
+    kind: str
+    percent: int
+    side: int
+    seed: int
+    evidence: str
+    sampler: str = ""
+    budget: float = 0.0
+
+    @property
+    def grid(self) -> str:
+        """``d<percent>-<side>x<side>-s<seed>``."""
+        return f"d{self.percent}-{self.side}x{self.side}-s{self.seed}"
+
+    @property
+    def id(self) -> str:
+        """The run's id: kind, grid, evidence and the budget run's sampler and seconds."""
+        parts = [self.kind, self.grid, self.evidence]
+        if self.kind == "budget":
+            parts += [self.sampler, f"{self.budget:g}s"]
+        return ".".join(parts)
+
+
+def grid_case(percent: int, side: int, seed: int, evidence: str):
+    """``(bn, evidence)`` of a grid: :func:`prunelab.make_grid` with ``seed``, and its evidence kind.
+
+    ``"scattered"`` observes ``round(EVIDENCE_SHARE * side**2)`` nodes, drawn without
+    replacement among all but the sink and its two parents, at the states of one
+    forward sample of the grid (both drawn from ``SeedSequence([seed, side, percent])``),
+    so ``P(e) > 0`` and the sink's posterior is not fixed by an observed parent;
+    ``"none"`` observes nothing.
+
+    Examples
+    --------
+    >>> bn, ev = grid_case(90, 10, 1, "scattered")
+    >>> len(ev), "v_10_10" in ev, "v_9_10" in ev or "v_10_9" in ev
+    (10, False, False)
+    """
+    from prunelab.grids import make_grid
+    from prunelab.samplers.init import initial_state
+
+    if evidence not in EVIDENCE_KINDS:
+        raise ValueError(f"unknown evidence kind {evidence!r}; kinds are {list(EVIDENCE_KINDS)}")
+    bn = make_grid(side, percent / 100, seed=seed)
+    if evidence == "none":
+        return bn, {}
+    rng = np.random.default_rng(np.random.SeedSequence([seed, side, percent]))
+    x = initial_state(rng, bn, "forward")
+    sink = bn.variables[-1]
+    candidates = [v for v in bn.variables if v != sink and v not in bn.parents[sink]]
+    observed = rng.choice(len(candidates), size=round(EVIDENCE_SHARE * side**2), replace=False)
+    return bn, {candidates[k]: bn.states[candidates[k]][int(x[bn.index(candidates[k])])] for k in sorted(observed)}
+
+
+def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
+    from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
+    from prunelab.compiled import compile_network
+    from prunelab.exact import exact_marginals, treewidth
+    from prunelab.samplers import prune
+    from prunelab.samplers.init import initial_state
+
+    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
+    sink = bn.variables[-1]
+    record = {"n_nodes": len(bn.variables), "n_observed": len(evidence),
+              "width": int(treewidth(bn, evidence, heuristic="best"))}
+    tic = time.perf_counter()
+    try:
+        jt = exact_marginals(bn, evidence, method="junction_tree")
+    except (MemoryError, ValueError) as exc:  # the tree's refusal names the clique it would need
+        record.update(jt_status="refused", jt_note=str(exc)[:300], jt_p_sink=math.nan)
+    else:
+        record.update(jt_status="ok", jt_note="", jt_p_sink=float(jt[sink][1]))
+    record["jt_seconds"] = time.perf_counter() - tic
+    net = compile_network(bn, evidence)
+    tic = time.perf_counter()
+    try:
+        circuit = circuit_for(net, max_seconds=prof.compile_seconds)
+    except CircuitTooLargeError as exc:
+        record.update(circuit_status="refused", circuit_note=str(exc)[:300], compile_seconds=time.perf_counter() - tic,
+                      size=math.nan, p_sink=math.nan, log_p_evidence=math.nan, inference_seconds=math.nan,
+                      steps_per_second=math.nan, median_log10_pruned=math.nan)
+        return record
+    record.update(circuit_status="ok", circuit_note="", compile_seconds=time.perf_counter() - tic,
+                  size=int(circuit.size))
+    tic = time.perf_counter()
+    log_p, marginals = circuit_inference(bn, net, circuit)
+    record.update(inference_seconds=time.perf_counter() - tic, p_sink=float(marginals[sink][1]),
+                  log_p_evidence=float(log_p))
+    rng = np.random.default_rng(run_seed_sequence(run.id, root_seed))
+    x0 = initial_state(rng, bn, "forward", evidence=evidence)  # its exact fallback draws from the circuit
+    prune.run_chain(rng, net, x0, 2, uniform="circuit")  # numba compile and plan outside the clock
+    tic = time.perf_counter()
+    out = prune.run_chain(rng, net, x0, prof.speed_steps, uniform="circuit")
+    record["steps_per_second"] = prof.speed_steps / (time.perf_counter() - tic)
+    record["median_log10_pruned"] = float(np.median(np.log10(out.size)))
+    return record
+
+
+def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uniform: str):
+    """One prune chain filling ``seconds`` through the budget loop; ``(tally, setup seconds)``."""
+    from ..peers.budget import ChainTally, fill_budget
+    from prunelab.sampling import sample
+
+    rng_seed = seed.spawn(1)[0]
+    x0 = sample(bn, "prune", 1, evidence=evidence, seed=rng_seed, traps="off", uniform=uniform).draws[0, 0]
+
+    def draw(n, start_from, salt):
+        result = sample(bn, "prune", int(n), evidence=evidence, init=start_from,
+                        seed=np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 500 + salt)),
+                        traps="off", uniform=uniform)
+        return result.draws[0], float(result.sample_seconds.sum())
+
+    tic = time.perf_counter()
+    draw(1, x0, 99)  # compiled before the clock starts
+    tally = ChainTally(bn, evidence, x0)
+    setup = time.perf_counter() - tic + fill_budget(draw, tally, None, seconds, pilot_start=10)
+    return tally, setup
+
+
+def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
+    from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
+    from prunelab.compiled import compile_network
+    from .large.measures import off_figures
+
+    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
+    sink = bn.variables[-1]
+    net = compile_network(bn, evidence)
+    try:
+        circuit = circuit_for(net, max_seconds=prof.compile_seconds)
+    except CircuitTooLargeError:
+        circuit, exact = None, None
+    else:
+        exact = circuit_inference(bn, net, circuit)[1]
+    seed = run_seed_sequence(run.id, root_seed)
+    record = {"exact_p_sink": float(exact[sink][1]) if exact is not None else math.nan}
+    marginals = None
+    try:
+        if run.sampler == "prune":
+            uniform = "circuit" if circuit is not None else "circuit-per-step"
+            tally, setup = _prune_chain(bn, evidence, run.budget, seed, uniform)
+            marginals = tally.marginals()
+            record.update(status="ok", note=f"uniform={uniform}", n_steps=tally.n_steps, seconds=tally.seconds,
+                          setup_seconds=setup, move_rate=tally.move_rate)
+        else:
+            from ..peers import run_sampler
+            from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
+
+            name, peer_seed = f"prunelab-{run.sampler}" if run.sampler == "gibbs" else run.sampler, int(
+                seed.generate_state(1)[0])
+            if name in GUARDED_SAMPLERS:  # a pyAgrum sampler that may overrun is stopped
+                peer = run_peer_guarded(name, bn, evidence, run.budget, peer_seed, run.budget + PEER_GRACE_SECONDS)
+            else:
+                peer = run_sampler(name, bn, evidence, seconds=run.budget, seed=peer_seed)
+            marginals = peer.marginals
+            record.update(status=peer.status, note=peer.note[:300], n_steps=int(peer.n_steps),
+                          seconds=float(peer.seconds), setup_seconds=float(peer.setup_seconds),
+                          move_rate=float(peer.move_rate))
+    except Exception as exc:  # a sampler that raises is a finding, not the end of the sweep  # noqa: BLE001
+        record.update(status="crashed", note=f"{type(exc).__name__}: {exc}"[:300], n_steps=0, seconds=math.nan,
+                      setup_seconds=math.nan, move_rate=math.nan)
+    record["p_sink_estimate"] = float(marginals[sink][1]) if marginals is not None else math.nan
+    record["sink_error"] = abs(record["p_sink_estimate"] - record["exact_p_sink"])
+    figures = off_figures(marginals, exact) if marginals is not None and exact is not None else {}
+    record.update(ahd=figures.get("ahd", math.nan), n_off=figures.get("n_off", -1),
+                  worst_hellinger=figures.get("worst_hellinger", math.nan))
+    return record
+
+
+class _Frontier:
+    """The experiment (:class:`prunelab.lab.experiments.framework.Experiment`)."""
+
+    name = "frontier"
+    profiles = FRONTIER_PROFILES
+    tables = {"compile": "compile", "budget": "budget"}
+    libraries = ("pyagrum", "pysdd")
+
+    def plan(self, profile) -> tuple[FrontierRun, ...]:
+        """Compile runs, smallest grids first, then budget runs, shortest budgets first."""
+        runs = [FrontierRun("compile", p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
+                for ev in profile.evidence]
+        runs += [FrontierRun("budget", p, n, s, ev, sampler=name, budget=float(b))
+                 for b in sorted(profile.budgets) for p, n, s in profile.budget_grids for ev in profile.evidence
+                 for name in profile.samplers]
+        return tuple(runs)
+
+    def run(self, run: FrontierRun, profile: FrontierProfile, root_seed: int) -> dict:
+        """One run's record (its seed: :func:`~prunelab.lab.experiments.framework.run_seed_sequence` of its id)."""
+        from .provenance import current_load
+
+        load, tic = current_load(), time.perf_counter()
+        body = _compile_run if run.kind == "compile" else _budget_run
+        record = {"id": run.id, "grid": run.grid, "percent": run.percent, "side": run.side, "seed": run.seed,
+                  "evidence": run.evidence}
+        if run.kind == "budget":
+            record.update(sampler=run.sampler, budget=run.budget)
+        record.update(body(run, profile, root_seed))
+        record.update(wall_seconds=time.perf_counter() - tic, load_start=load)
+        return record
+
+
+FRONTIER = _Frontier()
+"""The frontier experiment."""

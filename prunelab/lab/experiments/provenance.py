@@ -1,0 +1,122 @@
+"""Provenance of a results folder: the code, the machine, the libraries and the sessions that wrote it.
+
+Both sweeps (:func:`prunelab.lab.experiments.reproduce` and
+:func:`prunelab.lab.experiments.large.run_large`) write these into ``provenance.json``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+__all__ = [
+    "LIBRARIES", "current_load", "git_commit", "library_versions", "machine_info", "package_version",
+    "previous_sessions", "utc_now",
+]
+
+LIBRARIES = (
+    "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
+    "arviz", "tqdm", "pgmpy",
+)
+"""Libraries whose versions go into ``provenance.json``."""
+
+
+def git_commit() -> dict:
+    """The checkout's commit and whether it has changes; ``None`` for an installed wheel."""
+    root = Path(__file__).resolve().parents[3]  # prunelab/lab/experiments/provenance.py
+    info = {"commit": None, "dirty": None}
+    if not (root / ".git").exists() or not (root / "prunelab" / "__init__.py").is_file():
+        return info  # not our checkout (a wheel in site-packages, maybe inside another repository)
+    try:
+        info["commit"] = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True,
+            text=True, timeout=10, check=True,
+        ).stdout
+        info["dirty"] = bool(status.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def library_versions() -> dict:
+    """Installed version of every library of :data:`LIBRARIES` (``None`` if absent)."""
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def machine_info() -> dict:
+    """The machine: CPU, platform, core count, Python, host name and load average."""
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
+    return {
+        "cpu_model": _cpu_model(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "hostname": platform.node(),
+        "load_average": load,
+    }
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name (``/proc/cpuinfo``), else the platform's processor."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def utc_now() -> str:
+    """The time now, UTC, ISO 8601 to the second."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+_SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", "n_skipped", "cases", "git",
+                 "n_jobs", "scheduler", "prunelab_version")
+
+
+def previous_sessions(path: Path) -> list[dict]:
+    """Earlier sessions that wrote to the same folder (condensed), oldest first."""
+    if not path.exists():
+        return []
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return [*old.get("previous_sessions", []), {k: old.get(k) for k in _SESSION_KEYS}]
+
+
+def package_version() -> str:
+    """The version of prunelab that runs."""
+    from prunelab import __version__
+
+    return __version__
+
+
+def current_load() -> float:
+    """The one-minute load average (NaN where the system does not report it)."""
+    try:
+        return float(os.getloadavg()[0])
+    except OSError:
+        return math.nan

@@ -1,0 +1,327 @@
+"""What an experiment is: case specs, profiles and the seed of every run.
+
+A *case* is one sampler on one benchmark (a network, with or without its frozen
+evidence set) followed through one query variable. A *profile* says how much to
+run: how many independent runs per case, how many draws per run, at which
+checkpoints the running estimates are recorded. A *run* is one chain of ``T``
+draws from its own initial state.
+
+Seeds
+-----
+Run ``r`` of case ``c`` always gets ``SeedSequence(root_seed, spawn_key=(key(c), r))``
+where ``key(c)`` is the CRC-32 of the case id (:func:`case_key`). It depends on
+neither the case's position in a list, the other cases selected, the number of
+workers, the scheduler, nor on whether the sweep was resumed: the same run gives
+the same draws however it is scheduled. Different profiles share the seeds, so
+run 0 of the smoke profile starts like run 0 of the paper profile.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import zlib
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from prunelab.catalogue import load_evidence, load_network, query_variable
+from prunelab.indicators import log_checkpoints
+from ..paper_numbers import PAPER_SAMPLERS
+from prunelab.samplers.init import INITS
+
+__all__ = [
+    "BENCHMARKS",
+    "CASES",
+    "CASE_INITS",
+    "CaseSpec",
+    "DEFAULT_ROOT_SEED",
+    "FIXED_START_SPAWN",
+    "PAPER_SAMPLERS",
+    "PROFILES",
+    "Profile",
+    "TOY_BENCHMARKS",
+    "case_key",
+    "get_profile",
+    "run_seed",
+    "select_cases",
+]
+
+DEFAULT_ROOT_SEED = 20170901
+"""Root of every run's :class:`numpy.random.SeedSequence` (the paper's year and month)."""
+
+CASE_INITS = (*INITS, "fixed")
+"""``init`` of a case: an initialiser of :func:`prunelab.sample`, or ``"fixed"``: all runs
+of the case start from one state (:attr:`CaseSpec.start`, or one forward draw keyed by
+the case, see :data:`FIXED_START_SPAWN`)."""
+
+FIXED_START_SPAWN = 2**32 - 1
+"""Second spawn-key entry of the seed that draws a case's fixed start state (no run has it)."""
+
+TOY_BENCHMARKS = ("deterministic_pair", "block_chain")
+"""The paper's two toy networks (Figures 1-2: Gibbs trapped, prune sampling not)."""
+
+BENCHMARKS = {
+    # benchmark id: (network, evidence name)
+    "deterministic_pair": ("deterministic_pair", None),
+    "block_chain": ("block_chain", None),
+    "asia_ev0": ("asia", None),
+    "alarm_ev0": ("alarm", None),
+    "win95pts_ev0": ("win95pts", None),
+    "asia_ev25": ("asia", "ev25"),
+    "alarm_ev25": ("alarm", "ev25"),
+    "win95pts_ev25": ("win95pts", "ev25"),
+    "grid-3x3": ("grid-3x3", None),
+    "grid-5x5": ("grid-5x5", None),
+    "grid-8x8": ("grid-8x8", None),
+}
+"""The eleven benchmarks: the two toy networks and the paper's nine (Figure "results1")."""
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One sampler on one benchmark, followed through one query variable.
+
+    Parameters
+    ----------
+    benchmark : str
+        Id of the benchmark (a key of :data:`BENCHMARKS`, or any label for a custom case).
+    network : str
+        Catalogue name, for :func:`prunelab.load_network`.
+    sampler : str
+        Sampler name for :func:`prunelab.sample`: ``"gibbs"``, ``"metropolis"``, ``"prune"``.
+    evidence : str or None
+        ``None`` for no evidence, or ``"ev<pct>"`` for the frozen evidence set of
+        ``pct`` percent (:func:`prunelab.load_evidence`).
+    query : str or None
+        Query variable; ``None`` means :func:`prunelab.query_variable` of the network.
+    init : str
+        One of :data:`CASE_INITS`. ``"fixed"``: every run starts from the same state.
+    start : tuple of (variable, state) pairs, optional
+        The start state for ``init="fixed"``. ``None``: one forward draw seeded by
+        ``(case key, FIXED_START_SPAWN)``, the same for every run.
+    options : tuple of (name, value) pairs
+        Extra keyword options for :func:`prunelab.sample` (a tuple, so the spec is hashable).
+
+    Examples
+    --------
+    >>> case = CaseSpec("grid-8x8", "grid-8x8", "prune")
+    >>> case.id, case.query_variable
+    ('grid-8x8.prune', 'v_8_8')
+    >>> replace(case, init="fixed").id
+    'grid-8x8.prune.fixed'
+    """
+
+    benchmark: str
+    network: str
+    sampler: str
+    evidence: str | None = None
+    query: str | None = None
+    init: str = "forward"
+    start: tuple[tuple[str, str], ...] | None = None
+    options: tuple[tuple[str, object], ...] = field(default=())
+
+    def __post_init__(self):
+        if self.init not in CASE_INITS:
+            raise ValueError(f"init must be one of {CASE_INITS}, got {self.init!r}")
+        if self.start is not None and self.init != "fixed":
+            raise ValueError("a start state is only used with init='fixed'")
+        if self.evidence is not None and not (self.evidence.startswith("ev") and self.evidence[2:].isdigit()):
+            raise ValueError(f"evidence must be None or 'ev<percent>', e.g. 'ev25'; got {self.evidence!r}")
+
+    @property
+    def id(self) -> str:
+        """``<benchmark>.<sampler>``, with ``.<init>`` when not forward and ``.<options>`` when set.
+
+        Used as the directory name of the case's runs and as its seed key.
+        """
+        parts = [self.benchmark, self.sampler]
+        if self.init != "forward":
+            parts.append(self.init)
+        if self.start is not None:
+            parts.append("start-" + "-".join(f"{v}={s}" for v, s in self.start))
+        if self.options:
+            parts.append("-".join(f"{k}={v}" for k, v in self.options))
+        return ".".join(parts)
+
+    @property
+    def query_variable(self) -> str:
+        """The query variable (the spec's, or the catalogue's default for the network)."""
+        return self.query if self.query is not None else query_variable(self.network)
+
+    @property
+    def evidence_fraction(self) -> float:
+        """Fraction of variables observed (0 without evidence)."""
+        return 0.0 if self.evidence is None else int(self.evidence[2:]) / 100
+
+    def load(self):
+        """``(bn, evidence)``: the network and its evidence dict (``None`` without evidence)."""
+        bn = load_network(self.network)
+        evidence = None if self.evidence is None else load_evidence(self.network, self.evidence_fraction)
+        return bn, evidence
+
+    def to_dict(self) -> dict:
+        """A JSON-able description (for provenance)."""
+        d = asdict(self)
+        d["id"] = self.id
+        d["query"] = self.query_variable
+        d["start"] = None if self.start is None else dict(self.start)
+        d["options"] = {k: v for k, v in self.options}
+        return d
+
+
+def _default_cases() -> tuple[CaseSpec, ...]:
+    return tuple(
+        CaseSpec(benchmark, network, sampler, evidence)
+        for benchmark, (network, evidence) in BENCHMARKS.items()
+        for sampler in PAPER_SAMPLERS
+    )
+
+
+CASES = _default_cases()
+"""The 33 default cases: 11 benchmarks times 3 samplers, forward initial states."""
+
+
+def case_key(case: CaseSpec | str) -> int:
+    """Stable 32-bit key of a case: the CRC-32 of its id (a spawn-key entry of its seeds).
+
+    Examples
+    --------
+    >>> case_key("asia_ev0.gibbs") == case_key(CaseSpec("asia_ev0", "asia", "gibbs"))
+    True
+    """
+    text = case if isinstance(case, str) else case.id
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def run_seed(root_seed: int, case: CaseSpec | str, run: int) -> np.random.SeedSequence:
+    """The seed of run ``run`` of ``case``: ``SeedSequence(root_seed, spawn_key=(case_key(case), run))``.
+
+    Examples
+    --------
+    >>> a = run_seed(1, "asia_ev0.gibbs", 3).generate_state(2)
+    >>> b = run_seed(1, "asia_ev0.gibbs", 3).generate_state(2)
+    >>> bool((a == b).all())
+    True
+    """
+    if run < 0 or run >= FIXED_START_SPAWN:
+        raise ValueError(f"run index must be in [0, {FIXED_START_SPAWN}), got {run}")
+    return np.random.SeedSequence(int(root_seed), spawn_key=(case_key(case), int(run)))
+
+
+def select_cases(patterns=None, cases=CASES, init: str | None = None) -> tuple[CaseSpec, ...]:
+    """Cases whose id matches any of ``patterns`` (shell wildcards), in catalogue order.
+
+    A pattern matches an id ``benchmark.sampler[...]`` itself or as a prefix before a
+    dot, so ``"asia_ev0"`` selects its three samplers and ``"*.prune"`` every prune
+    case. ``CaseSpec`` objects in ``patterns`` are taken as they are.
+
+    Parameters
+    ----------
+    patterns : iterable of str or CaseSpec, optional
+        ``None`` selects all of ``cases``.
+    cases : sequence of CaseSpec
+        What patterns are matched against (default :data:`CASES`).
+    init : str, optional
+        Replace every selected case's ``init`` (e.g. ``"fixed"``).
+
+    Raises
+    ------
+    ValueError
+        If a pattern matches nothing (the message lists the ids).
+
+    Examples
+    --------
+    >>> [c.id for c in select_cases(["grid-3x3.g*", "*pair.prune"])]
+    ['deterministic_pair.prune', 'grid-3x3.gibbs']
+    """
+    if patterns is None:
+        chosen = list(cases)
+    else:
+        if isinstance(patterns, str | CaseSpec):
+            patterns = [patterns]
+        explicit = [p for p in patterns if isinstance(p, CaseSpec)]
+        texts = [p for p in patterns if not isinstance(p, CaseSpec)]
+        for p in texts:
+            if not any(fnmatch.fnmatchcase(c.id, p) or fnmatch.fnmatchcase(c.id, p + ".*") for c in cases):
+                raise ValueError(f"case pattern {p!r} matches nothing; case ids are {[c.id for c in cases]}")
+        chosen = [
+            c for c in cases if any(fnmatch.fnmatchcase(c.id, p) or fnmatch.fnmatchcase(c.id, p + ".*") for p in texts)
+        ]
+        chosen += [c for c in explicit if c not in chosen]
+    if init is not None:
+        chosen = [replace(c, init=init) for c in chosen]
+    ids = [c.id for c in chosen]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"two different cases share the id(s) {duplicates}")
+    return tuple(chosen)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much to run.
+
+    Parameters
+    ----------
+    name : str
+        Also the results folder, ``data/results/<name>``.
+    n_runs : int
+        Independent runs per case (the paper: 100); each run is one chain.
+    n_draws : int
+        Draws per run, ``T`` (the paper: 25 000).
+    n_checkpoints : int
+        Log-spaced checkpoints asked of :func:`prunelab.indicators.log_checkpoints`.
+    cases : tuple of str, optional
+        Default case patterns (see :func:`select_cases`); ``None``: all of :data:`CASES`.
+    t_min : int
+        Checkpoints below are ignored by the alpha fits (the paper drops ``t < 10``).
+    delta : float
+        The fixed exponent of the paper's construction of alpha (0.9).
+    target : float
+        The sigma_t of the time-consumption indicator (0.01).
+    """
+
+    name: str
+    n_runs: int
+    n_draws: int
+    n_checkpoints: int = 60
+    cases: tuple[str, ...] | None = None
+    t_min: int = 10
+    delta: float = 0.9
+    target: float = 0.01
+
+    @property
+    def checkpoints(self) -> np.ndarray:
+        """The draw counts at which running estimates are recorded."""
+        return log_checkpoints(self.n_draws, self.n_checkpoints)
+
+    def to_dict(self) -> dict:
+        """The profile as plain JSON types, its checkpoints included, as stored (``sweep.json``, provenance)."""
+        d = asdict(self)
+        d["checkpoints"] = self.checkpoints.tolist()
+        return d
+
+
+PROFILES = {
+    "smoke": Profile(
+        "smoke",
+        n_runs=4,
+        n_draws=500,
+        n_checkpoints=20,
+        cases=("deterministic_pair", "block_chain", "asia_ev25", "grid-3x3"),
+    ),
+    "quick": Profile("quick", n_runs=20, n_draws=5_000, n_checkpoints=40),
+    "paper": Profile("paper", n_runs=100, n_draws=25_000, n_checkpoints=60),
+}
+"""``smoke`` (seconds, for CI: 4 benchmarks x 3 samplers), ``quick`` (minutes, all cases),
+``paper`` (100 runs of 25 000 draws, as in the paper)."""
+
+
+def get_profile(profile: str | Profile) -> Profile:
+    """A :class:`Profile` by name (or the profile itself)."""
+    if isinstance(profile, Profile):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise KeyError(f"unknown profile {profile!r}; profiles are {sorted(PROFILES)}") from None

@@ -1,0 +1,463 @@
+"""Tidy tables from the run files, the per-case summary, and the paper's tables beside ours.
+
+:func:`consolidate` turns ``runs/`` into
+
+``curves.parquet``
+    one row per (case, run, checkpoint ``t``), values as float32: ``estimate_<k>`` the running estimate
+    of ``P(query = k)``, ``estimate_rb_<k>`` its Rao-Blackwellised version (Gibbs; else
+    null), ``hellinger_query`` (and ``_rb``) the Hellinger distance of the query
+    marginal to the exact one, ``hellinger_all`` (and ``_rb``) the mean of that
+    distance over all free variables. Averaging over runs gives the paper's AHD(t).
+``runs.parquet``
+    one row per (case, run): seconds, initialiser, final values, sampler statistics
+    (``mean_<name>``, e.g. Metropolis ``mean_n_accepted``).
+``final_marginals.parquet``
+    one row per (case, variable, state): exact value, mean and standard deviation
+    over runs of the final estimate (and Rao-Blackwellised mean).
+``summary.parquet``
+    one row per case: the alpha fits, time to sigma_t = 0.01, AHD at ``T``, ESS.
+
+Columns of ``summary.parquet``
+-----------------------------
+``alpha``, ``beta``, ``delta_fixed``, ``residual_rms``
+    :func:`~prunelab.indicators.fit_alpha` with the paper's fixed ``delta`` (0.9) on
+    sigma_t of the query state's running estimate, ``t >= t_min`` (10);
+    ``alpha_low``/``alpha_high`` a 95 % bootstrap interval over runs.
+``alpha_free``, ``beta_free``, ``delta_free``
+    The same with delta fitted. ``alpha_rb`` (Gibbs): fixed-delta fit of the
+    Rao-Blackwellised estimate. ``alpha_note``: why a fit is missing.
+``alpha_iid``
+    ``sqrt(p (1 - p))`` for the exact ``p``: the alpha of independent draws.
+``seconds_per_draw``, ``init_seconds``
+    Means over runs. ``cpu_seconds``: the case's total init + sampling time.
+``draws_to_target``, ``seconds_to_target``
+    :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 3);
+    ``_free`` from ``alpha_free``. ``t_below_target``: first checkpoint with
+    sigma_t <= 0.01 (fit-free; null if never), ``seconds_below_target`` its cost.
+``ahd_query``, ``ahd_all`` (and ``_rb``)
+    AHD at ``T`` for the query and averaged over all free variables.
+``rhat``, ``ess_bulk``, ``ess_tail``, ``ess_per_second``, ``constant_chains``
+    :func:`~prunelab.diagnostics.convergence_summary` of the query-state indicator,
+    the runs taken as chains; ``ess_from_alpha`` what alpha implies per run.
+``trapped_runs``, ``query_stuck_runs``
+    Runs stuck on some free variable, and on the query variable
+    (``SampleResult.trap.stuck``: never changed although the evidence allows it,
+    and no single-site move could change it). ``trapped`` (bool): R-hat infinite,
+    the query never changed in any run, or stuck in some run; Tables 2-3 mark such
+    cases, whose alpha and time describe a trap, not a convergence rate.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from prunelab.catalogue import data_dir
+from prunelab.diagnostics import convergence_summary, ess_from_alpha
+from prunelab.indicators import (
+    AlphaFitError,
+    bootstrap_alpha,
+    first_checkpoint_below,
+    fit_alpha,
+    sigma_t,
+    time_to_sigma,
+)
+from ..paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+from . import store
+from .cases import prepare_case, results_dir
+from .specs import CaseSpec, Profile, case_key, get_profile
+
+__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "format_paper_tables", "is_trapped"]
+
+TRAPPED_MARK = " !"
+"""Appended by :func:`format_paper_tables` to our alpha and time of a trapped case."""
+
+TABLES = ("curves", "runs", "final_marginals", "summary")
+"""The consolidated tables, each ``<name>.parquet``."""
+
+BOOTSTRAP_SPAWN = 2**32 - 2
+"""Second spawn-key entry of the seed of a case's bootstrap of alpha."""
+
+N_BOOT = 200
+"""Bootstrap replicates for the alpha interval."""
+
+_META = ["case", "benchmark", "network", "evidence", "sampler", "init"]
+
+
+def _spec_from_dict(d: dict) -> CaseSpec:
+    return CaseSpec(
+        benchmark=d["benchmark"],
+        network=d["network"],
+        sampler=d["sampler"],
+        evidence=d["evidence"],
+        query=d["query"],
+        init=d["init"],
+        start=None if d["start"] is None else tuple(d["start"].items()),
+        options=tuple(d["options"].items()),
+    )
+
+
+def _fit(t, sigma, delta, t_min):
+    try:
+        return fit_alpha(t, sigma, delta=delta, t_min=t_min), ""
+    except (AlphaFitError, ValueError) as err:
+        return None, f"{'free' if delta is None else 'fixed'}-delta fit: {err}"
+
+
+def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray, root_seed: int) -> dict:
+    """One row of ``summary.parquet`` from one case's run records (a DataFrame of run rows)."""
+    first = runs.iloc[0]
+    n_runs = len(runs)
+    n_draws = int(first["n_draws"])
+    t = np.asarray(first["t"], dtype=np.int64)
+    n_states = int(first["n_states"])
+    state = int(first["query_state"])
+    estimate = np.stack(runs["estimate"].map(np.asarray).to_list()).reshape(n_runs, t.size, n_states)
+    sigma = sigma_t(estimate, state)
+    p = float(exact_query[state])
+    row = {key: first[key] for key in _META}
+    row.update(
+        query=first["query"], query_state=state, n_states=n_states, n_runs=n_runs, n_draws=n_draws,
+        exact_query=p, estimate_query=float(estimate[:, -1, state].mean()),
+        alpha_iid=float(np.sqrt(p * (1 - p))),
+    )
+    notes = []
+    fixed, note = _fit(t, sigma, profile.delta, profile.t_min)
+    notes.append(note)
+    free, note = _fit(t, sigma, None, profile.t_min)
+    notes.append(note)
+    low = high = np.nan
+    if fixed is not None and n_runs >= 2:
+        seed = np.random.SeedSequence(int(root_seed), spawn_key=(case_key(row["case"]), BOOTSTRAP_SPAWN))
+        rng = np.random.default_rng(seed)
+        try:
+            ci = bootstrap_alpha(estimate, t, state, n_boot=N_BOOT, rng=rng, delta=profile.delta, t_min=profile.t_min)
+            low, high = ci.low, ci.high
+        except (AlphaFitError, ValueError) as err:
+            notes.append(f"bootstrap: {err}")
+    row.update(
+        alpha=fixed.alpha if fixed else np.nan,
+        alpha_low=low,
+        alpha_high=high,
+        beta=fixed.beta if fixed else np.nan,
+        delta_fixed=profile.delta,
+        residual_rms=fixed.residual_rms if fixed else np.nan,
+        alpha_free=free.alpha if free else np.nan,
+        beta_free=free.beta if free else np.nan,
+        delta_free=free.delta if free else np.nan,
+        t_min=profile.t_min,
+    )
+    rb = runs["estimate_rb"].notna().all()
+    alpha_rb = np.nan
+    if rb:
+        estimate_rb = np.stack(runs["estimate_rb"].map(np.asarray).to_list()).reshape(n_runs, t.size, n_states)
+        fit_rb, note = _fit(t, sigma_t(estimate_rb, state), profile.delta, profile.t_min)
+        notes.append(note.replace("fit", "fit (Rao-Blackwell)"))
+        alpha_rb = fit_rb.alpha if fit_rb else np.nan
+    row["alpha_rb"] = alpha_rb
+    row["alpha_note"] = "; ".join(n for n in notes if n)
+
+    sample_seconds = runs["sample_seconds"].to_numpy(float)
+    init_seconds = runs["init_seconds"].to_numpy(float)
+    per_draw = float(sample_seconds.mean() / n_draws)
+    init_mean = float(init_seconds.mean())
+    row.update(
+        seconds_per_draw=per_draw,
+        init_seconds=init_mean,
+        cpu_seconds=float(sample_seconds.sum() + init_seconds.sum()),
+    )
+    for suffix, fit in (("", fixed), ("_free", free)):
+        if fit is None:
+            row[f"draws_to_target{suffix}"] = row[f"seconds_to_target{suffix}"] = np.nan
+        else:
+            cost = time_to_sigma(fit.alpha, per_draw, init_mean, target=profile.target)
+            row[f"draws_to_target{suffix}"] = cost.draws
+            row[f"seconds_to_target{suffix}"] = cost.seconds
+    below = first_checkpoint_below(t, sigma, target=profile.target, t_min=profile.t_min)
+    row["t_below_target"] = np.nan if below is None else float(below)
+    row["seconds_below_target"] = np.nan if below is None else init_mean + below * per_draw
+    row["sigma_T"] = float(sigma[-1])
+    for name in ("hellinger_query", "hellinger_all"):
+        key = name.replace("hellinger", "ahd")
+        row[key] = float(np.mean([h[-1] for h in runs[name]]))
+        row[f"{key}_rb"] = float(np.mean([h[-1] for h in runs[f"{name}_rb"]])) if rb else np.nan
+
+    indicator = np.stack([np.frombuffer(b, dtype=np.int8) for b in runs["query_draws"]]) == state
+    if n_draws >= 4:
+        diag = convergence_summary(indicator, seconds_per_chain=sample_seconds)
+        row.update(
+            rhat=diag["rhat"], ess_bulk=diag["ess_bulk"], ess_tail=diag["ess_tail"],
+            ess_per_second=diag["ess_per_second"], constant_chains=diag["constant_chains"],
+        )
+    row["ess_from_alpha"] = (
+        float(ess_from_alpha(n_draws, p, fixed.alpha)) if fixed is not None and 0 < p < 1 else np.nan
+    )
+    stuck = [list(s) if s is not None else [] for s in runs["stuck"]]
+    row["trapped_runs"] = sum(bool(s) for s in stuck)
+    row["query_stuck_runs"] = sum(first["query"] in s for s in stuck)
+    row["trapped"] = bool(is_trapped(row))
+    return row
+
+
+def is_trapped(row) -> bool:
+    """Whether a summary row describes a trapped sampler (see ``trapped`` in the module notes).
+
+    Works on rows written before ``query_stuck_runs`` existed (that column missing or null).
+    """
+    rhat = row.get("rhat", np.nan)
+    never = row.get("constant_chains", 0) == row.get("n_runs", -1)
+    stuck = row.get("query_stuck_runs", 0)
+    stuck = 0 if stuck is None or pd.isna(stuck) else stuck
+    return bool(rhat == np.inf or never or stuck > 0)
+
+
+def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
+    pieces = []
+    for _, r in runs.iterrows():
+        t = np.asarray(r["t"], dtype=np.int64)
+        k = int(r["n_states"])
+        columns = {key: np.repeat(r[key], t.size) for key in _META}
+        columns["run"] = np.full(t.size, int(r["run"]))
+        columns["t"] = t
+        for name in ("estimate", "estimate_rb"):
+            values = np.full((t.size, max_states), np.nan)
+            if r[name] is not None:
+                values[:, :k] = np.asarray(r[name]).reshape(t.size, k)
+            for s in range(max_states):
+                columns[f"{name}_{s}"] = values[:, s]
+        for name in ("hellinger_query", "hellinger_query_rb", "hellinger_all", "hellinger_all_rb"):
+            columns[name] = np.asarray(r[name], dtype=float) if r[name] is not None else np.full(t.size, np.nan)
+        pieces.append(pd.DataFrame(columns))
+    curves = pd.concat(pieces, ignore_index=True)
+    # float32 keeps the committed table small (about 1e-7 relative; the run files and
+    # the summary use float64)
+    floats = [c for c in curves.columns if curves[c].dtype == np.float64]
+    return curves.astype({c: np.float32 for c in floats})
+
+
+def _runs_table(runs: pd.DataFrame) -> pd.DataFrame:
+    columns = ["run", "query", "query_state", "n_draws", "init_used", "init_seconds", "sample_seconds"]
+    table = runs[_META + columns].copy()
+    table["seconds_per_draw"] = table["sample_seconds"] / table["n_draws"]
+    state = runs["query_state"].to_numpy()
+    k = runs["n_states"].to_numpy()
+    table["estimate_final"] = [np.asarray(e)[-kk + s] for e, kk, s in zip(runs["estimate"], k, state)]
+    table["estimate_rb_final"] = [
+        np.nan if e is None else np.asarray(e)[-kk + s] for e, kk, s in zip(runs["estimate_rb"], k, state)
+    ]
+    for name in ("hellinger_query", "hellinger_query_rb", "hellinger_all", "hellinger_all_rb"):
+        table[f"{name}_final"] = [np.nan if h is None else h[-1] for h in runs[name]]
+    stats = pd.DataFrame([json.loads(s) if s else {} for s in runs["stats"]], index=runs.index)
+    for name in stats.columns:
+        table[f"mean_{name}"] = stats[name]
+    table["spawn_key"] = runs["spawn_key"].map(lambda k: ",".join(map(str, k)))
+    return table
+
+
+def _final_marginals(runs: pd.DataFrame, spec: CaseSpec, exact: dict) -> pd.DataFrame:
+    bn, _ = spec.load()
+    finals = np.stack(runs["final_marginals"].map(np.asarray).to_list())
+    rb = runs["final_marginals_rb"].notna().all()
+    finals_rb = np.stack(runs["final_marginals_rb"].map(np.asarray).to_list()) if rb else None
+    rows = []
+    offset = 0
+    for v in bn.variables:
+        card = len(bn.states[v])
+        for s in range(card):
+            j = offset + s
+            rows.append(
+                {
+                    "case": spec.id, "variable": v, "state": bn.states[v][s], "state_index": s,
+                    "observed": v not in exact,
+                    "exact": float(exact[v][s]) if v in exact else np.nan,
+                    "mean": float(finals[:, j].mean()), "std": float(finals[:, j].std()),
+                    "mean_rb": float(finals_rb[:, j].mean()) if rb else np.nan,
+                }
+            )
+        offset += card
+    return pd.DataFrame(rows)
+
+
+def consolidate(out, profile, root_seed: int, cases=None) -> dict[str, pd.DataFrame]:
+    """Build the tidy tables of ``out`` from its run files; write them atomically.
+
+    Every case with run files in ``<out>/runs`` is (re)built; rows of cases that have
+    no run files (e.g. ``runs/`` was deleted after an earlier consolidation) are
+    kept from the existing tables, so a partial re-run never drops other results.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``curves``, ``runs``, ``final_marginals``, ``summary``.
+    """
+    out = Path(out)
+    prof = get_profile(profile)
+    sweep = store.read_json(out / "sweep.json", store.SWEEP_SAFE) if (out / "sweep.json").exists() else {"cases": {}}
+    specs = {c.id: c for c in (cases or ())}
+    specs.update({cid: _spec_from_dict(d) for cid, d in sweep["cases"].items() if cid not in specs})
+    runs = store.read_runs(out).to_pandas()
+    new = {}
+    if len(runs):
+        max_states = int(runs["n_states"].max())
+        summaries, finals = [], []
+        for cid, group in runs.groupby("case", sort=True):
+            spec = specs[cid]
+            exact = prepare_case(spec, root_seed)["exact"]
+            summaries.append(summarise_case(group, prof, exact[spec.query_variable], root_seed))
+            finals.append(_final_marginals(group, spec, exact))
+        new = {
+            "curves": _curves(runs, max_states),
+            "runs": _runs_table(runs),
+            "final_marginals": pd.concat(finals, ignore_index=True),
+            "summary": pd.DataFrame(summaries),
+        }
+    rebuilt = set(runs["case"]) if len(runs) else set()
+    tables = {}
+    for name in TABLES:
+        path = out / f"{name}.parquet"
+        parts = [new[name]] if name in new else []
+        old = _derived_table(path)
+        if old is not None:
+            parts.insert(0, old[~old["case"].isin(rebuilt)])
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            continue
+        table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        sort = [c for c in ("case", "run", "t", "variable", "state_index") if c in table.columns]
+        table = table.sort_values(sort, kind="stable").reset_index(drop=True)
+        store.write_table_atomic(pa.Table.from_pandas(table, preserve_index=False), path)
+        tables[name] = table
+    return tables
+
+
+def _derived_table(path: Path) -> pd.DataFrame | None:
+    """A consolidated table to keep rows from, or None: absent, or unreadable (then rebuilt, with a warning)."""
+    if not path.exists():
+        return None
+    try:
+        table = pd.read_parquet(path)
+        if "case" not in table.columns:
+            raise ValueError("no 'case' column")
+        return table
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        warnings.warn(
+            f"{path} is unreadable ({exc}); it is derived from the run files and is rebuilt from them "
+            "(rows of cases whose run files are gone cannot be)", UserWarning, stacklevel=3,
+        )
+        return None
+
+
+def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
+    """The consolidated tables of a profile (``data/results/<profile>``) and its provenance.
+
+    Returns
+    -------
+    dict
+        ``curves``, ``runs``, ``final_marginals``, ``summary`` (DataFrames, those
+        that exist) and ``provenance`` (dict, if written).
+    """
+    name = get_profile(profile).name
+    if out is None:
+        out = results_dir(name)
+        shipped = data_dir() / "results" / name  # a wheel's frozen results, if results_dir is elsewhere
+        if not (out / "summary.parquet").exists() and (shipped / "summary.parquet").exists():
+            out = shipped
+    out = Path(out)
+    if not (out / "summary.parquet").exists():
+        raise FileNotFoundError(
+            f"no results in {out}; run `python -m prunelab reproduce --profile {name}`"
+        )
+    results = {name: _read_table(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
+    if (out / "provenance.json").exists():
+        results["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that "
+                                                "wrote the tables: deleting it is safe (the next sweep writes it)")
+    return results
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise store.ResultsFileError(
+            f"{path} is unreadable ({exc}); it is derived from the run files in {path.parent / 'runs'}: "
+            "run the sweep's command again to rebuild it (without those run files it cannot be rebuilt)"
+        ) from None
+
+
+def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None = None) -> pd.DataFrame:
+    """Our Table 2 (``which="alpha"``) or Table 3 (``"seconds"``) beside the paper's.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``summary.parquet``; forward-initialised cases are used.
+    which : {"alpha", "seconds"}
+    column : str, optional
+        Our column to show; default ``"alpha"`` (fixed delta) resp. ``"seconds_to_target"``.
+
+    Returns
+    -------
+    DataFrame
+        Index: the paper's row labels; columns ``(sampler, "ours"|"paper")``. Missing
+        cases are ``NaN``.
+    """
+    if which == "alpha":
+        column, printed = column or "alpha", PAPER_ALPHA
+    elif which == "seconds":
+        column, printed = column or "seconds_to_target", PAPER_SECONDS
+    else:
+        raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")
+    ours = summary[summary["init"] == "forward"].set_index(["benchmark", "sampler"])[column]
+    data = {}
+    for sampler in PAPER_SAMPLERS:
+        data[(sampler, "ours")] = [float(ours.get((b, sampler), np.nan)) for b in PAPER_BENCHMARKS]
+        data[(sampler, "paper")] = [printed[b][sampler] for b in PAPER_BENCHMARKS]
+    table = pd.DataFrame(data, index=[PAPER_LABELS[b] for b in PAPER_BENCHMARKS])
+    table.columns = pd.MultiIndex.from_tuples(table.columns, names=["sampler", "source"])
+    table.index.name = "network"
+    return table
+
+
+def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> str:
+    """Tables 2 and 3 as text, ours beside the paper's (for ``python -m prunelab tables``).
+
+    ``alpha_column`` is ``"alpha"`` (the paper's construction, delta = 0.9) or
+    ``"alpha_free"`` (delta fitted); Table 3 uses the matching time to sigma_t = 0.01.
+    """
+    seconds_column = {"alpha": "seconds_to_target", "alpha_free": "seconds_to_target_free"}.get(alpha_column)
+    if seconds_column is None:
+        raise ValueError(f"alpha_column must be 'alpha' or 'alpha_free', got {alpha_column!r}")
+    alpha = paper_table(summary, "alpha", alpha_column)
+    seconds = paper_table(summary, "seconds", seconds_column)
+    forward = summary[summary["init"] == "forward"]
+    trapped = {(r["benchmark"], r["sampler"]) for _, r in forward.iterrows() if is_trapped(r)}
+    lines = [
+        f"Table 2: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
+        _marked(alpha, trapped, "{:.2f}"),
+        "",
+        f"Table 3: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
+        _marked(seconds, trapped, "{:.3g}"),
+    ]
+    if trapped:
+        lines += ["", f"{TRAPPED_MARK.strip()} trapped: R-hat infinite, or the query never changed in any run or was "
+                  "stuck in some run; alpha and time describe the trap, not a rate of convergence"]
+    return "\n".join(lines)
+
+
+def _marked(table: pd.DataFrame, trapped: set, fmt: str) -> str:
+    """``table`` as text, our cells of trapped (benchmark, sampler) pairs marked with :data:`TRAPPED_MARK`."""
+    labels = {PAPER_LABELS[b]: b for b in PAPER_BENCHMARKS}
+    text = table.copy().astype(object)
+    for label in table.index:
+        for sampler, source in table.columns:
+            x = table.loc[label, (sampler, source)]
+            cell = "-" if pd.isna(x) else fmt.format(x)
+            if source == "ours" and (labels[label], sampler) in trapped:
+                cell += TRAPPED_MARK
+            text.loc[label, (sampler, source)] = cell
+    return text.to_string()
