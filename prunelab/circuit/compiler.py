@@ -31,10 +31,13 @@ from .encoding import CircuitEncoding
 from .sdd_file import parse_sdd
 from .vtree import Vtree, read_vtree, write_vtree
 
-__all__ = ["Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS", "compile_cnf"]
+__all__ = ["CONJOIN", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS", "compile_cnf"]
 
 MAX_CIRCUIT_SIZE = 100_000_000
 """Largest diagram (elements alive in the manager) compiled before refusing: about 6 GiB in the SDD library."""
+
+CONJOIN = ("family", "clause")
+"""Values of ``conjoin=`` in :func:`compile_cnf`."""
 
 MAX_COMPILE_SECONDS = 600.0
 """Longest compilation before refusing (checked between applies)."""
@@ -81,27 +84,42 @@ class Circuit(NamedTuple):
         return int(self.prime.shape[0])
 
 
-def _clause_regions(enc: CircuitEncoding, vt: Vtree) -> list[list[int]]:
-    """For every vtree position, the clauses whose Booleans all lie under it and under neither child."""
+def _clause_regions(enc: CircuitEncoding, vt: Vtree, conjoin: str = "family") -> list[list[list[int]]]:
+    """For every vtree position, the clauses whose Booleans all lie under it and under neither child, in groups.
+
+    ``conjoin="family"`` groups a position's clauses by the variable that owns the
+    latest of their Booleans (for a CPT's clauses, its child: the clauses of one
+    family); ``"clause"`` makes every clause a group of its own.
+    """
+    n = enc.n_clauses
+    if n == 0:
+        return [[] for _ in range(vt.n_nodes)]
     rank = np.empty(enc.n_booleans + 1, dtype=np.int64)
     rank[vt.leaf_boolean] = np.arange(vt.leaf_boolean.shape[0])
     leaf_pos = np.empty(vt.leaf_boolean.shape[0], dtype=np.int64)
     leaves = np.flatnonzero(vt.left < 0)
     leaf_pos[vt.leaf_lo[leaves]] = leaves
-    regions: list[list[int]] = [[] for _ in range(vt.n_nodes)]
-    for k in range(enc.n_clauses):
-        ranks = rank[np.abs(enc.clause(k))]
-        lo, hi = int(ranks.min()), int(ranks.max())
-        u = int(leaf_pos[lo])
-        while vt.leaf_hi[u] <= hi:
-            u = int(vt.parent[u])
-        regions[u].append(k)
+    booleans = np.abs(enc.clause_literal)
+    starts = enc.clause_ptr[:-1]
+    ranks = rank[booleans]
+    lo, hi = np.minimum.reduceat(ranks, starts), np.maximum.reduceat(ranks, starts)
+    u = leaf_pos[lo]
+    up = vt.leaf_hi[u] <= hi
+    while up.any():  # climb, all clauses at once, to the lowest node whose leaves hold the clause
+        u[up] = vt.parent[u[up]]
+        up = vt.leaf_hi[u] <= hi
+    key = np.maximum.reduceat(enc.owner[booleans], starts) if conjoin == "family" else np.arange(n)
+    order = np.lexsort((np.arange(n), key, u))
+    regions: list[list[list[int]]] = [[] for _ in range(vt.n_nodes)]
+    cut = np.flatnonzero((np.diff(u[order]) != 0) | (np.diff(key[order]) != 0)) + 1
+    for group in np.split(order, cut):
+        regions[int(u[group[0]])].append(group.tolist())
     return regions
 
 
 def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_SIZE,
-                max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, what: str = "the network"
-                ) -> Circuit:
+                max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
+                what: str = "the network", started: float | None = None) -> Circuit:
     """Compile the CNF ``enc`` for the vtree ``vt`` and return the diagram's arrays.
 
     Parameters
@@ -117,6 +135,9 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         minimisation); slower to compile, sometimes much smaller.
     what : str
         Names the network in messages.
+    started : float, optional
+        The :func:`time.perf_counter` reading the time cap counts from (e.g. before
+        the encoding and the vtree were built); default now.
 
     Returns
     -------
@@ -142,8 +163,10 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     """
     from pysdd.sdd import SddManager, Vtree as SddVtree
 
-    start = time.perf_counter()
-    regions = _clause_regions(enc, vt)
+    start = time.perf_counter() if started is None else started
+    if conjoin not in CONJOIN:
+        raise ValueError(f"conjoin must be one of {CONJOIN}, got {conjoin!r}")
+    regions = _clause_regions(enc, vt, conjoin)
     with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as tmp:
         vtree_path = os.path.join(tmp, "circuit.vtree")
         write_vtree(vt, vtree_path)
@@ -172,11 +195,16 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
             if vt.left[u] >= 0:
                 node = _apply(node, _apply(done.pop(int(vt.left[u])), done.pop(int(vt.right[u])), "and"), "and")
                 check(u)
-            for k in regions[u]:
-                clause = _owned(manager.false())
-                for lit in enc.clause(k).tolist():
-                    clause = _apply(clause, _owned(literal(int(lit))), "or")
-                node = _apply(node, clause, "and")
+            for group in regions[u]:
+                part = _owned(manager.true())
+                for j, k in enumerate(group):
+                    clause = _owned(manager.false())
+                    for lit in enc.clause(k).tolist():
+                        clause = _apply(clause, _owned(literal(int(lit))), "or")
+                    part = _apply(part, clause, "and")
+                    if j % 64 == 63:
+                        check(u)
+                node = _apply(node, part, "and")
                 check(u)
             done[u] = node
             check(u)

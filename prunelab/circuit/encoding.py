@@ -137,31 +137,68 @@ def encode_network(net: CompiledNetwork, names=None) -> CircuitEncoding:
     (4, 6)
     """
     state_ptr, state_boolean, owner, clauses = _state_indicators(net)
-    theta_label = [-1] * len(owner)
+    one_hot_ptr, one_hot_literal = _csr(clauses)
+    lengths = [np.diff(one_hot_ptr)]
+    literals = [one_hot_literal]
+    theta_owner: list[np.ndarray] = []
+    theta_labels: list[np.ndarray] = []
+    next_theta = len(owner)
     log_constant = 0.0
     constant_label: list[int] = []
-    for i, label, c, family_free, condition in _rows(net, state_ptr, state_boolean):
-        if c == 0.0:
-            if not condition:
+    for i, labels, c, family_free, condition in _family_rows(net, state_ptr, state_boolean):
+        zero = c == 0.0
+        if not family_free:
+            if zero.any():
                 raise ImpossibleEvidenceError(
                     f"evidence is impossible: P(e) = 0 (a zero of P({_name(names, i)} | parents) agrees with it)"
                 )
-            clauses.append([-lit for lit in condition])
-        elif not condition:
-            log_constant += math.log(c)
-            constant_label.append(label)
-        else:
-            theta = len(owner)
-            owner.append(family_free[-1])
-            theta_label.append(label)
-            clauses.extend([-theta, lit] for lit in condition)
-            clauses.append([*(-lit for lit in condition), theta])
-    clause_ptr, clause_literal = _csr(clauses)
+            log_constant += math.fsum(np.log(c).tolist())
+            constant_label.extend(labels.tolist())
+            continue
+        theta = np.where(zero, 0, next_theta + np.cumsum(~zero) - 1)
+        n_theta = int((~zero).sum())
+        next_theta += n_theta
+        theta_owner.append(np.full(n_theta, family_free[-1], dtype=np.int64))
+        theta_labels.append(labels[~zero])
+        row_lengths, row_literals = _row_clauses(condition, theta, zero)
+        lengths.append(row_lengths)
+        literals.append(row_literals)
+    clause_ptr = np.zeros(sum(a.shape[0] for a in lengths) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(lengths), out=clause_ptr[1:])
+    n_states = len(owner) - 1
     return CircuitEncoding(
-        len(owner) - 1, clause_ptr, clause_literal, np.asarray(theta_label, dtype=np.int64),
-        np.asarray(owner, dtype=np.int64), state_ptr, state_boolean, log_constant,
+        next_theta - 1, clause_ptr, np.concatenate(literals).astype(np.int64),
+        np.concatenate([np.full(n_states + 1, -1, dtype=np.int64), *theta_labels]),
+        np.concatenate([np.asarray(owner, dtype=np.int64), *theta_owner]), state_ptr, state_boolean, log_constant,
         np.asarray(constant_label, dtype=np.int64),
     )
+
+
+def _row_clauses(condition: np.ndarray, theta: np.ndarray, zero: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The clauses of one CPT's rows, in row order, as clause lengths and concatenated literals.
+
+    A zero row (``zero``) gives "not condition"; a row with a label indicator
+    ``theta`` gives "theta implies each literal" and "condition implies theta".
+    """
+    n_rows, nf = condition.shape
+    rows = np.arange(n_rows)
+    clause_count = np.where(zero, 1, nf + 1)
+    clause_start = np.cumsum(clause_count) - clause_count
+    literal_count = np.where(zero, nf, 3 * nf + 1)
+    literal_start = np.cumsum(literal_count) - literal_count
+    lengths = np.empty(int(clause_count.sum()), dtype=np.int64)
+    literals = np.empty(int(literal_count.sum()), dtype=np.int64)
+    z, t = rows[zero], rows[~zero]
+    lengths[clause_start[z]] = nf
+    literals[literal_start[z][:, None] + np.arange(nf)] = -condition[z]
+    lengths[clause_start[t][:, None] + np.arange(nf + 1)] = [2] * nf + [nf + 1]
+    block = np.empty((t.shape[0], 3 * nf + 1), dtype=np.int64)
+    block[:, 0:2 * nf:2] = -theta[t][:, None]
+    block[:, 1:2 * nf:2] = condition[t]
+    block[:, 2 * nf:3 * nf] = -condition[t]
+    block[:, 3 * nf] = theta[t]
+    literals[literal_start[t][:, None] + np.arange(3 * nf + 1)] = block
+    return lengths, literals
 
 
 def encode_states(net: CompiledNetwork, names=None):
@@ -259,6 +296,39 @@ def _rows(net: CompiledNetwork, state_ptr, state_boolean):
             condition = [_state_literal(state_ptr, state_boolean, card, family[col], int(values[r, col]))
                          for col in free_cols]
             yield i, int(net.cpt_offset[i] + r), float(c_row[r]), family_free, condition
+
+
+def _family_rows(net: CompiledNetwork, state_ptr, state_boolean):
+    """:func:`_rows` a CPT at a time, vectorised: ``(child, labels, c, free family, literal matrix)`` per CPT.
+
+    The literal matrix has a row per label (those agreeing with the evidence with
+    ``c < 1``, in label order) and a column per free family member.
+    """
+    card = net.cardinality
+    ev = net.evidence_value
+    for i in range(net.n_variables):
+        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
+        family = [*net.parent_index[lo:hi].tolist(), i]
+        strides = [*net.parent_stride[lo:hi].tolist(), 1]
+        flat = np.arange(int(net.cpt_offset[i + 1] - net.cpt_offset[i]), dtype=np.int64)
+        c_row = net.cpt[net.cpt_offset[i]:net.cpt_offset[i + 1]]
+        keep = c_row < 1.0
+        for j, s in zip(family, strides):
+            if ev[j] >= 0:
+                keep &= (flat // s) % card[j] == ev[j]
+        rows = np.flatnonzero(keep)
+        if rows.shape[0] == 0:
+            continue
+        family_free = [j for j in family if ev[j] < 0]
+        condition = np.empty((rows.shape[0], len(family_free)), dtype=np.int64)
+        for col, (j, s) in enumerate((j, s) for j, s in zip(family, strides) if ev[j] < 0):
+            value = (rows // s) % card[j]
+            first = state_boolean[state_ptr[j]]
+            if card[j] == 2:
+                condition[:, col] = np.where(value == 1, first, -first)
+            else:
+                condition[:, col] = state_boolean[state_ptr[j] + value]
+        yield i, net.cpt_offset[i] + rows, c_row[rows].astype(float), family_free, condition
 
 
 def _csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

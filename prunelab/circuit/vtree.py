@@ -50,7 +50,9 @@ import numpy as np
 
 from .encoding import CircuitEncoding
 
-__all__ = ["BISECTIONS", "CO_PARENT_WEIGHT", "Vtree", "dissection_vtree", "write_vtree"]
+__all__ = [
+    "BISECTIONS", "CO_PARENT_WEIGHT", "Vtree", "dissection_vtree", "elimination_vtree", "read_vtree", "write_vtree",
+]
 
 
 class Vtree(NamedTuple):
@@ -249,33 +251,95 @@ def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral") -> 
     if bisection not in BISECTIONS:
         raise ValueError(f"bisection must be one of {BISECTIONS}, got {bisection!r}")
     free = [int(i) for i in net.free]
-    groups: dict[int, list[int]] = {i: [] for i in free}
-    states = set()
-    for i in free:
-        booleans = enc.state_boolean[enc.state_ptr[i]:enc.state_ptr[i + 1]].tolist()
-        groups[i].extend(booleans)
-        states.update(booleans)
-    thetas: dict[int, list[int]] = {i: [] for i in free}
-    for b in range(1, enc.n_booleans + 1):
-        if b not in states:
-            thetas[int(enc.owner[b])].append(b)
+    if not free:
+        raise ValueError("every variable is observed: there is nothing to compile")
+    group = _variable_groups(net, enc)
     weight = _weighted_graph(net, free)
-
-    def group_tree(i: int):
-        parts = [_balanced(groups[i])]
-        if thetas[i]:
-            parts.append(_balanced(thetas[i]))
-        return parts[0] if len(parts) == 1 else (parts[0], parts[1])
 
     def dissect(nodes: list[int]):
         if len(nodes) == 1:
-            return group_tree(nodes[0])
+            return group[nodes[0]]
         a, b = _bisect(nodes, weight, bisection)
         return (dissect(a), dissect(b))
 
+    return _from_nested(dissect(free), enc.n_booleans)
+
+
+def _variable_groups(net, enc: CircuitEncoding) -> dict:
+    """Every free variable's subtree: its state indicators, then its label indicators (balanced each)."""
+    groups: dict[int, list[int]] = {int(i): [] for i in net.free}
+    thetas: dict[int, list[int]] = {int(i): [] for i in net.free}
+    states = set()
+    for i in groups:
+        booleans = enc.state_boolean[enc.state_ptr[i]:enc.state_ptr[i + 1]].tolist()
+        groups[i].extend(booleans)
+        states.update(booleans)
+    for b in range(1, enc.n_booleans + 1):
+        if b not in states:
+            thetas[int(enc.owner[b])].append(b)
+    return {i: (_balanced(groups[i]), _balanced(thetas[i])) if thetas[i] else _balanced(groups[i])
+            for i in groups}
+
+
+def elimination_vtree(net, enc: CircuitEncoding) -> Vtree:
+    """A vtree from an elimination order of the moral graph (a dtree built by elimination).
+
+    The order is :func:`prunelab.elimination.find_order`'s on the free variables'
+    interaction graph. Every free variable's family (the variable and its free
+    parents) starts as a tree of its own, the variable's Booleans as in
+    :func:`dissection_vtree`; eliminating a variable joins the trees that mention
+    it into one balanced tree, and the trees left at the end are joined the same
+    way (Darwiche's dtree from an elimination order).
+
+    Parameters
+    ----------
+    net : CompiledNetwork
+    enc : CircuitEncoding
+
+    Returns
+    -------
+    Vtree
+
+    References
+    ----------
+    .. [1] A. Darwiche, "Recursive conditioning", Artificial Intelligence 126
+       (2001), sec. 5 (dtrees from elimination orders).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.circuit.encoding import encode_network
+    >>> from prunelab.circuit.vtree import elimination_vtree
+    >>> net = compile_network(load_network("asia"))
+    >>> enc = encode_network(net)
+    >>> elimination_vtree(net, enc).n_nodes == 2 * enc.n_booleans - 1
+    True
+    """
+    from ..elimination import find_order, interaction_graph
+
+    free = [int(i) for i in net.free]
     if not free:
         raise ValueError("every variable is observed: there is nothing to compile")
-    return _from_nested(dissect(free), enc.n_booleans)
+    group = _variable_groups(net, enc)
+    is_free = np.asarray(net.evidence_value) < 0
+    scope: dict[int, set[int]] = {i: {i} for i in free}
+    for i in range(net.n_variables):
+        family = [int(p) for p in net.parent_index[net.parent_ptr[i]:net.parent_ptr[i + 1]] if is_free[p]]
+        if is_free[i]:
+            scope[i].update(family)
+        elif family:  # an observed child's labels belong to its last free parent
+            scope[max(family)].update(family)
+    order = find_order(interaction_graph(scope.values(), free), net.cardinality).order
+    trees: list[tuple[object, set[int]]] = [(group[i], scope[i]) for i in free]
+    for v in order:
+        joined = [t for t in trees if v in t[1]]
+        if len(joined) > 1:
+            trees = [t for t in trees if v not in t[1]]
+            trees.append((_balanced([t[0] for t in joined]), set().union(*(t[1] for t in joined)) - {v}))
+        elif joined:
+            joined[0][1].discard(v)
+    return _from_nested(_balanced([t[0] for t in trees]), enc.n_booleans)
 
 
 def _from_nested(tree, n_booleans: int) -> Vtree:
