@@ -19,7 +19,12 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     one chain of one sampler for a wall-clock budget: the sink estimate and its error,
     the AHD over all free variables, the number of variables off by more than 0.05 and
     the worst Hellinger distance, all against the circuit's exact answer where it gave
-    one; steps and seconds. Prune
+    one; steps and seconds;
+``per_step``
+    independent prune chains with ``uniform="circuit-per-step"`` (the pruned set's CNF
+    compiled at every step) on a grid whose whole circuit is out of reach: steps per
+    second and each chain's sink estimate, so that the chains can be checked against
+    each other where no exact answer exists. Prune
     draws from the compiled circuit, or compiles the pruned set's CNF at every step
     where the whole circuit refuses (``uniform="circuit-per-step"``).
 
@@ -74,6 +79,10 @@ class FrontierProfile:
         Cap of one circuit compilation (it refuses past it).
     speed_steps : int
         Prune steps timed for the steps per second of a ``compile`` run.
+    per_step_grids : tuple of (percent deterministic, side, seed)
+        Grids of the ``per_step`` runs, without evidence.
+    per_step_chains, per_step_steps : int
+        Chains and steps per chain of a ``per_step`` run.
     """
 
     name: str
@@ -84,6 +93,9 @@ class FrontierProfile:
     evidence: tuple[str, ...] = EVIDENCE_KINDS
     compile_seconds: float = 600.0
     speed_steps: int = 2000
+    per_step_grids: tuple[tuple[int, int, int], ...] = ()
+    per_step_chains: int = 4
+    per_step_steps: int = 100
 
     def to_dict(self) -> dict:
         """The spec as plain JSON-ready values."""
@@ -101,10 +113,12 @@ FRONTIER_PROFILES = {
                + _sides(50, (10, 14, 18, 20))),
         budget_grids=((90, 30, 1), (90, 40, 2), (75, 22, 1), (50, 18, 1)),
         budgets=(10.0, 60.0),
+        per_step_grids=((90, 50, 1),),
     ),
     "smoke": FrontierProfile(
         "smoke", grids=((90, 6, 1), (50, 5, 1)), budget_grids=((90, 6, 1),), budgets=(0.2,),
         samplers=("prune", "gibbs", "pyagrum-lbp"), compile_seconds=60.0, speed_steps=200,
+        per_step_grids=((90, 6, 1),), per_step_chains=2, per_step_steps=5,
     ),
 }
 """``paper``: 48 grids (90 % to 50 x 50, 75 % to 26 x 26, 50 % to 20 x 20, seeds 1-3) with and without
@@ -289,12 +303,34 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
     return record
 
 
+def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
+    """Independent prune chains that compile the pruned set's CNF at every step (no whole circuit needed)."""
+    from prunelab.compiled import compile_network
+    from prunelab.samplers import prune
+    from prunelab.samplers.init import initial_state
+
+    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
+    net = compile_network(bn, evidence)
+    estimates, seconds = [], 0.0
+    for chain_seed in run_seed_sequence(run.id, root_seed).spawn(prof.per_step_chains):
+        rng = np.random.default_rng(chain_seed)
+        x0 = initial_state(rng, bn, "forward", evidence=evidence)
+        tic = time.perf_counter()
+        out = prune.run_chain(rng, net, x0, prof.per_step_steps, uniform="circuit-per-step")
+        seconds += time.perf_counter() - tic
+        estimates.append(float((out.draws[:, -1] == 1).mean()))
+    n_steps = prof.per_step_chains * prof.per_step_steps
+    return {"n_chains": prof.per_step_chains, "steps_per_chain": prof.per_step_steps,
+            "steps_per_second": n_steps / seconds, "p_sink_estimates": estimates,
+            "p_sink_mean": float(np.mean(estimates)), "p_sink_chain_sd": float(np.std(estimates, ddof=1))}
+
+
 class _Frontier:
     """The experiment (:class:`prunelab.lab.experiments.framework.Experiment`)."""
 
     name = "frontier"
     profiles = FRONTIER_PROFILES
-    tables = {"compile": "compile", "budget": "budget"}
+    tables = {"compile": "compile", "budget": "budget", "per_step": "per_step"}
     libraries = ("pyagrum", "pysdd")
 
     def plan(self, profile) -> tuple[FrontierRun, ...]:
@@ -304,6 +340,7 @@ class _Frontier:
         runs += [FrontierRun("budget", p, n, s, ev, sampler=name, budget=float(b))
                  for b in sorted(profile.budgets) for p, n, s in profile.budget_grids for ev in profile.evidence
                  for name in profile.samplers]
+        runs += [FrontierRun("per_step", p, n, s, "none") for p, n, s in profile.per_step_grids]
         return tuple(runs)
 
     def run(self, run: FrontierRun, profile: FrontierProfile, root_seed: int) -> dict:
@@ -311,7 +348,7 @@ class _Frontier:
         from .provenance import current_load
 
         load, tic = current_load(), time.perf_counter()
-        body = _compile_run if run.kind == "compile" else _budget_run
+        body = {"compile": _compile_run, "budget": _budget_run, "per_step": _per_step_run}[run.kind]
         record = {"id": run.id, "grid": run.grid, "percent": run.percent, "side": run.side, "seed": run.seed,
                   "evidence": run.evidence}
         if run.kind == "budget":
