@@ -258,24 +258,12 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values() if "wall_seconds" in t)),
         "start_time": started, "end_time": utc_now(), "sweep_seconds": sweep_seconds,
         "machine": {**machine_info(), "load_average_start": load_start},
-        "libraries": {**library_versions(), **_versions(experiment.libraries)},
+        "libraries": {**library_versions(), **library_versions(experiment.libraries)},
         "previous_sessions": previous_sessions(out / "provenance.json"),
     }
     assert tuple(report) == PROVENANCE_KEYS
     store.write_json_atomic(report, out / "provenance.json")
     return report
-
-
-def _versions(names) -> dict:
-    from importlib import metadata
-
-    out = {}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
 
 
 def consolidate(experiment: Experiment, out) -> dict:

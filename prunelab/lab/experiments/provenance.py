@@ -48,10 +48,10 @@ def git_commit() -> dict:
     return info
 
 
-def library_versions() -> dict:
-    """Installed version of every library of :data:`LIBRARIES` (``None`` if absent)."""
+def library_versions(names=LIBRARIES) -> dict:
+    """Installed version of every library of ``names`` (default :data:`LIBRARIES`; ``None`` if absent)."""
     out = {}
-    for name in LIBRARIES:
+    for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
