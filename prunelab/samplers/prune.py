@@ -52,6 +52,7 @@ from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
 from .pruned_draws import circuit_plan_after, pruned_draw
+from .prune_rb import add_marginals_nb, chain_sums, check_rao_blackwell, pruned_set_marginals, rao_blackwell_refusal
 from .pruning import prune_around_nb
 from .uniform import (
     AUTO,
@@ -70,24 +71,18 @@ from .uniform import (
     method_code,
     used_labels,
 )
-from .uniform.kernels import (
-    backward_arrays,
-    count_nb,
-    count_sparse_arrays,
-    draw_member_arrays,
-    search_arrays,
-    uniform_draw_nb,
-)
+from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, draw_member_arrays, search_arrays,
+                              uniform_draw_nb)
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
     "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "METHOD_NAMES", "init",
     "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
-    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS",
+    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal",
 ]
 
 RAO_BLACKWELL = False
-"""Prune sampling has no Rao-Blackwell terms."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
 
 NODE_UNITS = 4
 """Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba)."""
@@ -132,10 +127,13 @@ class PruneInfo(NamedTuple):
         The uniform method that drew, as an index into :data:`METHOD_NAMES`
         (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
         reference and the numba path report it alike.
+    conditionals : float64 (sum of cardinalities,)
+        ``E[1{X_i = s} | S]`` (:mod:`.prune_rb`); empty for ``"heuristic"``.
     """
 
     size: float
     method: int
+    conditionals: np.ndarray = np.zeros(0)
 
     @property
     def method_name(self) -> str:
@@ -154,11 +152,15 @@ class PruneChain(NamedTuple):
         ``|S|`` at each step (see :class:`PruneInfo`).
     method : int8 (n_draws,)
         The uniform method that drew, as an index into :data:`METHOD_NAMES`.
+    rb_checkpoints, rb_sums : int64 (k,), float64 (k, sum of cardinalities), or None
+        As in :class:`~prunelab.samplers.gibbs.GibbsChain` (sums of ``PruneInfo.conditionals``), when asked for.
     """
 
     draws: np.ndarray
     size: np.ndarray
     method: np.ndarray
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
 
 
 ChainOutput = PruneChain
@@ -405,11 +407,12 @@ def step(
     size, used, nodes = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
+    rb = np.zeros(0) if used == HEURISTIC else pruned_set_marginals(net, plan.uniform, kept, METHOD_NAMES[used])
     if used == ENUMERATE and size > 0:
         ratio = nodes / size
     elif code == AUTO and used == COUNT and size > 0:  # the search ran out of budget
         ratio = max(ratio, budget / size)
-    return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used))
+    return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used), rb)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -433,10 +436,11 @@ NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] *
 
 @numba.njit(cache=True, nogil=True)
 def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
-                       n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods):
+                       n_draws, method, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, methods, rb):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
-    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``.
+    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``. With
+    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.prune_rb`).
     """
     # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
@@ -499,6 +503,8 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                     if method == AUTO and count == -1 and searched:  # the search ran out of budget
                         ratio = max(ratio, budget / size)
                 used = COUNT
+        if rb.checkpoints.shape[0] > 0:
+            add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, count if used == ENUMERATE else -1)
         for i in range(n):
             x[i] = y[i]
             draws[t, i] = y[i]
@@ -517,6 +523,7 @@ def run_chain(
     max_restarts: int = DEFAULT_MAX_RESTARTS,
     node_budget: int | None = None,
     plan: PrunePlan | None = None,
+    rb_checkpoints=None,
 ) -> PruneChain:
     """``n_draws`` prune-sampling steps from ``x0`` (numba path).
 
@@ -533,6 +540,8 @@ def run_chain(
         One of :data:`~prunelab.samplers.uniform.UNIFORM_METHODS`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
+    rb_checkpoints : array_like of int, optional
+        Increasing step counts at which to record the sums of ``PruneInfo.conditionals``; none by default.
 
     Returns
     -------
@@ -567,6 +576,7 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code, plan = _code_and_plan(net, uniform, plan)
+    check_rao_blackwell(rb_checkpoints, uniform, METHOD_NAMES[code])
     if code >= FIRST_PRUNED_DRAW:
         draws, sizes = pruned_draw(METHOD_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
         return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8))
@@ -578,12 +588,13 @@ def run_chain(
     methods = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
+    rb = chain_sums(net, plan.uniform, rb_checkpoints, n_draws)
     prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
-        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods,
+        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, methods, rb,
     )
-    return PruneChain(draws, sizes, methods)
+    return PruneChain(draws, sizes, methods, *rb.output(net))
 
 
 __getattr__ = module_getattr(__name__, {"prune_chain_kernel": "prune_chain_nb"})

@@ -85,6 +85,7 @@ from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
 from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
+from .prune_rb import NO_RAO_BLACKWELL
 from .prune import step as prune_step
 from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
 from .uniform.kernels import label_nb
@@ -512,7 +513,8 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
                 scratch[r, i] = replicas[r, i]
             prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
                            x_labels, replicas[r], scratch[r], 1, method, DEFAULT_N_CANDIDATES,
-                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r])
+                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_method[r],
+                           NO_RAO_BLACKWELL)
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
         _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
