@@ -129,6 +129,12 @@ class RaoBlackwellSums(NamedTuple):
         Start of each variable's block (:func:`prunelab.samplers.gibbs.state_offsets`).
     reached : float64 (factor buffer,)
         ``Q``: the marginal of each output factor's entries, zero between steps.
+    listed : int64 (factor buffer,)
+        The positions reached in each output factor, from the factor's offset on.
+    n_listed : int64 (factors,)
+        How many are listed, zero between steps.
+    message_ptr, message_input : int64
+        CSR: the inputs of every step that are earlier steps' outputs (:func:`message_inputs`).
     index : int64 (axes,)
         The outer indices of a row.
     progress : int64 (2,)
@@ -140,6 +146,10 @@ class RaoBlackwellSums(NamedTuple):
     running: np.ndarray
     offsets: np.ndarray
     reached: np.ndarray
+    listed: np.ndarray
+    n_listed: np.ndarray
+    message_ptr: np.ndarray
+    message_input: np.ndarray
     index: np.ndarray
     progress: np.ndarray
 
@@ -154,7 +164,9 @@ class RaoBlackwellSums(NamedTuple):
 
 
 NO_RAO_BLACKWELL = RaoBlackwellSums(np.zeros(0, np.int64), np.zeros((0, 0)), np.zeros(0), np.zeros(1, np.int64),
-                                    np.zeros(0), np.zeros(0, np.int64), np.zeros(2, np.int64))
+                                    np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                    np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                    np.zeros(2, np.int64))
 """Stands in when no sums are recorded (numba needs one type); never written."""
 
 
@@ -178,8 +190,31 @@ def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan, checkpoints, n_d
     cps = checked_checkpoints(checkpoints, n_draws, name="rb_checkpoints", increasing=True)
     offsets = _offsets(net)
     axes = int(np.diff(plan.step_scope_ptr).max(initial=0)) + 1
+    n_buffer = int(plan.factor_ptr[-1])
     return RaoBlackwellSums(cps, np.zeros((cps.size, int(offsets[-1]))), np.zeros(int(offsets[-1])), offsets,
-                            np.zeros(int(plan.factor_ptr[-1])), np.zeros(axes, np.int64), np.zeros(2, np.int64))
+                            np.zeros(n_buffer), np.zeros(n_buffer, np.int64),
+                            np.zeros(plan.factor_ptr.size - 1, np.int64), *message_inputs(plan),
+                            np.zeros(axes, np.int64), np.zeros(2, np.int64))
+
+
+def message_inputs(plan: UniformPlan) -> tuple[np.ndarray, np.ndarray]:
+    """CSR over the steps: the positions in ``step_input_factor`` of the inputs that are outputs of earlier steps.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune import prune_plan
+    >>> from prunelab.samplers.prune_rb import message_inputs
+    >>> ptr, inputs = message_inputs(prune_plan(compile_network(load_network("deterministic_pair"))).uniform)
+    >>> ptr.tolist(), inputs.tolist()  # B is eliminated first, its output is read when A is
+    ([0, 0, 1], [2])
+    """
+    is_message = plan.step_input_factor >= plan.n_indicator
+    counts = np.add.reduceat(is_message, plan.step_input_ptr[:-1]) if plan.n_steps else np.zeros(0, np.int64)
+    counts = np.where(np.diff(plan.step_input_ptr) > 0, counts, 0)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return ptr, np.flatnonzero(is_message).astype(np.int64)
 
 
 def chain_sums(net: CompiledNetwork, plan: UniformPlan, checkpoints, n_draws: int) -> RaoBlackwellSums:
@@ -266,51 +301,72 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def count_marginals_arrays(table_ptr, scope_ptr, scope_var, scope_card, input_ptr, input_factor, stride_ptr,
-                           stride, factor_ptr, n_indicator, factors, tables, reached, index, offsets, out):
+def count_marginals_arrays(table_ptr, scope_ptr, scope_var, scope_card, message_ptr, message_input, input_ptr,
+                           input_factor, stride_ptr, stride, factor_ptr, n_indicator, gather_ptr, gather, factors,
+                           tables, reached, listed, n_listed, index, offsets, out):
     """Add ``E[1{X_i = s} | S]`` of every free variable to ``out``: the downward pass after a count.
 
     ``factors`` and ``tables`` are those the count of ``S`` left (full or sparse
-    program: the same numbers). ``reached`` must be zero on entry and is zero on
-    return. Only rows with ``Q > 0`` are visited, so the pass costs the rows of
-    the tables plus the entries reached, not the full tables.
+    program: the same numbers). ``reached`` holds ``Q``: zero on entry and on
+    return. The rows of an output factor with ``Q > 0`` are listed as they are
+    first reached (``listed`` from the factor's offset on, ``n_listed`` of them),
+    so the pass costs the entries reached times their inputs, not the tables.
+    Only the inputs that are earlier steps' outputs receive ``Q`` (``message_ptr``,
+    ``message_input``: :func:`message_inputs`). Input positions come from the
+    plan's ``gather`` where it unrolled the step, else from the row's outer
+    indices and the strides.
     """
     for k in range(table_ptr.shape[0] - 2, -1, -1):
         s0 = scope_ptr[k]
         nd = scope_ptr[k + 1] - s0
         cv = scope_card[s0 + nd - 1]
         base_out = offsets[scope_var[s0 + nd - 1]]
-        o0 = factor_ptr[n_indicator + k]
+        f_out = n_indicator + k
+        o0 = factor_ptr[f_out]
         t0 = table_ptr[k]
+        size = table_ptr[k + 1] - t0
         i0 = input_ptr[k]
-        i1 = input_ptr[k + 1]
+        m0 = message_ptr[k]
+        m1 = message_ptr[k + 1]
+        g0 = gather_ptr[k]
+        unrolled = gather_ptr[k + 1] > g0
         if nd == 1:
             reached[o0] = 1.0
-        for o in range((table_ptr[k + 1] - t0) // cv):
-            q = reached[o0 + o]
-            if q == 0.0:
-                continue
-            reached[o0 + o] = 0.0
-            share = q / factors[o0 + o]
-            rest = o
-            for d in range(nd - 2, -1, -1):
-                c = scope_card[s0 + d]
-                index[d] = rest % c
-                rest //= c
+            listed[o0] = o0
+            n_listed[f_out] = 1
+        for j in range(n_listed[f_out]):
+            row = listed[o0 + j]
+            q = reached[row]
+            reached[row] = 0.0
+            o = row - o0
+            share = q / factors[row]
+            if not unrolled:
+                rest = o
+                for d in range(nd - 2, -1, -1):
+                    c = scope_card[s0 + d]
+                    index[d] = rest % c
+                    rest //= c
             for a in range(cv):
-                p = tables[t0 + o * cv + a] * share
+                e = o * cv + a
+                p = tables[t0 + e] * share
                 if p == 0.0:
                     continue
                 out[base_out + a] += p
-                for g in range(i0, i1):
-                    f = input_factor[g]
-                    if f < n_indicator:
-                        continue
-                    p0 = stride_ptr[g]
-                    pos = factor_ptr[f] + a * stride[p0 + nd - 1]
-                    for d in range(nd - 1):
-                        pos += index[d] * stride[p0 + d]
+                for m in range(m0, m1):
+                    gi = message_input[m]
+                    f = input_factor[gi]
+                    if unrolled:
+                        pos = gather[g0 + (gi - i0) * size + e]
+                    else:
+                        p0 = stride_ptr[gi]
+                        pos = factor_ptr[f] + a * stride[p0 + nd - 1]
+                        for d in range(nd - 1):
+                            pos += index[d] * stride[p0 + d]
+                    if reached[pos] == 0.0:
+                        listed[factor_ptr[f] + n_listed[f]] = pos
+                        n_listed[f] += 1
                     reached[pos] += p
+        n_listed[f_out] = 0
 
 
 @_jit
@@ -340,9 +396,11 @@ def add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, enumerated):
             else:
                 count_nb(uplan, kept, ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base)
         count_marginals_arrays(uplan.table_ptr, uplan.step_scope_ptr, uplan.step_scope_var, uplan.step_scope_card,
-                               uplan.step_input_ptr, uplan.step_input_factor, uplan.input_stride_ptr,
-                               uplan.input_stride, uplan.factor_ptr, uplan.n_indicator, ws.factors, ws.tables,
-                               rb.reached, rb.index, rb.offsets, running)
+                               rb.message_ptr, rb.message_input, uplan.step_input_ptr, uplan.step_input_factor,
+                               uplan.input_stride_ptr, uplan.input_stride, uplan.factor_ptr, uplan.n_indicator,
+                               uplan.gather_ptr,
+                               uplan.gather, ws.factors, ws.tables, rb.reached, rb.listed, rb.n_listed, rb.index,
+                               rb.offsets, running)
     progress = rb.progress
     progress[0] += 1
     cps = rb.checkpoints

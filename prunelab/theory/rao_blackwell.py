@@ -83,9 +83,11 @@ def rao_blackwell_expectation(bn: BayesianNetwork, evidence: Mapping | None = No
             assert size == len(members), f"the kernel counts {size} members in a set of {len(members)}"
             out = np.zeros(int(offsets[-1]))
             count_marginals_arrays(plan.table_ptr, plan.step_scope_ptr, plan.step_scope_var, plan.step_scope_card,
-                                   plan.step_input_ptr, plan.step_input_factor, plan.input_stride_ptr,
-                                   plan.input_stride, plan.factor_ptr, plan.n_indicator, ws.factors, ws.tables,
-                                   rb.reached, rb.index, offsets, out)
+                                   rb.message_ptr, rb.message_input, plan.step_input_ptr, plan.step_input_factor,
+                                   plan.input_stride_ptr,
+                                   plan.input_stride, plan.factor_ptr, plan.n_indicator, plan.gather_ptr,
+                                   plan.gather, ws.factors, ws.tables, rb.reached, rb.listed, rb.n_listed, rb.index,
+                                   offsets, out)
             out[offsets[observed] + net.evidence_value[observed]] = 1.0
             marginals[mask] = out
         return marginals[mask]
