@@ -13,7 +13,7 @@ import pytest
 from prunelab import load_evidence, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune
+from prunelab.samplers import prune, tempering
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.prune_rb import pruned_set_marginals
@@ -114,6 +114,24 @@ def test_sample_records_the_same_sums_on_both_backends():
     np.testing.assert_array_equal(fast.running_marginals("xray", estimator="rao_blackwell")[:, :, 0], 1.0)
 
 
+@pytest.mark.parametrize("name,make_evidence,uniform", [(*CHAIN_CASES[0], "enumerate"), (*CHAIN_CASES[1], "enumerate"),
+                                                         (*CHAIN_CASES[2], "count")], ids=["bp", "asia", "alarm"])
+def test_tempered_cold_chain_sums_equal_the_reference(name, make_evidence, uniform):
+    """prune-tempered records the cold replica's terms; numba and the numpy step agree to 1e-12."""
+    _, net, x0 = _case(name, make_evidence)
+    n = 20
+    fast = tempering.run_chain(np.random.default_rng(8), net, x0, n, uniform=uniform,
+                               rb_checkpoints=np.arange(1, n + 1))
+    plain = tempering.run_chain(np.random.default_rng(8), net, x0, n, uniform=uniform)
+    np.testing.assert_array_equal(fast.draws, plain.draws)
+    terms = np.diff(np.vstack([np.zeros(fast.rb_sums.shape[1]), fast.rb_sums]), axis=0)
+    state, rng = tempering.init(net, x0), np.random.default_rng(8)
+    for t in range(n):
+        state, info = tempering.step(rng, net, state, uniform=uniform)
+        np.testing.assert_array_equal(state.x, fast.draws[t])
+        np.testing.assert_allclose(terms[t], info.conditionals, rtol=0, atol=1e-12)
+
+
 # ------------------------------------------------------------------ exact: the stationary mean is P(x | e)
 EXACT_CASES = {
     "deterministic_pair": (lambda: load_network("deterministic_pair"), None),
@@ -156,12 +174,13 @@ AGREEMENT_CASES = [
 ]
 
 
+@pytest.mark.parametrize("sampler,uniform", [("prune", "auto"), ("prune-tempered", "count")])
 @pytest.mark.parametrize("case", AGREEMENT_CASES, ids=[c[0] for c in AGREEMENT_CASES])
-def test_rao_blackwell_marginals_agree_with_exact(case):
+def test_rao_blackwell_marginals_agree_with_exact(case, sampler, uniform):
     _, bn, evidence, n_draws = case
     exact = exact_marginals(bn, evidence)
     burn = n_draws // 5
-    result = sample(bn, "prune", n_draws, n_chains=16, evidence=evidence, seed=2017, uniform="auto",
+    result = sample(bn, sampler, n_draws, n_chains=16, evidence=evidence, seed=2017, uniform=uniform,
                     rb_checkpoints=[burn, n_draws])
     kept = n_draws - burn
     z, spread = [], {}
@@ -196,5 +215,5 @@ def test_asking_a_result_without_sums_names_the_reason():
     counted = sample(bn, "prune", 10, seed=1, uniform="count", traps="off")
     with pytest.raises(ValueError, match="pass rb_checkpoints to sample"):
         counted.running_marginals("Kidney", estimator="rao_blackwell")
-    with pytest.raises(ValueError, match="'prune-tempered' has no Rao-Blackwell estimate"):
-        sample(bn, "prune-tempered", 10, seed=1, rb_checkpoints=[10])
+    with pytest.raises(ValueError, match="'metropolis' has no Rao-Blackwell estimate; drop rb_checkpoints"):
+        sample(bn, "metropolis", 10, seed=1, rb_checkpoints=[10])

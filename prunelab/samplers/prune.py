@@ -407,7 +407,7 @@ def step(
     size, used, nodes = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
-    rb = np.zeros(0) if used == HEURISTIC else pruned_set_marginals(net, plan.uniform, kept, METHOD_NAMES[used])
+    rb = np.zeros(0) if used == HEURISTIC else pruned_set_marginals(net, plan.uniform, kept)  # by counting
     if used == ENUMERATE and size > 0:
         ratio = nodes / size
     elif code == AUTO and used == COUNT and size > 0:  # the search ran out of budget
