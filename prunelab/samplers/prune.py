@@ -52,7 +52,7 @@ from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
 from .pruned_draws import circuit_plan_after, pruned_draw
-from .prune_rb import add_marginals_nb, chain_sums, check_rao_blackwell, pruned_set_marginals, rao_blackwell_refusal
+from .prune_rb import add_marginals_nb, chain_sums, drawn_marginals, pruned_set_marginals, rao_blackwell_refusal
 from .pruning import prune_around_nb
 from .uniform import (
     AUTO,
@@ -398,7 +398,7 @@ def step(
     kept = prune_around(rng, net, x, plan)
     if code >= FIRST_PRUNED_DRAW:
         y, size = pruned_draw(METHOD_NAMES[code]).draw(rng, net, x, kept, plan)
-        return PruneState(y, size), PruneInfo(size, code)
+        return PruneState(y, size), PruneInfo(size, code, drawn_marginals(METHOD_NAMES[code], net, kept, plan))
     y = x.copy()
     budget = plan.node_budget if node_budget is None else int(node_budget)
     ratio = state.nodes_per_member or plan.nodes_per_member
@@ -576,10 +576,10 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code, plan = _code_and_plan(net, uniform, plan)
-    check_rao_blackwell(rb_checkpoints, uniform, METHOD_NAMES[code])
+    rb = chain_sums(net, plan, rb_checkpoints, n_draws, uniform, METHOD_NAMES[code])
     if code >= FIRST_PRUNED_DRAW:
-        draws, sizes = pruned_draw(METHOD_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
-        return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8))
+        draws, sizes = pruned_draw(METHOD_NAMES[code]).run_chain(rng, net, x0, n_draws, plan, *rb.asked())
+        return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8), *rb.output(net))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
@@ -588,7 +588,6 @@ def run_chain(
     methods = np.empty(n_draws, dtype=np.int8)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    rb = chain_sums(net, plan.uniform, rb_checkpoints, n_draws)
     prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,

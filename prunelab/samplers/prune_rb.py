@@ -32,9 +32,13 @@ same program, or the members listed); :func:`count_marginals_arrays` and
 ``rb_checkpoints``. Neither consumes random numbers, so the draws are those of the
 plain chain.
 
+* ``"circuit"``: the outward pass over the compiled circuit
+  (:func:`prunelab.circuit.passes.outward_nb`) with the pruning's 0/1 weights,
+  in :mod:`prunelab.samplers.prune_circuit`.
+
 The other ``uniform=`` options have no estimate: ``"heuristic"`` does not draw
 uniformly, and the solver draws (``"cmsgen"``, ``"unigen"``) and the circuit
-draws do not give the set's marginals here (:func:`rao_blackwell_refusal`).
+compiled at every step do not give the set's marginals (:func:`rao_blackwell_refusal`).
 
 References
 ----------
@@ -60,11 +64,12 @@ from .uniform.reference import count_py, search_py
 
 __all__ = [
     "RAO_BLACKWELL_METHODS", "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
-    "rao_blackwell_sums", "chain_sums", "pruned_set_marginals", "count_marginals_arrays",
+    "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "record_step_nb",
+    "count_marginals_arrays",
     "member_marginals_arrays", "add_marginals_nb",
 ]
 
-RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto")
+RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto", "circuit")
 """``uniform=`` methods of prune sampling that record Rao-Blackwell sums."""
 
 
@@ -89,7 +94,7 @@ def rao_blackwell_refusal(options: dict) -> str | None:
 
 
 def check_rao_blackwell(rb_checkpoints, uniform: str, drawn_by: str) -> None:
-    """Refuse ``rb_checkpoints`` for a chain whose draws are ``drawn_by`` (``uniform="auto"`` may turn to the circuit).
+    """Refuse ``rb_checkpoints`` for a chain whose draws are ``drawn_by`` (``uniform="auto"`` may turn to another).
 
     Raises
     ------
@@ -99,10 +104,11 @@ def check_rao_blackwell(rb_checkpoints, uniform: str, drawn_by: str) -> None:
     Examples
     --------
     >>> from prunelab.samplers.prune_rb import check_rao_blackwell
-    >>> check_rao_blackwell([10], "auto", "circuit")  # doctest: +ELLIPSIS
+    >>> check_rao_blackwell([10], "count", "count")
+    >>> check_rao_blackwell([10], "cmsgen", "cmsgen")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: uniform='auto' turned to the circuit (the counting plan's tables do not fit): prune sampling ...
+    ValueError: prune sampling with uniform='cmsgen' has no Rao-Blackwell estimate ...
     """
     if rb_checkpoints is None:
         return
@@ -153,6 +159,10 @@ class RaoBlackwellSums(NamedTuple):
     index: np.ndarray
     progress: np.ndarray
 
+    def asked(self) -> tuple:
+        """``(self,)`` when sums are recorded, else ``()``: the extra argument of a draw's ``run_chain``."""
+        return () if self.sums.shape[1] == 0 else (self,)
+
     def output(self, net: CompiledNetwork) -> tuple[np.ndarray | None, np.ndarray | None]:
         """``(rb_checkpoints, rb_sums)`` of a chain's output: None if off, else the sums with evidence one-hot."""
         if self.checkpoints.shape[0] == 0 and self.sums.shape[1] == 0:
@@ -174,8 +184,12 @@ def _offsets(net: CompiledNetwork) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(net.cardinality)]).astype(np.int64)
 
 
-def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan, checkpoints, n_draws: int) -> RaoBlackwellSums:
+def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan | None, checkpoints, n_draws: int
+                       ) -> RaoBlackwellSums:
     """Zeroed sums for ``checkpoints`` (checked: strictly increasing in ``1..n_draws``).
+
+    ``plan``: the counting program whose downward pass the sums need scratch for;
+    None for a chain that brings its own marginals (the circuit).
 
     Examples
     --------
@@ -189,10 +203,13 @@ def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan, checkpoints, n_d
     """
     cps = checked_checkpoints(checkpoints, n_draws, name="rb_checkpoints", increasing=True)
     offsets = _offsets(net)
+    sums, running = np.zeros((cps.size, int(offsets[-1]))), np.zeros(int(offsets[-1]))
+    if plan is None:
+        return NO_RAO_BLACKWELL._replace(checkpoints=cps, sums=sums, running=running, offsets=offsets,
+                                         progress=np.zeros(2, np.int64))
     axes = int(np.diff(plan.step_scope_ptr).max(initial=0)) + 1
     n_buffer = int(plan.factor_ptr[-1])
-    return RaoBlackwellSums(cps, np.zeros((cps.size, int(offsets[-1]))), np.zeros(int(offsets[-1])), offsets,
-                            np.zeros(n_buffer), np.zeros(n_buffer, np.int64),
+    return RaoBlackwellSums(cps, sums, running, offsets, np.zeros(n_buffer), np.zeros(n_buffer, np.int64),
                             np.zeros(plan.factor_ptr.size - 1, np.int64), *message_inputs(plan),
                             np.zeros(axes, np.int64), np.zeros(2, np.int64))
 
@@ -217,9 +234,26 @@ def message_inputs(plan: UniformPlan) -> tuple[np.ndarray, np.ndarray]:
     return ptr, np.flatnonzero(is_message).astype(np.int64)
 
 
-def chain_sums(net: CompiledNetwork, plan: UniformPlan, checkpoints, n_draws: int) -> RaoBlackwellSums:
-    """:func:`rao_blackwell_sums`, or :data:`NO_RAO_BLACKWELL` when ``checkpoints`` is None."""
-    return NO_RAO_BLACKWELL if checkpoints is None else rao_blackwell_sums(net, plan, checkpoints, n_draws)
+def chain_sums(net: CompiledNetwork, plan, checkpoints, n_draws: int, uniform: str = "count",
+               drawn_by: str = "count") -> RaoBlackwellSums:
+    """The sums of a chain: :data:`NO_RAO_BLACKWELL` when ``checkpoints`` is None, else checked and zeroed.
+
+    ``plan`` is the chain's plan (a prune plan with a counting program, or another
+    draw's, which needs no scratch); ``uniform`` and ``drawn_by`` are checked by
+    :func:`check_rao_blackwell`.
+    """
+    check_rao_blackwell(checkpoints, uniform, drawn_by)
+    if checkpoints is None:
+        return NO_RAO_BLACKWELL
+    return rao_blackwell_sums(net, getattr(plan, "uniform", None), checkpoints, n_draws)
+
+
+def drawn_marginals(drawn_by: str, net: CompiledNetwork, kept, plan) -> np.ndarray:
+    """The Rao-Blackwell term of a step drawn by one of :mod:`.pruned_draws` (its ``marginals``), else empty."""
+    from .pruned_draws import pruned_draw  # the draws' modules are imported on first use
+
+    marginals = getattr(pruned_draw(drawn_by), "marginals", None)
+    return np.zeros(0) if marginals is None else marginals(net, kept, plan)
 
 
 def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: str = "count") -> np.ndarray:
@@ -401,9 +435,16 @@ def add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, enumerated):
                                uplan.gather_ptr,
                                uplan.gather, ws.factors, ws.tables, rb.reached, rb.listed, rb.n_listed, rb.index,
                                rb.offsets, running)
+    record_step_nb(rb)
+
+
+@_jit
+def record_step_nb(rb):
+    """Count one step; at a checkpoint, copy the running sums out."""
     progress = rb.progress
     progress[0] += 1
     cps = rb.checkpoints
+    running = rb.running
     while progress[1] < cps.shape[0] and cps[progress[1]] == progress[0]:
         for j in range(running.shape[0]):
             rb.sums[progress[1], j] = running[j]

@@ -501,7 +501,7 @@ def run_chain(
     sizes = np.empty(start.n_draws, dtype=np.float64)
     methods = np.empty(start.n_draws, dtype=np.int8)
     swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
-    rb = chain_sums(net, plan.uniform, rb_checkpoints, start.n_draws)
+    rb = chain_sums(net, plan, rb_checkpoints, start.n_draws)
     _tempered_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),
