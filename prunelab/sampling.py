@@ -345,7 +345,8 @@ def sample(
         the conditionals are kept; default ``log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)``
         (:func:`prunelab.checkpoints.log_checkpoints`). Prune sampling records the
         sums of its pruned sets' marginals only when given them
-        (:mod:`prunelab.samplers.prune_rb`; ``uniform=`` "enumerate", "count" or "auto").
+        (:mod:`prunelab.samplers.prune_rb`; ``uniform=`` "enumerate", "count", "auto" or "circuit"; and
+        ``"prune-tempered"``, for its cold replica).
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
