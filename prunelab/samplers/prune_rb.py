@@ -64,9 +64,8 @@ from .uniform.reference import count_py, search_py
 
 __all__ = [
     "RAO_BLACKWELL_METHODS", "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
-    "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "record_step_nb",
-    "count_marginals_arrays",
-    "member_marginals_arrays", "add_marginals_nb",
+    "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "message_inputs",
+    "count_marginals_arrays", "member_marginals_arrays", "add_marginals_nb", "record_step_nb",
 ]
 
 RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto", "circuit")
