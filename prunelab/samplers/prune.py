@@ -51,8 +51,10 @@ from ..elimination import TablesTooLargeError
 from ..deprecation import module_getattr
 from .chain import start_chain
 from .init import check_state
+from .prune_plans import BACKWARD_UNITS, NODE_UNITS, PrunePlan, compile_prune_plan, prune_plan
 from .pruned_draws import circuit_plan_after, pruned_draw
-from .prune_rb import add_marginals_nb, chain_sums, drawn_marginals, pruned_set_marginals, rao_blackwell_refusal
+from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
+                       pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
 from .pruning import prune_around_nb
 from .uniform import (
     AUTO,
@@ -62,14 +64,9 @@ from .uniform import (
     ENUMERATE,
     HEURISTIC,
     METHOD_NAMES,
-    PlanCache,
     SparseCount,
-    UniformPlan,
-    compile_sparse_count,
-    compile_uniform_plan,
     make_workspace,
     method_code,
-    used_labels,
 )
 from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, draw_member_arrays, search_arrays,
                               uniform_draw_nb)
@@ -83,12 +80,6 @@ __all__ = [
 
 RAO_BLACKWELL = False
 """No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
-
-NODE_UNITS = 4
-"""Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba)."""
-
-BACKWARD_UNITS = 8
-"""Multiply-adds that one backward-sampling step is taken to cost."""
 
 AUTO_SHARE = 0.5
 """``"auto"`` searches when the predicted search costs at most this share of a count."""
@@ -165,100 +156,6 @@ class PruneChain(NamedTuple):
 
 ChainOutput = PruneChain
 """Alias: the chain output of this sampler module."""
-
-
-class PrunePlan(NamedTuple):
-    """What a prune step needs besides the network, compiled once per (network, evidence).
-
-    Attributes
-    ----------
-    uniform : UniformPlan
-        Search order and elimination program for the uniform draw.
-    random_label : int64 (m,)
-        Labels pruned at random: ``0 < c < 1`` and used by some feasible state that
-        agrees with the evidence; increasing.
-    random_c : float64 (m,)
-        Their keep probabilities ``c``.
-    base_kept : bool (n_labels,)
-        The fixed part of every pruning: used labels with ``c = 1`` kept, labels
-        with ``c = 0`` or used by no feasible state pruned; the random labels are
-        overwritten at every step.
-    count : SparseCount or None
-        The counting program specialised to prunings that change only the
-        random labels (:func:`~prunelab.samplers.uniform.compile_sparse_count`),
-        which :func:`run_chain` counts with; None if it does not fit (the full
-        program is used).
-    node_budget : int
-        Search nodes ``uniform="auto"`` allows before it counts: about the cost
-        of one count (:data:`NODE_UNITS`, :data:`BACKWARD_UNITS`), at least 16.
-    nodes_per_member : float
-        First estimate of search nodes per member of ``S``: the number of free
-        variables (measured 0.6 to 15 times that on the benchmark networks; a
-        low first guess makes ``"auto"`` try a search early and learn the ratio).
-    """
-
-    uniform: UniformPlan
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
-    count: SparseCount | None
-    node_budget: int
-    nodes_per_member: float
-
-
-def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
-    """Compile the pruning lists and the uniform plan of ``net``.
-
-    A label is pruned at random only if ``0 < c < 1`` and some feasible state that
-    agrees with the evidence uses it (found for all labels at once by two passes
-    over the counting program, :func:`~prunelab.samplers.uniform.used_labels`): the
-    others never change ``S``, so they get no random number. Unused labels are
-    marked pruned in ``base_kept``, which lets the search skip them.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    node_budget : int, optional
-        Search nodes ``uniform="auto"`` allows before it counts, in the chain
-        (:attr:`PrunePlan.node_budget`) and in the uniform plan
-        (:func:`~prunelab.samplers.uniform.compile_uniform_plan`). Default: about
-        one count's cost for the chain, the uniform plan's own default there.
-
-    Returns
-    -------
-    PrunePlan
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import compile_prune_plan
-    >>> plan = compile_prune_plan(compile_network(load_network("deterministic_pair")))
-    >>> plan.random_label.tolist()  # A(1), A(2); B's entries are 0 or 1
-    [0, 1]
-    """
-    uniform = compile_uniform_plan(net, node_budget)
-    c = net.cpt
-    used = used_labels(net, c > 0.0, uniform)
-    random = used & (c < 1.0)
-    random_label = np.flatnonzero(random).astype(np.int64)
-    arrays = (random_label, c[random_label].astype(np.float64), used)
-    for a in arrays:
-        a.setflags(write=False)
-    sparse = compile_sparse_count(net, uniform, used, random)
-    units = (uniform.count_cost if sparse is None else sparse.cost) + BACKWARD_UNITS * uniform.n_steps
-    if node_budget is None:
-        node_budget = max(16, units // NODE_UNITS)
-    nodes_per_member = float(max(net.free.size, 1))
-    return PrunePlan(uniform, *arrays, sparse, int(node_budget), nodes_per_member)
-
-
-_prune_plans = PlanCache(compile_prune_plan)
-
-
-def prune_plan(net: CompiledNetwork) -> PrunePlan:
-    """The :class:`PrunePlan` of ``net``, compiled on first use and cached (by content)."""
-    return _prune_plans(net)
 
 
 FIRST_PRUNED_DRAW = 4
@@ -471,6 +368,26 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     gather_ptr = sparse.gather_ptr
     gather = sparse.gather
     root_factor = sparse.root_factor
+    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune_rb)
+    input_ptr = uplan.step_input_ptr
+    input_factor = uplan.step_input_factor
+    stride_ptr = uplan.input_stride_ptr
+    input_stride = uplan.input_stride
+    factor_ptr = uplan.factor_ptr
+    n_indicator = uplan.n_indicator
+    plan_gather_ptr = uplan.gather_ptr
+    plan_gather = uplan.gather
+    message_ptr = rb.message_ptr
+    message_input = rb.message_input
+    reached = rb.reached
+    listed = rb.listed
+    n_listed = rb.n_listed
+    rb_index = rb.index
+    rb_offsets = rb.offsets
+    running = rb.running
+    rb_checkpoints = rb.checkpoints
+    rb_sums = rb.sums
+    progress = rb.progress
     size = np.inf
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
@@ -503,8 +420,18 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                     if method == AUTO and count == -1 and searched:  # the search ran out of budget
                         ratio = max(ratio, budget / size)
                 used = COUNT
-        if rb.checkpoints.shape[0] > 0:
-            add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, count if used == ENUMERATE else -1)
+        if rb_on:
+            if used == ENUMERATE and count > members.shape[0]:  # more members than the search kept
+                add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, count)
+            else:
+                if used == ENUMERATE:
+                    member_marginals_arrays(order, members, count, rb_offsets, running)
+                else:
+                    count_marginals_arrays(table_ptr, scope_ptr, scope_var, scope_card, message_ptr, message_input,
+                                           input_ptr, input_factor, stride_ptr, input_stride, factor_ptr,
+                                           n_indicator, plan_gather_ptr, plan_gather, factors, tables, reached,
+                                           listed, n_listed, rb_index, rb_offsets, running)
+                record_step_arrays(rb_checkpoints, rb_sums, running, progress)
         for i in range(n):
             x[i] = y[i]
             draws[t, i] = y[i]

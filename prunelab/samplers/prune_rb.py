@@ -65,7 +65,7 @@ from .uniform.reference import count_py, search_py
 __all__ = [
     "RAO_BLACKWELL_METHODS", "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
     "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "message_inputs",
-    "count_marginals_arrays", "member_marginals_arrays", "add_marginals_nb", "record_step_nb",
+    "count_marginals_arrays", "member_marginals_arrays", "add_marginals_nb", "record_step_nb", "record_step_arrays",
 ]
 
 RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto", "circuit")
@@ -440,13 +440,16 @@ def add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, enumerated):
 @_jit
 def record_step_nb(rb):
     """Count one step; at a checkpoint, copy the running sums out."""
-    progress = rb.progress
+    record_step_arrays(rb.checkpoints, rb.sums, rb.running, rb.progress)
+
+
+@_jit
+def record_step_arrays(checkpoints, sums, running, progress):
+    """:func:`record_step_nb` on the arrays (a chain takes them out of the tuple once: see ``search_arrays``)."""
     progress[0] += 1
-    cps = rb.checkpoints
-    running = rb.running
-    while progress[1] < cps.shape[0] and cps[progress[1]] == progress[0]:
+    while progress[1] < checkpoints.shape[0] and checkpoints[progress[1]] == progress[0]:
         for j in range(running.shape[0]):
-            rb.sums[progress[1], j] = running[j]
+            sums[progress[1], j] = running[j]
         progress[1] += 1
 
 
