@@ -26,12 +26,12 @@ Measured on a 2-core machine shared with other jobs (load average 5-7, so the
 rates are noisy to about 10 %), numba 0.65, one thread, steps per CPU second::
 
     network   evidence     count/s      RB/s RB/plain    auto/s      RB/s RB/plain  med|S|  mean|S|
-    alarm     none         123,007    95,502     1.29   127,047    92,500     1.37      18     45.2
-    alarm     25%          247,151   184,970     1.34   266,301   175,104     1.52       6     9.82
-    win95pts  none          58,089    44,238     1.31    55,103    46,125     1.19      24      109
-    win95pts  25%          158,223   101,710     1.56   148,021   102,674     1.44       8     13.3
-    grid-8x8  none          41,527    30,590     1.36    36,657    28,444     1.29      96      252
-    grid-8x8  25%          227,756   136,024     1.67   249,538   139,622     1.79      18     38.7
+    alarm     none         129,784    98,765     1.31   127,483   101,959     1.25      18     45.2
+    alarm     25%          290,048   210,200     1.38   277,793   222,386     1.25       6     9.82
+    win95pts  none          60,396    49,753     1.21    57,539    49,487     1.16      22      109
+    win95pts  25%          159,246   121,408     1.31   158,275   124,764     1.27       8     13.3
+    grid-8x8  none          42,770    32,759     1.31    37,119    29,525     1.26      96      253
+    grid-8x8  25%          256,782   157,924     1.63   248,995   155,821     1.60      18     38.8
 
     AHD at equal draws, 20 chains of 20 000 draws (RB/plain, +- standard error, at t = 100 / 584 / 3 419 / 20 000)
     alarm     25%    0.78  0.79  0.78  0.77   (+-0.04-0.05)
@@ -40,15 +40,17 @@ rates are noisy to about 10 %), numba 0.65, one thread, steps per CPU second::
     asia      25%    0.67  0.72  0.75  0.76   (+-0.08-0.11)
 
 The AHD target (at most 0.8 at equal draws) holds on every case. The cost target
-(at most 1.3 with counting) holds within noise without evidence and is missed with
-25 % evidence (1.3-1.7). The cause: with evidence the plain step is cheap (4-7 us;
-its count is the program specialised to the labels that vary, which recomputes only
-the entries those labels reach), while the Rao-Blackwell term needs the marginal of
-*every* free variable, so its downward pass visits every elimination step's reached
-rows (about 1.5-3 us on these networks: as much as the specialised count). The
-estimator still wins per second wherever the AHD ratio is below the inverse square
-root of the cost ratio, since AHD falls like ``1 / sqrt(t)``: 0.73 < 1 / sqrt(1.56) = 0.80
-on win95pts and 0.77 < 1 / sqrt(1.34) = 0.86 on alarm, both with evidence.
+(at most 1.3 with counting) holds to within 0.01 on the four rows without evidence or
+on win95pts, and is missed on alarm with evidence (1.38) and the grid with evidence
+(1.63). The cause: with evidence the plain step is cheap (3-4 us; its
+count is the program specialised to the labels that vary, which recomputes only the
+entries those labels reach), while the Rao-Blackwell term needs the marginal of
+*every* free variable, so its downward pass visits every elimination step's
+reached rows - on the grid 48 steps over 1 278 table entries, about 1.7 us, as much
+as the specialised count. The estimator still wins per second wherever the AHD
+ratio is below the inverse square root of the cost ratio, since AHD falls like
+``1 / sqrt(t)``: 0.73 < 1 / sqrt(1.31) = 0.87 on win95pts and 0.77 < 1 / sqrt(1.38)
+= 0.85 on alarm, both with evidence.
 
 Numba compilation is excluded (a warm-up first; kernels are cached on disk).
 """
