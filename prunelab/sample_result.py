@@ -10,6 +10,7 @@ import numpy as np
 
 from . import indicators
 from .checkpoints import checked_checkpoints
+from .samplers import get_sampler
 from .traps import TrapReport, distinct_rows
 
 __all__ = ["SampleResult", "draw_dtype"]
@@ -218,7 +219,9 @@ class SampleResult:
             ``"rao_blackwell"`` (other counts are not available there).
         estimator : {"empirical", "rao_blackwell"}
             The share of the first ``t`` draws in each state, or the paper's eq. (3)
-            ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs only).
+            ``(1/t) sum_{t' <= t} P(x_i | x_-i^(t'))`` (Gibbs), for prune sampling
+            ``(1/t) sum_{t' <= t} E[1{X_i = s} | S_t']`` over its pruned sets
+            (recorded when ``sample`` was given ``rb_checkpoints``).
 
         Returns
         -------
@@ -241,7 +244,7 @@ class SampleResult:
             return indicators.running_marginals(self.draws[:, :, i], card, cps)
         if estimator == "rao_blackwell":
             if self.rb_sums is None:
-                raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums; use estimator='empirical'")
+                raise self._no_sums()
             recorded = self.rb_checkpoints
             cps = self._checked(checkpoints, recorded)
             where = np.searchsorted(recorded, cps)
@@ -254,6 +257,17 @@ class SampleResult:
             lo = self.state_offsets[i]
             return self.rb_sums[:, where, lo:lo + card] / cps[None, :, None]
         raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
+
+    def _no_sums(self) -> ValueError:
+        """The error for an estimate that needs Rao-Blackwell sums this result lacks, with the reason."""
+        try:
+            refusal = getattr(get_sampler(self.sampler), "rao_blackwell_refusal", None)
+        except ValueError:  # a sampler registered in another session
+            refusal = None
+        if refusal is not None and (why := refusal(self.options)) is not None:
+            return ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums: {why}")
+        hint = "pass rb_checkpoints to sample()" if refusal is not None else "use estimator='empirical'"
+        return ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums; {hint}")
 
     def _checked(self, checkpoints, default: np.ndarray) -> np.ndarray:
         if checkpoints is None:
@@ -285,7 +299,7 @@ class SampleResult:
         for v in self.free_variables:
             if estimator == "rao_blackwell":
                 if self.rb_checkpoints is None or self.rb_checkpoints.size == 0:
-                    raise ValueError(f"sampler {self.sampler!r} recorded no Rao-Blackwell sums")
+                    raise self._no_sums()
                 last = [int(self.rb_checkpoints[-1])]
                 out[v] = self.running_marginals(v, last, estimator)[:, 0, :].mean(axis=0)
             elif estimator == "empirical":

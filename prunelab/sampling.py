@@ -57,7 +57,9 @@ conditionals ``P(x_i | x_-i^(t))`` (the paper's eq. (3)) are recorded at
 counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Memory:
 ``n_chains * len(rb_checkpoints) * sum(cardinalities) * 8`` bytes, 30 MB for 100
 chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
-you can afford it; the empirical estimator always has every draw.
+you can afford it; the empirical estimator always has every draw. Prune sampling
+records the sums of ``E[1{X_i = s} | S_t]`` over its pruned sets when
+``rb_checkpoints`` is given (:mod:`prunelab.samplers.prune_rb`).
 """
 
 from __future__ import annotations
@@ -178,15 +180,25 @@ def _check_options(module, sampler: str, options: dict) -> None:
         )
 
 
-def _rb_checkpoints(module, sampler, rb_checkpoints, n_draws) -> np.ndarray | None:
-    """The Rao-Blackwell checkpoints of a sampler that has the estimate (checked), else None."""
+def _rb_checkpoints(module, sampler, rb_checkpoints, n_draws, options) -> np.ndarray | None:
+    """The Rao-Blackwell checkpoints of a sampler that has the estimate (checked), else None.
+
+    A sampler with ``RAO_BLACKWELL = True`` records them by default; one with a
+    ``rao_blackwell_refusal(options)`` (prune sampling) when ``rb_checkpoints`` is
+    given and its options allow it (else the refusal is the error).
+    """
     if getattr(module, "RAO_BLACKWELL", False):
         if rb_checkpoints is None:
             return log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)
         return checked_checkpoints(rb_checkpoints, n_draws, name="rb_checkpoints", increasing=True)
-    if rb_checkpoints is not None:
+    if rb_checkpoints is None:
+        return None
+    refusal = getattr(module, "rao_blackwell_refusal", None)
+    if refusal is None:
         raise ValueError(f"sampler {sampler!r} has no Rao-Blackwell estimate; drop rb_checkpoints")
-    return None
+    if (why := refusal(options)) is not None:
+        raise ValueError(f"sampler {sampler!r}: {why}; drop rb_checkpoints")
+    return checked_checkpoints(rb_checkpoints, n_draws, name="rb_checkpoints", increasing=True)
 
 
 def _check_memory(bn, n_chains, n_draws, cps, n_jobs, max_bytes) -> None:
@@ -321,7 +333,10 @@ def sample(
     rb_checkpoints : array_like of int, optional
         For Rao-Blackwell samplers (Gibbs): draw counts at which running sums of
         the conditionals are kept; default ``log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)``
-        (:func:`prunelab.checkpoints.log_checkpoints`).
+        (:func:`prunelab.checkpoints.log_checkpoints`). Prune sampling records the
+        sums of its pruned sets' marginals only when given them
+        (:mod:`prunelab.samplers.prune_rb`; ``uniform=`` "enumerate", "count", "auto" or "circuit"; and
+        ``"prune-tempered"``, for its cold replica).
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
@@ -384,7 +399,7 @@ def sample(
         bn, sampler, n_draws, n_chains, n_jobs, max_restarts, init_p, backend, init, traps)
     evidence = as_evidence(evidence)
     root = as_seed_sequence(seed)
-    cps = _rb_checkpoints(module, sampler, rb_checkpoints, n_draws)
+    cps = _rb_checkpoints(module, sampler, rb_checkpoints, n_draws, options)
     _check_options(module, sampler, options)
     _check_memory(bn, n_chains, n_draws, cps, n_jobs, _integer(max_bytes, "max_bytes"))
     net = compile_network(bn, evidence)  # checks the evidence names early

@@ -50,7 +50,10 @@ from ..compiled import CompiledNetwork, state_labels
 from ..elimination import TablesTooLargeError
 from .chain import start_chain
 from .init import check_state
+from .prune_plans import BACKWARD_UNITS, NODE_UNITS, PrunePlan, compile_prune_plan, prune_plan
 from .pruned_draws import circuit_plan_after, pruned_draw
+from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
+                       pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
 from .pruning import prune_around_nb
 from .uniform import (
     AUTO,
@@ -60,39 +63,22 @@ from .uniform import (
     ENUMERATE,
     HEURISTIC,
     UNIFORM_NAMES,
-    PlanCache,
     SparseCount,
-    UniformPlan,
-    compile_sparse_count,
-    compile_uniform_plan,
     make_workspace,
     uniform_index,
-    used_labels,
 )
-from .uniform.kernels import (
-    backward_arrays,
-    count_nb,
-    count_sparse_arrays,
-    draw_member_arrays,
-    search_arrays,
-    uniform_draw_nb,
-)
+from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, draw_member_arrays, search_arrays,
+                              uniform_draw_nb)
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
     "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
     "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
-    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS",
+    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal",
 ]
 
 RAO_BLACKWELL = False
-"""Prune sampling has no Rao-Blackwell terms."""
-
-NODE_UNITS = 4
-"""Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba)."""
-
-BACKWARD_UNITS = 8
-"""Multiply-adds that one backward-sampling step is taken to cost."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
 
 AUTO_SHARE = 0.5
 """``"auto"`` searches when the predicted search costs at most this share of a count."""
@@ -131,10 +117,13 @@ class PruneInfo(NamedTuple):
         The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`
         (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
         reference and the numba path report it alike.
+    conditionals : float64 (sum of cardinalities,)
+        ``E[1{X_i = s} | S]`` (:mod:`.prune_rb`); empty for ``"heuristic"``.
     """
 
     size: float
     uniform_code: int
+    conditionals: np.ndarray = np.zeros(0)
 
     @property
     def uniform_name(self) -> str:
@@ -153,109 +142,19 @@ class PruneChain(NamedTuple):
         ``|S|`` at each step (see :class:`PruneInfo`).
     uniform_code : int8 (n_draws,)
         The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`.
+    rb_checkpoints, rb_sums : int64 (k,), float64 (k, sum of cardinalities), or None
+        As in :class:`~prunelab.samplers.gibbs.GibbsChain` (sums of ``PruneInfo.conditionals``), when asked for.
     """
 
     draws: np.ndarray
     size: np.ndarray
     uniform_code: np.ndarray
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
 
 
 ChainOutput = PruneChain
 """Alias: the chain output of this sampler module."""
-
-
-class PrunePlan(NamedTuple):
-    """What a prune step needs besides the network, compiled once per (network, evidence).
-
-    Attributes
-    ----------
-    uniform : UniformPlan
-        Search order and elimination program for the uniform draw.
-    random_label : int64 (m,)
-        Labels pruned at random: ``0 < c < 1`` and used by some feasible state that
-        agrees with the evidence; increasing.
-    random_c : float64 (m,)
-        Their keep probabilities ``c``.
-    base_kept : bool (n_labels,)
-        The fixed part of every pruning: used labels with ``c = 1`` kept, labels
-        with ``c = 0`` or used by no feasible state pruned; the random labels are
-        overwritten at every step.
-    count : SparseCount or None
-        The counting program specialised to prunings that change only the
-        random labels (:func:`~prunelab.samplers.uniform.compile_sparse_count`),
-        which :func:`run_chain` counts with; None if it does not fit (the full
-        program is used).
-    node_budget : int
-        Search nodes ``uniform="auto"`` allows before it counts: about the cost
-        of one count (:data:`NODE_UNITS`, :data:`BACKWARD_UNITS`), at least 16.
-    nodes_per_member : float
-        First estimate of search nodes per member of ``S``: the number of free
-        variables (measured 0.6 to 15 times that on the benchmark networks; a
-        low first guess makes ``"auto"`` try a search early and learn the ratio).
-    """
-
-    uniform: UniformPlan
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
-    count: SparseCount | None
-    node_budget: int
-    nodes_per_member: float
-
-
-def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> PrunePlan:
-    """Compile the pruning lists and the uniform plan of ``net``.
-
-    A label is pruned at random only if ``0 < c < 1`` and some feasible state that
-    agrees with the evidence uses it (found for all labels at once by two passes
-    over the counting program, :func:`~prunelab.samplers.uniform.used_labels`): the
-    others never change ``S``, so they get no random number. Unused labels are
-    marked pruned in ``base_kept``, which lets the search skip them.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    node_budget : int, optional
-        Search nodes ``uniform="auto"`` allows before it counts, in the chain
-        (:attr:`PrunePlan.node_budget`) and in the uniform plan
-        (:func:`~prunelab.samplers.uniform.compile_uniform_plan`). Default: about
-        one count's cost for the chain, the uniform plan's own default there.
-
-    Returns
-    -------
-    PrunePlan
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import compile_prune_plan
-    >>> plan = compile_prune_plan(compile_network(load_network("deterministic_pair")))
-    >>> plan.random_label.tolist()  # A(1), A(2); B's entries are 0 or 1
-    [0, 1]
-    """
-    uniform = compile_uniform_plan(net, node_budget)
-    c = net.cpt
-    used = used_labels(net, c > 0.0, uniform)
-    random = used & (c < 1.0)
-    random_label = np.flatnonzero(random).astype(np.int64)
-    arrays = (random_label, c[random_label].astype(np.float64), used)
-    for a in arrays:
-        a.setflags(write=False)
-    sparse = compile_sparse_count(net, uniform, used, random)
-    units = (uniform.count_cost if sparse is None else sparse.cost) + BACKWARD_UNITS * uniform.n_steps
-    if node_budget is None:
-        node_budget = max(16, units // NODE_UNITS)
-    nodes_per_member = float(max(net.free.size, 1))
-    return PrunePlan(uniform, *arrays, sparse, int(node_budget), nodes_per_member)
-
-
-_prune_plans = PlanCache(compile_prune_plan)
-
-
-def prune_plan(net: CompiledNetwork) -> PrunePlan:
-    """The :class:`PrunePlan` of ``net``, compiled on first use and cached (by content)."""
-    return _prune_plans(net)
 
 
 FIRST_PRUNED_DRAW = 4
@@ -395,7 +294,7 @@ def step(
     kept = prune_around(rng, net, x, plan)
     if code >= FIRST_PRUNED_DRAW:
         y, size = pruned_draw(UNIFORM_NAMES[code]).draw(rng, net, x, kept, plan)
-        return PruneState(y, size), PruneInfo(size, code)
+        return PruneState(y, size), PruneInfo(size, code, drawn_marginals(UNIFORM_NAMES[code], net, kept, plan))
     y = x.copy()
     budget = plan.node_budget if node_budget is None else int(node_budget)
     ratio = state.nodes_per_member or plan.nodes_per_member
@@ -404,11 +303,12 @@ def step(
     size, used, nodes = uniform_draw_py(
         rng, net, plan.uniform, kept, x, y, code, int(n_candidates), int(max_restarts), budget
     )
+    rb = np.zeros(0) if used == HEURISTIC else pruned_set_marginals(net, plan.uniform, kept)  # by counting
     if used == ENUMERATE and size > 0:
         ratio = nodes / size
     elif code == AUTO and used == COUNT and size > 0:  # the search ran out of budget
         ratio = max(ratio, budget / size)
-    return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used))
+    return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used), rb)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -420,7 +320,7 @@ def auto_searches(size, nodes_per_member, budget):
     is tried when that is at most :data:`AUTO_SHARE` of ``budget``, and stops
     (for a count) when it exceeds ``budget``. Otherwise the step counts at once.
     The choice depends on the chain's past and on the pruning only, never on the
-    draw's own random numbers, and both methods draw exactly uniformly from
+    draw's own random numbers, and both uniform_codes draw exactly uniformly from
     ``S``, so the mixture is exact.
     """
     return size * nodes_per_member <= AUTO_SHARE * budget
@@ -432,11 +332,11 @@ NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] *
 
 @numba.njit(cache=True, nogil=True)
 def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
-                       n_draws, uniform_code, n_candidates, max_restarts, budget, ratio, ws, draws, sizes,
-                       uniform_codes):
+                       n_draws, uniform_code, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, uniform_codes, rb):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
-    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``.
+    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``. With
+    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.prune_rb`).
     """
     # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
@@ -467,6 +367,26 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     gather_ptr = sparse.gather_ptr
     gather = sparse.gather
     root_factor = sparse.root_factor
+    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune_rb)
+    input_ptr = uplan.step_input_ptr
+    input_factor = uplan.step_input_factor
+    stride_ptr = uplan.input_stride_ptr
+    input_stride = uplan.input_stride
+    factor_ptr = uplan.factor_ptr
+    n_indicator = uplan.n_indicator
+    plan_gather_ptr = uplan.gather_ptr
+    plan_gather = uplan.gather
+    message_ptr = rb.message_ptr
+    message_input = rb.message_input
+    reached = rb.reached
+    listed = rb.listed
+    n_listed = rb.n_listed
+    rb_index = rb.index
+    rb_offsets = rb.offsets
+    running = rb.running
+    rb_checkpoints = rb.checkpoints
+    rb_sums = rb.sums
+    progress = rb.progress
     size = np.inf
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
@@ -499,6 +419,18 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                     if uniform_code == AUTO and count == -1 and searched:  # the search ran out of budget
                         ratio = max(ratio, budget / size)
                 used = COUNT
+        if rb_on:
+            if used == ENUMERATE and count > members.shape[0]:  # more members than the search kept
+                add_marginals_nb(rb, uplan, sparse, use_sparse, kept, ws, count)
+            else:
+                if used == ENUMERATE:
+                    member_marginals_arrays(order, members, count, rb_offsets, running)
+                else:
+                    count_marginals_arrays(table_ptr, scope_ptr, scope_var, scope_card, message_ptr, message_input,
+                                           input_ptr, input_factor, stride_ptr, input_stride, factor_ptr,
+                                           n_indicator, plan_gather_ptr, plan_gather, factors, tables, reached,
+                                           listed, n_listed, rb_index, rb_offsets, running)
+                record_step_arrays(rb_checkpoints, rb_sums, running, progress)
         for i in range(n):
             x[i] = y[i]
             draws[t, i] = y[i]
@@ -517,6 +449,7 @@ def run_chain(
     max_restarts: int = DEFAULT_MAX_RESTARTS,
     node_budget: int | None = None,
     plan: PrunePlan | None = None,
+    rb_checkpoints=None,
 ) -> PruneChain:
     """``n_draws`` prune-sampling steps from ``x0`` (numba path).
 
@@ -533,6 +466,8 @@ def run_chain(
         One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
+    rb_checkpoints : array_like of int, optional
+        Increasing step counts at which to record the sums of ``PruneInfo.conditionals``; none by default.
 
     Returns
     -------
@@ -567,9 +502,10 @@ def run_chain(
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
     """
     code, plan = _code_and_plan(net, uniform, plan)
+    rb = chain_sums(net, plan, rb_checkpoints, n_draws, uniform, UNIFORM_NAMES[code])
     if code >= FIRST_PRUNED_DRAW:
-        draws, sizes = pruned_draw(UNIFORM_NAMES[code]).run_chain(rng, net, x0, n_draws, plan)
-        return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8))
+        draws, sizes = pruned_draw(UNIFORM_NAMES[code]).run_chain(rng, net, x0, n_draws, plan, *rb.asked())
+        return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8), *rb.output(net))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
     budget = plan.node_budget if node_budget is None else int(node_budget)
     sparse = plan.count
@@ -581,6 +517,7 @@ def run_chain(
     prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
-        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, uniform_codes,
+        int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, uniform_codes, rb,
     )
-    return PruneChain(draws, sizes, uniform_codes)
+    return PruneChain(draws, sizes, uniform_codes, *rb.output(net))
+

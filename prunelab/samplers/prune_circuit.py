@@ -30,6 +30,8 @@ from ..circuit import Circuit, CircuitPasses, circuit_for, passes_for
 from ..circuit.passes import (
     draw_nb,
     draw_py,
+    outward_nb,
+    outward_py,
     reachable_nb,
     upward_nb,
     upward_py,
@@ -38,10 +40,11 @@ from ..circuit.passes import (
 )
 from ..compiled import CompiledNetwork
 from .chain import start_chain
+from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
 from .pruning import prune_around_nb
 from .uniform import PlanCache
 
-__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "run_chain", "compile_circuit_prune_plan"]
+__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan"]
 
 EXACT = True
 """Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
@@ -173,13 +176,70 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     return y, _size(log_size)
 
 
+def _add_marginals(state_ptr, state_boolean, cardinality, free, p_true, p_false, offsets, out):
+    """Add every free variable's marginal, read off the Booleans' ``p_true``/``p_false``, to ``out``."""
+    for k in range(free.shape[0]):
+        i = free[k]
+        lo = state_ptr[i]
+        if cardinality[i] == 2:
+            out[offsets[i]] += p_false[state_boolean[lo]]
+            out[offsets[i] + 1] += p_true[state_boolean[lo]]
+        else:
+            for v in range(cardinality[i]):
+                out[offsets[i] + v] += p_true[state_boolean[lo + v]]
+
+
+_add_marginals_nb = numba.njit(cache=True, nogil=True)(_add_marginals)
+
+
+def _outward_marginals(circuit: Circuit, net: CompiledNetwork, work: CircuitPasses, offsets, out, outward, add):
+    """After the upward pass: the pruned set's marginals (the outward pass), added to ``out``."""
+    c, vt, enc = circuit, circuit.vtree, circuit.encoding
+    outward(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.boolean, vt.parent,
+            vt.post_order, vt.root, work.sums, work.log_true, work.log_false, work.val, work.reach, work.gap,
+            work.p_true, work.p_false)
+    add(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.p_true, work.p_false, offsets, out)
+
+
+def marginals(net: CompiledNetwork, kept: np.ndarray, plan: CircuitPrunePlan) -> np.ndarray:
+    """``E[1{X_i = s} | S]`` of the pruned set that ``kept`` leaves, by the outward pass (numpy reference).
+
+    The Rao-Blackwell term of a circuit prune step (:mod:`prunelab.samplers.prune_rb`):
+    with the pruning's 0/1 weights, the outward pass gives every Boolean's
+    probability of being true under the uniform distribution on ``S``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers import prune_circuit
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> kept = np.ones(net.n_labels, dtype=bool)  # S = {(0, 0), (1, 1)}
+    >>> np.round(prune_circuit.marginals(net, kept, prune_circuit.plan(net)), 12).tolist()
+    [0.5, 0.5, 0.5, 0.5]
+    """
+    c, vt = plan.circuit, plan.circuit.vtree
+    work = passes_for(c)
+    _set_weights(np.asarray(kept, dtype=np.bool_), plan.theta_boolean, plan.theta_label, work.log_true)
+    vtree_log_sums_py(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
+    upward_py(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, work.sums,
+              work.log_true, work.log_false, work.val)
+    offsets = np.concatenate([[0], np.cumsum(net.cardinality)]).astype(np.int64)
+    out = np.zeros(int(offsets[-1]))
+    observed = np.flatnonzero(net.evidence_value >= 0)
+    out[offsets[observed] + net.evidence_value[observed]] = 1.0
+    _outward_marginals(c, net, work, offsets, out, outward_py, _add_marginals)
+    return out
+
+
 def _size(log_size: float) -> float:
     return math.exp(log_size) if log_size < 709.0 else math.inf
 
 
 @numba.njit(cache=True, nogil=True)
-def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes):
-    """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain_circuit`)."""
+def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb):
+    """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums."""
     c = plan.circuit
     vt = c.vtree
     enc = c.encoding
@@ -193,6 +253,13 @@ def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, s
         upward_nb(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, work.sums,
                   work.log_true, work.log_false, work.val)
         log_size = _root_log_count_nb(work.val, c.node_vtree, work.sums, vt.root)
+        if rb.checkpoints.shape[0] > 0:
+            outward_nb(c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.boolean,
+                       vt.parent, vt.post_order, vt.root, work.sums, work.log_true, work.log_false, work.val,
+                       work.reach, work.gap, work.p_true, work.p_false)
+            _add_marginals_nb(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.p_true,
+                              work.p_false, rb.offsets, rb.running)
+            record_step_nb(rb)
         draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root,
                 vt.leaf_lo, vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val,
                 work.stack, work.value)
@@ -203,8 +270,11 @@ def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, s
 
 
 def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
-              plan: CircuitPrunePlan | None = None):
+              plan: CircuitPrunePlan | None = None, rb: RaoBlackwellSums = NO_RAO_BLACKWELL):
     """``n_draws`` prune steps with circuit draws (numba path): ``(draws, sizes)``.
+
+    With ``rb`` (:func:`prunelab.samplers.prune_rb.rao_blackwell_sums`), every step
+    also adds its pruned set's marginals (:func:`marginals`) to ``rb``'s running sums.
 
     Examples
     --------
@@ -223,5 +293,5 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     sizes = np.empty(n_draws, dtype=np.float64)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes)
+    _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb)
     return draws, sizes

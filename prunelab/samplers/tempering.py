@@ -86,6 +86,8 @@ from .chain import start_chain
 from .init import check_state
 from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
 from .prune import step as prune_step
+from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
+from .tempering_ladder import DEFAULT_BETA_MIN, DEFAULT_BETAS, DEFAULT_N_REPLICAS, check_betas, geometric_betas
 from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
 from .uniform.kernels import label_nb
 
@@ -95,6 +97,7 @@ __all__ = [
     "TemperedChain",
     "ChainOutput",
     "RAO_BLACKWELL",
+    "rao_blackwell_refusal",
     "DEFAULT_N_REPLICAS",
     "DEFAULT_BETA_MIN",
     "DEFAULT_BETAS",
@@ -110,113 +113,15 @@ __all__ = [
 ]
 
 RAO_BLACKWELL = False
-"""Tempered prune sampling has no Rao-Blackwell terms."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records the cold replica's.
+
+The term of step ``t`` is the marginals of the cold replica's pruned set, before the
+swaps: its prune move keeps ``P(x | e)`` invariant, so the term's stationary mean is
+the posterior (:mod:`prunelab.samplers.prune_rb`).
+"""
 
 TEMPERED_UNIFORM = ("count", "enumerate")
-"""The uniform methods a replica may draw with: exact, and without memory between steps."""
-
-DEFAULT_N_REPLICAS = 4
-"""Replicas of the default ladder."""
-
-DEFAULT_BETA_MIN = 0.2
-"""Inverse temperature of the hottest replica of the default ladder."""
-
-
-def geometric_betas(n_replicas: int, beta_min: float) -> np.ndarray:
-    """The geometric ladder ``beta_k = beta_min ** (k / (K - 1))``, ``k = 0, ..., K - 1``.
-
-    Equal ratios between neighbours: the usual first choice, since the swap
-    acceptance between ``beta`` and ``r beta`` depends on ``log P`` spread over
-    ``(1 - r) beta``, roughly even along a geometric ladder when the energy's
-    spread scales like ``1 / beta``.
-
-    Parameters
-    ----------
-    n_replicas : int
-        ``K >= 1``; ``K = 1`` gives ``[1.0]`` (plain prune sampling).
-    beta_min : float
-        The hottest replica's ``beta``, in ``(0, 1)``.
-
-    Returns
-    -------
-    float64 array (K,)
-
-    Raises
-    ------
-    ValueError
-        ``n_replicas < 1`` or ``beta_min`` outside ``(0, 1)``.
-
-    Examples
-    --------
-    >>> geometric_betas(3, 0.25).tolist()
-    [1.0, 0.5, 0.25]
-    """
-    if isinstance(n_replicas, bool) or not isinstance(n_replicas, (int, np.integer)) or n_replicas < 1:
-        raise ValueError(f"n_replicas must be an integer >= 1, got {n_replicas!r}")
-    if not 0.0 < beta_min < 1.0:
-        raise ValueError(f"beta_min must be in (0, 1), got {beta_min!r}")
-    if n_replicas == 1:
-        return np.ones(1)
-    betas = float(beta_min) ** (np.arange(n_replicas) / (n_replicas - 1))
-    betas[0] = 1.0
-    return betas
-
-
-DEFAULT_BETAS = geometric_betas(DEFAULT_N_REPLICAS, DEFAULT_BETA_MIN)
-"""The default ladder: :data:`DEFAULT_N_REPLICAS` geometric steps down to :data:`DEFAULT_BETA_MIN`."""
-DEFAULT_BETAS.setflags(write=False)
-
-
-def check_betas(betas) -> np.ndarray:
-    """The ladder as a read-only float64 array, or a ``ValueError`` that says what is wrong.
-
-    Parameters
-    ----------
-    betas : array_like of float
-        Inverse temperatures: one dimension, finite, the first exactly 1, strictly
-        decreasing, all above 0.
-
-    Returns
-    -------
-    float64 array (K,)
-
-    Raises
-    ------
-    ValueError
-        Naming the first rule broken and the offending value(s).
-
-    Examples
-    --------
-    >>> check_betas([1, 0.5]).tolist()
-    [1.0, 0.5]
-    >>> check_betas([1, 0.5, 0.5])
-    Traceback (most recent call last):
-    ...
-    ValueError: betas must be strictly decreasing: betas[1] = 0.5 <= betas[2] = 0.5
-    """
-    entries = np.asarray(betas, dtype=object).ravel() if not isinstance(betas, str) else [betas]
-    if any(isinstance(v, (bool, np.bool_, str, bytes)) for v in entries) or np.asarray(betas).dtype == bool:
-        raise ValueError(f"betas must be a sequence of numbers (not bools or strings), got {betas!r}")
-    try:
-        b = np.array(betas, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"betas must be a sequence of numbers, got {betas!r}") from None
-    if b.ndim != 1 or b.size == 0:
-        raise ValueError(f"betas must be a non-empty 1-d sequence, got shape {b.shape}")
-    if not np.isfinite(b).all():
-        raise ValueError(f"betas must be finite, got {b.tolist()}")
-    if b[0] != 1.0:
-        raise ValueError(f"betas[0] must be 1 (the replica whose draws are returned), got {float(b[0])!r}")
-    down = np.diff(b)
-    if (down >= 0).any():
-        i = int(np.argmax(down >= 0))
-        raise ValueError(f"betas must be strictly decreasing: betas[{i}] = {float(b[i])!r} "
-                         f"<= betas[{i + 1}] = {float(b[i + 1])!r}")
-    if b[-1] <= 0:
-        raise ValueError(f"betas must all be > 0 (0 would keep impossible labels: 0**0 = 1), got {float(b[-1])!r}")
-    b.setflags(write=False)
-    return b
-
+"""The uniform uniform_codes a replica may draw with: exact, and without memory between steps."""
 
 def tempered_plan(plan: PrunePlan, beta: float) -> PrunePlan:
     """``plan`` with its random labels' values raised to ``beta``; everything else shared.
@@ -316,7 +221,7 @@ def _log_labels(net: CompiledNetwork) -> np.ndarray:
 def _check_uniform(uniform: str) -> int:
     if uniform not in TEMPERED_UNIFORM:
         raise ValueError(
-            f"prune-tempered needs an exact uniform draw without memory between steps, one of "
+            f"prune-tempered needs an exact uniform method without memory between steps, one of "
             f"{list(TEMPERED_UNIFORM)}; got {uniform!r}"
         )
     return COUNT if uniform == "count" else ENUMERATE
@@ -353,11 +258,14 @@ class TemperedInfo(NamedTuple):
         :data:`prunelab.samplers.prune.UNIFORM_NAMES`.
     swapped : int8 (K - 1,)
         Pair ``(i, i + 1)``: 1 exchanged, 0 rejected, -1 not proposed this step.
+    conditionals : float64 (sum of cardinalities,)
+        The marginals of the ``beta = 1`` replica's pruned set (its Rao-Blackwell term).
     """
 
     size: float
     uniform_code: int
     swapped: np.ndarray
+    conditionals: np.ndarray = np.zeros(0)
 
 
 class TemperedChain(NamedTuple):
@@ -373,12 +281,16 @@ class TemperedChain(NamedTuple):
         Its uniform draw.
     swapped : int8 (n_draws, K - 1)
         As :attr:`TemperedInfo.swapped`, step by step (see :func:`swap_rates`).
+    rb_checkpoints, rb_sums : int64 (k,), float64 (k, sum of cardinalities), or None
+        Sums of :attr:`TemperedInfo.conditionals` at the checkpoints, when asked for.
     """
 
     draws: np.ndarray
     size: np.ndarray
     uniform_code: np.ndarray
     swapped: np.ndarray
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
 
 
 ChainOutput = TemperedChain
@@ -494,13 +406,13 @@ def step(
     swapped = np.empty(k - 1, dtype=np.int8)
     _swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
     return (TemperedState(replicas[0].copy(), replicas, state.n_steps + 1),
-            TemperedInfo(infos[0].size, infos[0].uniform_code, swapped))
+            TemperedInfo(infos[0].size, infos[0].uniform_code, swapped, infos[0].conditionals))
 
 
 @numba.njit(cache=True, nogil=True)
 def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels,
                        replicas, scratch, labels, log_c, betas, n_draws, uniform_code, budget, ratio, ws,
-                       one_draw, one_size, one_uniform_code, draws, sizes, uniform_codes, swapped):
+                       one_draw, one_size, one_uniform_code, draws, sizes, uniform_codes, swapped, rb, no_rb):
     n_replicas, n = replicas.shape
     offset = net.cpt_offset
     parent_ptr = net.parent_ptr
@@ -512,7 +424,8 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
                 scratch[r, i] = replicas[r, i]
             prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
                            x_labels, replicas[r], scratch[r], 1, uniform_code, DEFAULT_N_CANDIDATES,
-                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_uniform_code[r])
+                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_uniform_code[r],
+                           rb if r == 0 else no_rb)
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
         _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
@@ -531,6 +444,7 @@ def run_chain(
     uniform: str = "count",
     *,
     plan: PrunePlan | None = None,
+    rb_checkpoints=None,
 ) -> TemperedChain:
     """``n_draws`` tempered steps from ``x0`` (every replica starts there); numba path.
 
@@ -544,6 +458,8 @@ def run_chain(
     n_draws : int
     betas, uniform, plan
         As in :func:`step`.
+    rb_checkpoints : array_like of int, optional
+        Increasing step counts at which to record the sums of ``TemperedInfo.conditionals``.
 
     Returns
     -------
@@ -585,12 +501,13 @@ def run_chain(
     sizes = np.empty(start.n_draws, dtype=np.float64)
     uniform_codes = np.empty(start.n_draws, dtype=np.int8)
     swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
+    rb = chain_sums(net, plan, rb_checkpoints, start.n_draws)
     _tempered_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),
         np.zeros(net.n_variables, dtype=np.int64), replicas, replicas.copy(), state_labels(net, replicas),
         _log_labels(net), betas, start.n_draws, code, plan.node_budget, plan.nodes_per_member, ws,
         np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), dtype=np.int8),
-        start.draws, sizes, uniform_codes, swapped,
+        start.draws, sizes, uniform_codes, swapped, rb, NO_RAO_BLACKWELL,
     )
-    return TemperedChain(start.draws, sizes, uniform_codes, swapped)
+    return TemperedChain(start.draws, sizes, uniform_codes, swapped, *rb.output(net))
