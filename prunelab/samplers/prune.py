@@ -332,7 +332,8 @@ NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] *
 
 @numba.njit(cache=True, nogil=True)
 def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels, x, y,
-                       n_draws, uniform_code, n_candidates, max_restarts, budget, ratio, ws, draws, sizes, uniform_codes, rb):
+                       n_draws, uniform_code, n_candidates, max_restarts, budget, ratio, ws, draws, sizes,
+                       uniform_codes, rb):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
     Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``. With
