@@ -82,7 +82,7 @@ def test_freeze_evidence_writes_into_out(tmp_path, monkeypatch, capsys):
     assert main(["large", "--freeze-evidence", "--out", str(tmp_path)]) == 0
     written = tmp_path / "cancer-25.json"
     assert capsys.readouterr().out.strip() == f"wrote {written}"
-    assert json.loads(written.read_text())["seed"] == networks.evidence_seed("cancer")
+    assert json.loads(written.read_text())["root_seed"] == str(networks.evidence_seed("cancer"))
     assert (shipped.read_text() if shipped.exists() else None) == before
 
 
