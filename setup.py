@@ -20,11 +20,6 @@ SHIPPED = (
     "results/*/*.parquet",  # every experiment's tables (not its runs/ working store)
     "results/*/*.json",
     "results/*/*.md",
-    "peers/*.md",
-    "peers/*.csv",
-    "peers/*.json",
-    "peers/*.parquet",
-    "peers/*.txt",
 )
 
 

@@ -261,7 +261,7 @@ def _command(args, argv) -> int:
         f"{args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
         f"results in {report['out']}"
     )
-    print(f"wall time: {report['wall_seconds']:.1f} s (sampling {report['sweep_seconds']:.1f} s)")
+    print(f"wall time: {report['sweep_seconds']:.1f} s (in the runs {report['runs_wall_seconds']:.1f} s)")
     sys.stdout.flush()
     return 0
 

@@ -1,12 +1,7 @@
-"""The command line as a user meets it: one clear line for their mistakes, public names, extras that are missing.
-
-Also the peer benchmark's own command line (``benchmarks/compare_peers.py``), which
-must refuse bad arguments before it samples for an hour.
-"""
+"""The command line as a user meets it: one clear line for their mistakes, public names, extras that are missing."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -87,7 +82,7 @@ def test_freeze_evidence_writes_into_out(tmp_path, monkeypatch, capsys):
     assert main(["large", "--freeze-evidence", "--out", str(tmp_path)]) == 0
     written = tmp_path / "cancer-25.json"
     assert capsys.readouterr().out.strip() == f"wrote {written}"
-    assert json.loads(written.read_text())["seed"] == networks.evidence_seed("cancer")
+    assert json.loads(written.read_text())["root_seed"] == str(networks.evidence_seed("cancer"))
     assert (shipped.read_text() if shipped.exists() else None) == before
 
 
@@ -123,44 +118,24 @@ def test_without_pymc_a_peer_run_says_not_installed(monkeypatch):
     assert "pyAgrum and PyMC are optional extras" in peers.__doc__
 
 
-# ----------------------------------------------------------------------------- benchmarks/compare_peers.py
+# ----------------------------------------------------------------------------- run peers
+def test_run_peers_writes_the_checks_with_the_one_provenance(tmp_path, capsys):
+    from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder
+
+    plan = EXPERIMENTS["peers"].plan(EXPERIMENTS["peers"].profiles["smoke"])
+    checks = [r for r in plan if r.kind == "check"]
+    out = tmp_path / "peers"
+    assert main(["run", "peers", "--profile", "smoke", "--kinds", "check", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"peers smoke: {len(checks)} runs done, 0 already on disk")
+    tables = load_folder(out)
+    assert set(tables) == {"checks", "provenance"} and sorted(tables["checks"]["id"]) == sorted(r.id for r in checks)
+    provenance = tables["provenance"]
+    assert set(provenance) == set(PROVENANCE_KEYS)
+    assert provenance["command"] == f"python -m prunelab run peers --profile smoke --kinds check --out {out}"
+    assert provenance["missing"] == [r.id for r in plan if r.kind == "comparison"]  # not asked for
 
 
-def _compare_module():
-    spec = importlib.util.spec_from_file_location("compare_peers_cli", ROOT / "benchmarks" / "compare_peers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.mark.parametrize(("args", "message"), [
-    (["--budgets", "inf"], "argument --budgets: must be a positive, finite number of seconds, got 'inf'"),
-    (["--budgets", "nan"], "must be a positive, finite number of seconds, got 'nan'"),
-    (["--budgets", "1", "0"], "must be a positive, finite number of seconds, got '0'"),
-    (["--budgets", "-2"], "must be a positive, finite number of seconds, got '-2'"),
-    (["--budgets", "ten"], "must be a number of seconds, got 'ten'"),
-    (["--out", ""], "must name a folder, got an empty string"),
-])
-def test_compare_peers_refuses_bad_arguments_before_sampling(args, message, monkeypatch, capsys):
-    compare = _compare_module()
-
-    def no_sampling(*a, **k):
-        raise AssertionError("sampled before the arguments were checked")
-
-    monkeypatch.setattr(compare, "compare_peers", no_sampling)
-    with pytest.raises(SystemExit) as stop:
-        compare.run(["--cases", "deterministic_pair", *args], log=lambda *a: None)
-    assert stop.value.code == 2 and message in capsys.readouterr().err
-
-
-def test_compare_peers_refuses_an_out_that_is_a_file_before_sampling(tmp_path, monkeypatch, capsys):
-    compare = _compare_module()
-    monkeypatch.setattr(compare, "compare_peers", lambda *a, **k: pytest.fail("sampled first"))
-    file = tmp_path / "table.csv"
-    file.write_text("x")
-    with pytest.raises(SystemExit):
-        compare.run(["--cases", "deterministic_pair", "--out", str(file)], log=lambda *a: None)
-    assert f"{file} is a file, not a folder" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        compare.run(["--cases", "deterministic_pair", "--out", str(file / "below")], log=lambda *a: None)
-    assert "cannot write into" in capsys.readouterr().err
+def test_run_peers_refuses_an_unknown_profile_in_one_line(tmp_path, capsys):
+    assert main(["run", "peers", "--profile", "huge", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown peers profile 'huge'" in err[0]

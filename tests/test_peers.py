@@ -1,4 +1,4 @@
-"""Peer adapters (pgmpy, pyAgrum, PyMC) and the comparison command (``benchmarks/compare_peers.py``).
+"""Peer adapters (pgmpy, pyAgrum, PyMC); the comparison experiment is tested in ``test_peers_comparison.py``.
 
 The adapters must hand the peers the same model: pyAgrum's exact inference and
 PyMC's log-density are checked against prunelab's. The PyMC ``proportional``
@@ -8,10 +8,7 @@ chain could produce.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +19,6 @@ from prunelab.lab import peers
 from prunelab.indicators import mean_hellinger_over_variables
 from prunelab.lab.peers.run import cache_key
 from prunelab.exact import exact_marginals
-from prunelab.lab.peers.comparison import COLUMNS
 
 EXACT_AGREEMENT = 1e-9
 """pyAgrum's LazyPropagation vs prunelab's junction tree (different summation orders)."""
@@ -31,8 +27,6 @@ FALSE_ALARM = 1e-6
 """Chance that a test of a correct sampler fails (the chi-square tail used below)."""
 
 CASES = [("asia", False), ("asia", True), ("grid-3x3", False)]
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _case(name, with_evidence):
@@ -304,41 +298,3 @@ def test_mean_hellinger_of_a_run_is_the_mean_over_variables():
     run = peers.run_sampler("prunelab-gibbs", bn, evidence, n_steps=50, seed=1)
     exact = exact_marginals(bn, evidence)
     assert run.mean_hellinger(exact) == mean_hellinger_over_variables(run.marginals, exact)
-
-
-def _compare_module():
-    spec = importlib.util.spec_from_file_location("compare_peers", ROOT / "benchmarks" / "compare_peers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_tiny_comparison_writes_the_table(tmp_path):
-    compare = _compare_module()
-    table, checks, targets, provenance = compare.run(
-        ["--cases", "deterministic_pair", "--budgets", "0.02", "--no-checks", "--out", str(tmp_path)],
-        log=lambda *a: None,
-    )
-    import pandas as pd
-
-    written = pd.read_parquet(tmp_path / "comparison.parquet")
-    assert list(written.columns) == COLUMNS
-    assert list(written["sampler"]) == list(peers.PEER_SAMPLERS)
-    gibbs = written.set_index("sampler").loc["prunelab-gibbs"]
-    assert gibbs["status"] == "ok" and gibbs["speed_ratio"] == 1.0
-    assert (tmp_path / "comparison.csv").exists() and (tmp_path / "targets.csv").exists()
-    saved = json.loads((tmp_path / "provenance.json").read_text())
-    assert {"command", "versions", "seed", "started_utc", "machine"} <= set(saved)
-    assert saved["versions"]["pymc"] != "not installed"
-
-
-def test_update_replaces_only_the_rerun_cases(tmp_path):
-    compare = _compare_module()
-    quiet = dict(log=lambda *a: None)
-    base = ["--budgets", "0.02", "--no-checks", "--out", str(tmp_path), "--samplers", "prunelab-gibbs"]
-    compare.run(["--cases", "deterministic_pair", "blood_pressure", *base], **quiet)
-    first = json.loads((tmp_path / "provenance.json").read_text())
-    table, *_ = compare.run(["--cases", "blood_pressure", "--update", *base], **quiet)
-    assert sorted(table["case"]) == ["blood_pressure", "deterministic_pair"]
-    saved = json.loads((tmp_path / "provenance.json").read_text())
-    assert saved["earlier_runs"] == [first] and saved["cases"] == ["blood_pressure"]

@@ -12,8 +12,8 @@ subpackage or module     job
 ``experiments``          the paper's sweep: cases, profiles, resumable runner, results
                          store, tidy tables and Tables 2-3 beside the paper's
 ``experiments.large``    prune sampling on every pgmpy network, its peers, grids
-``peers``                pgmpy, pyAgrum and PyMC samplers on prunelab networks, and
-                         the comparison of their runs (``peers.comparison``)
+``peers``                pgmpy, pyAgrum and PyMC samplers on prunelab networks (their
+                         comparison is the experiment ``experiments.peers``)
 ``ahd``                  AHD(t) over runs from ``curves.parquet`` (Figure 5's tables)
 ``paper_numbers``        the paper's printed Tables 2 and 3, transcribed
 ``scorecard``            each figure, table and claim of the paper beside ours

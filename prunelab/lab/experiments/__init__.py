@@ -20,6 +20,7 @@ module             job
 ``large``          the large-network experiment (:data:`~.large.LARGE`)
 ``frontier``       grids past the junction tree (:data:`~.frontier.FRONTIER`)
 ``mcsat``          what SampleSAT costs MC-SAT (:data:`~.mcsat.MCSAT`)
+``peers``          prunelab beside pgmpy, pyAgrum and PyMC (:data:`~.peers.PEERS`)
 =================  ==========================================================
 """
 
@@ -44,9 +45,10 @@ from .framework import PROVENANCE_KEYS, Experiment, load_folder, results, result
 from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
+from .peers import PEERS
 from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
 
-EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT}
+EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [

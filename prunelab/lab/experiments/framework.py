@@ -36,8 +36,8 @@ import numpy as np
 
 from . import store
 from .cases import results_dir
-from .provenance import current_load, git_commit, library_versions, machine_info, package_version, previous_sessions
-from .provenance import utc_now
+from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versions, previous_sessions
+from .provenance import provenance_record, utc_now
 from .runner import SweepInterrupted, check_root_seed, stop_workers
 from .specs import DEFAULT_ROOT_SEED
 from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
@@ -75,19 +75,6 @@ class Experiment(Protocol):
 
     def run(self, run, profile, root_seed: int) -> dict:
         """One run's record: a flat dict of JSON values; its seed comes from :func:`run_seed_sequence`."""
-
-
-PROVENANCE_KEYS = (
-    "experiment", "command", "regenerate", "prunelab_version", "git", "root_seed", "profile", "out", "n_jobs",
-    "n_workers", "n_runs", "n_done", "n_skipped", "missing", "rows", "runs_wall_seconds", "start_time", "end_time",
-    "sweep_seconds", "machine", "libraries", "previous_sessions",
-)
-"""The keys of every ``provenance.json`` (the one schema): what made the folder and how to make it again.
-
-``command`` is what ran, ``regenerate`` the command that makes the folder again,
-``git`` the commit (and whether the checkout had changes), ``machine`` includes the
-load average at the start and end, ``missing`` the runs of the plan without a
-record, ``previous_sessions`` the earlier sessions that wrote to the same folder."""
 
 
 def run_seed_sequence(run_id: str, root_seed: int) -> np.random.SeedSequence:
@@ -246,21 +233,22 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
                      n_runs, n_done, n_skipped, tables, started, load_start, git, sweep_seconds) -> dict:
     """Write ``<out>/provenance.json`` (:data:`PROVENANCE_KEYS`) and return it."""
     out = Path(out)
-    report = {
-        "experiment": experiment.name,
-        "command": command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
-        "regenerate": f"python -m prunelab run {experiment.name} --profile {profile.name} --jobs {n_jobs}",
-        "prunelab_version": package_version(), "git": git, "root_seed": str(root_seed),
-        "profile": profile.to_dict(), "out": out.name, "n_jobs": n_jobs, "n_workers": n_workers,
+    command = command if command is not None else " ".join(shlex.quote(a) for a in sys.argv)
+    regenerate = f"python -m prunelab run {experiment.name} --profile {profile.name} --jobs {n_jobs}"
+    base = provenance_record(experiment.name, regenerate, command=command, root_seed=root_seed,
+                             profile=profile.to_dict(), git=git)
+    sweep_part = {
+        "out": out.name, "n_jobs": n_jobs, "n_workers": n_workers,
         "n_runs": n_runs, "n_done": n_done, "n_skipped": n_skipped,
         "missing": [r.id for r in planned if not record_path(out, r.id).exists()],
         "rows": {k: len(t) for k, t in tables.items()},
         "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values() if "wall_seconds" in t)),
-        "start_time": started, "end_time": utc_now(), "sweep_seconds": sweep_seconds,
-        "machine": {**machine_info(), "load_average_start": load_start},
+        "start_time": started, "sweep_seconds": sweep_seconds,
+        "machine": {**base["machine"], "load_average_start": load_start},
         "libraries": {**library_versions(), **library_versions(experiment.libraries)},
         "previous_sessions": previous_sessions(out / "provenance.json"),
     }
+    report = {k: {**base, **sweep_part}[k] for k in PROVENANCE_KEYS}
     assert tuple(report) == PROVENANCE_KEYS
     store.write_json_atomic(report, out / "provenance.json")
     return report

@@ -1,7 +1,10 @@
 """Provenance of a results folder: the code, the machine, the libraries and the sessions that wrote it.
 
-Both sweeps (:func:`prunelab.lab.experiments.reproduce` and
-:func:`prunelab.lab.experiments.large.run_large`) write these into ``provenance.json``.
+Every sweep (:func:`prunelab.lab.experiments.framework.sweep`,
+:func:`prunelab.lab.experiments.reproduce`) writes these into ``provenance.json``, and
+every frozen input (the generated networks, the evidence sets) records
+:func:`provenance_record`: the keys of the one schema
+(:data:`~prunelab.lab.experiments.framework.PROVENANCE_KEYS`) that apply to it.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = [
-    "LIBRARIES", "current_load", "git_commit", "library_versions", "machine_info", "package_version",
-    "previous_sessions", "utc_now",
+    "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions", "machine_info", "package_version",
+    "previous_sessions", "provenance_record", "utc_now",
 ]
 
 LIBRARIES = (
@@ -26,6 +29,18 @@ LIBRARIES = (
     "arviz", "tqdm", "pgmpy",
 )
 """Libraries whose versions go into ``provenance.json``."""
+
+PROVENANCE_KEYS = (
+    "experiment", "command", "regenerate", "prunelab_version", "git", "root_seed", "profile", "out", "n_jobs",
+    "n_workers", "n_runs", "n_done", "n_skipped", "missing", "rows", "runs_wall_seconds", "start_time", "end_time",
+    "sweep_seconds", "machine", "libraries", "previous_sessions",
+)
+"""The keys of every ``provenance.json`` (the one schema): what made the folder and how to make it again.
+
+``command`` is what ran, ``regenerate`` the command that makes the folder again,
+``git`` the commit (and whether the checkout had changes), ``machine`` includes the
+load average at the start and end, ``missing`` the runs of the plan without a
+record, ``previous_sessions`` the earlier sessions that wrote to the same folder."""
 
 
 def git_commit() -> dict:
@@ -92,8 +107,8 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-_SESSION_KEYS = ("command", "start_time", "end_time", "wall_seconds", "n_done", "n_skipped", "cases", "git",
-                 "n_jobs", "scheduler", "prunelab_version")
+_SESSION_KEYS = ("command", "start_time", "end_time", "sweep_seconds", "n_done", "n_skipped", "profile", "git",
+                 "n_jobs", "prunelab_version")
 
 
 def previous_sessions(path: Path) -> list[dict]:
@@ -120,3 +135,44 @@ def current_load() -> float:
         return float(os.getloadavg()[0])
     except OSError:
         return math.nan
+
+
+def provenance_record(experiment: str, regenerate: str, *, root_seed, profile: dict, command: str | None = None,
+                      git: dict | None = None, libraries=()) -> dict:
+    """What made a frozen file or folder and how to make it again: the one schema's keys that apply to any of them.
+
+    Parameters
+    ----------
+    experiment : str
+        What was made (an experiment's name, ``"networks"``, ``"evidence"``).
+    regenerate : str
+        The command that makes it again.
+    root_seed : int
+        Its seed (recorded as a string, as JSON cannot hold every 64-bit integer exactly).
+    profile : dict
+        What ran: a profile's settings, or the generator's call.
+    command : str, optional
+        What ran (default ``regenerate``).
+    git : dict, optional
+        The commit (default :func:`git_commit` now).
+    libraries : tuple of str
+        Libraries beyond numpy whose versions it records.
+
+    Returns
+    -------
+    dict
+        ``experiment, command, regenerate, prunelab_version, git, root_seed, profile,
+        end_time, machine, libraries`` in the order of the one schema.
+
+    Examples
+    --------
+    >>> record = provenance_record("networks", "python data/make_networks.py", root_seed=3, profile={})
+    >>> record["command"] == record["regenerate"], record["root_seed"], sorted(record["libraries"])
+    (True, '3', ['numpy'])
+    """
+    return {
+        "experiment": experiment, "command": regenerate if command is None else command, "regenerate": regenerate,
+        "prunelab_version": package_version(), "git": git_commit() if git is None else git,
+        "root_seed": str(root_seed), "profile": profile, "end_time": utc_now(), "machine": machine_info(),
+        "libraries": library_versions(("numpy", *libraries)),
+    }

@@ -29,7 +29,8 @@ from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
 from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
-from .provenance import git_commit, library_versions, machine_info, package_version, previous_sessions, utc_now
+from .provenance import PROVENANCE_KEYS, git_commit, library_versions, machine_info, previous_sessions
+from .provenance import provenance_record, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
 from .tables import consolidate
 
@@ -218,12 +219,7 @@ class SweepInterrupted(KeyboardInterrupt):
 
 
 class ReproduceReport(dict):
-    """What :func:`reproduce` did: the provenance dict (``out``, ``wall_seconds``, ``n_done`` ...)."""
-
-    @property
-    def wall_seconds(self) -> float:
-        """Wall time of the whole call, in seconds."""
-        return self["wall_seconds"]
+    """What :func:`reproduce` did: the provenance dict (:data:`~.provenance.PROVENANCE_KEYS`)."""
 
 
 def _parallel_context(scheduler, n_jobs):
@@ -314,7 +310,7 @@ def reproduce(
     ['curves.parquet', 'final_marginals.parquet', 'runs.parquet', 'summary.parquet']
     """
     tic = time.perf_counter()
-    started = utc_now()
+    started, git = utc_now(), git_commit()  # the code that ran
     load_start = machine_info()["load_average"]
     root_seed = check_root_seed(root_seed)  # before anything is written
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
@@ -334,30 +330,28 @@ def reproduce(
         with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
             n_done = _run_todo(todo, prof, prepared, root_seed, out, n_workers, scheduler, progress,
                                on_run_written, specs, settings["cases"])
-    sweep_seconds = time.perf_counter() - tic
-    consolidate(out, prof, root_seed=root_seed, cases=specs)
-    report = ReproduceReport(
-        command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
-        prunelab_version=package_version(),
-        git=git_commit(),
-        root_seed=str(int(root_seed)),
-        profile=prof.to_dict(),
-        cases=[c.id for c in specs],
-        case_specs={c.id: c.to_dict() for c in specs},
-        out=str(out),
-        n_jobs=n_jobs,
-        n_workers=n_workers,
-        scheduler=scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler),
-        n_done=n_done,
-        n_skipped=len(specs) * prof.n_runs - len(todo),
-        start_time=started,
-        end_time=utc_now(),
-        sweep_seconds=sweep_seconds,
-        wall_seconds=time.perf_counter() - tic,
-        machine={**machine_info(), "load_average_start": load_start},
-        libraries=library_versions(),
-        previous_sessions=previous_sessions(out / "provenance.json"),
-    )
+    tables = consolidate(out, prof, root_seed=root_seed, cases=specs)
+    regenerate = f"python -m prunelab reproduce --profile {prof.name} --jobs {n_jobs}"
+    if cases is not None:
+        regenerate += " --cases " + " ".join(shlex.quote(c.id) for c in specs)
+    base = provenance_record("paper", regenerate, root_seed=int(root_seed), git=git,
+                             command=command if command is not None else " ".join(shlex.quote(a) for a in sys.argv),
+                             profile={**prof.to_dict(), "cases": [c.id for c in specs]})  # the cases this ran
+    runs = tables.get("runs")
+    runs = None if runs is None else runs[runs["case"].isin([c.id for c in specs])]  # this call's cases
+    sweep_part = {
+        "out": str(out), "n_jobs": n_jobs, "n_workers": n_workers,
+        "n_runs": len(specs) * prof.n_runs, "n_done": n_done, "n_skipped": len(specs) * prof.n_runs - len(todo),
+        "missing": [f"{case.id}.run{run}" for case, run in _runs_to_do(out, specs, prof.n_runs)],
+        "rows": {name: len(table) for name, table in tables.items()},
+        "runs_wall_seconds": 0.0 if runs is None else float(runs["init_seconds"].sum() + runs["sample_seconds"].sum()),
+        "start_time": started, "sweep_seconds": time.perf_counter() - tic,
+        "machine": {**base["machine"], "load_average_start": load_start,
+                    "scheduler": scheduler if isinstance(scheduler, str) or scheduler is None else repr(scheduler)},
+        "libraries": library_versions(),
+        "previous_sessions": previous_sessions(out / "provenance.json"),
+    }
+    report = ReproduceReport({k: {**base, **sweep_part}[k] for k in PROVENANCE_KEYS})
     store.write_json_atomic(dict(report), out / "provenance.json")
     return report
 

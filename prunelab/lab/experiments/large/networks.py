@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
-import platform
 import zlib
 from pathlib import Path
 
@@ -13,6 +11,7 @@ from prunelab.evidence import random_evidence
 from prunelab.io import read_bif
 from prunelab.network import BayesianNetwork
 from .. import store
+from ..provenance import provenance_record
 
 __all__ = ["EVIDENCE_FRACTION", "evidence_seed", "freeze_evidence", "load_large", "pgmpy_networks"]
 
@@ -55,7 +54,8 @@ def freeze_evidence(names=None, folder=None, overwrite: bool = False) -> list[Pa
 
     The evidence is ``random_evidence(bn, 0.25, seed=evidence_seed(name))`` on the
     network with rows rescaled (as :func:`load_large` reads it); the file records
-    its provenance (command, version, seed, date, Python, generator) like
+    its provenance in the one schema's keys
+    (:func:`~prunelab.lab.experiments.provenance.provenance_record`) like
     ``data/make_networks.py`` does. Files already there (asia, alarm and win95pts,
     frozen by ``data/make_networks.py`` with the query variable excluded) are kept
     unless ``overwrite``.
@@ -65,8 +65,6 @@ def freeze_evidence(names=None, folder=None, overwrite: bool = False) -> list[Pa
     list of Path
         The files written.
     """
-    from prunelab import __version__
-
     folder = Path(folder) if folder is not None else data_dir() / "evidence"
     written = []
     for name in pgmpy_networks() if names is None else names:
@@ -75,17 +73,11 @@ def freeze_evidence(names=None, folder=None, overwrite: bool = False) -> list[Pa
             continue
         bn = read_bif(pgmpy_example_path(name), name=name, normalize=True)
         seed = evidence_seed(name)
-        record = {
-            "command": "python -m prunelab large --freeze-evidence",
-            "prunelab_version": __version__,
-            "seed": seed,
-            "date": _dt.date.today().isoformat(),
-            "python": platform.python_version(),
-            "generator": (f"random_evidence(read_bif(pgmpy_example_path({name!r}), normalize=True), "
-                          f"fraction={EVIDENCE_FRACTION}, seed={seed})"),
-            "network": name,
-            "evidence": random_evidence(bn, EVIDENCE_FRACTION, seed=seed),
-        }
+        generator = (f"random_evidence(read_bif(pgmpy_example_path({name!r}), normalize=True), "
+                     f"fraction={EVIDENCE_FRACTION}, seed={seed})")
+        record = {**provenance_record("evidence", "python -m prunelab large --freeze-evidence", root_seed=seed,
+                                      profile={"generator": generator}),
+                  "network": name, "evidence": random_evidence(bn, EVIDENCE_FRACTION, seed=seed)}
         store.write_json_atomic(record, path)
         written.append(path)
     return written
