@@ -33,6 +33,7 @@ import argparse
 import csv
 import html
 import io
+import json
 import re
 import shutil
 import sys
@@ -54,6 +55,7 @@ _TITLE = re.compile(r"^#\s+(?P<title>.+?)\s*$", re.MULTILINE)
 _GLUE_FIGURE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{glue:figure\}\s*(?P<key>\S+)\s*\n(?P<body>.*?)^(?P=fence)\s*$",
                           re.MULTILINE | re.DOTALL)
 _OPTION = re.compile(r"^:[\w-]+:.*$", re.MULTILINE)
+_GLUE_CALL = re.compile(r"""\bglue\(\s*["'](\w+)["']""")
 
 
 class Figure(NamedTuple):
@@ -88,7 +90,7 @@ def _first_comment(source: str) -> str:
     return ""
 
 
-def figures_of(notebook, docname: str) -> list[Figure]:
+def figures_of(notebook, docname: str, glued: dict | None = None) -> list[Figure]:
     """The SVG figures of one executed notebook, in order, with their captions.
 
     Parameters
@@ -97,12 +99,17 @@ def figures_of(notebook, docname: str) -> list[Figure]:
         An executed chapter (MyST-NB's copy in ``_build/jupyter_execute``).
     docname : str
         Its page, such as ``"notebooks/background"``.
+    glued : dict, optional
+        MyST-NB's ``<docname>.glue.json`` beside the executed notebook: glue key -> the
+        output glued with ``display=False``, which MyST-NB keeps there and strips from the
+        notebook. A figure glued in a cell counts where that cell is.
 
     Returns
     -------
     list of Figure
     """
     captions = glue_captions(notebook)
+    glued = glued or {}
     chapter, section, found = Path(docname).name, "", []
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
@@ -113,12 +120,15 @@ def figures_of(notebook, docname: str) -> list[Figure]:
             continue
         if cell.cell_type != "code":
             continue
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
+        outputs = [(output.get("data", {}), output.get("metadata", {}).get("scrapbook", {}).get("name"))
+                   for output in cell.get("outputs", [])]
+        in_cell = {key for _, key in outputs}
+        outputs += [(glued[key].get("data", {}), key) for key in _GLUE_CALL.findall(cell.source)
+                    if key in glued and key not in in_cell]
+        for data, key in outputs:
             svg = data.get(SVG) or data.get(GLUE_PREFIX + SVG)
             if not svg:
                 continue
-            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if key in captions:
                 caption = captions[key]
             else:
@@ -130,6 +140,9 @@ def figures_of(notebook, docname: str) -> list[Figure]:
 
 def collect(execute_dir: Path, docnames: list[str]) -> list[Figure]:
     """Every figure of the executed notebooks ``<execute_dir>/<docname>.ipynb``, in toc order.
+
+    A figure glued with ``display=False`` is read from ``<docname>.glue.json`` beside the
+    notebook, where MyST-NB keeps it.
 
     Raises
     ------
@@ -143,7 +156,9 @@ def collect(execute_dir: Path, docnames: list[str]) -> list[Figure]:
         path = execute_dir / f"{docname}.ipynb"
         if not path.is_file():
             raise FileNotFoundError(f"figures: {path} is missing: build the book first")
-        figures += figures_of(nbformat.read(path, as_version=4), docname)
+        glue_file = path.with_suffix(".glue.json")
+        glued = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file.is_file() else {}
+        figures += figures_of(nbformat.read(path, as_version=4), docname, glued)
     return figures
 
 

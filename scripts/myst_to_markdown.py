@@ -34,6 +34,9 @@ MyST                           plain Markdown
 ``{ref}`glossary```            ``the glossary``
 ``(label)=``, ``% comment``     removed
 ``{bibliography}``             the list of works the chapter cites
+``{glue:figure} key``          ``*Figure C.N. caption*`` under the cell that makes the
+                               figure (``prunelab.lab.notebook.glue`` shows a figure
+                               where MyST-NB is absent), numbered as the HTML does
 =============================  ===================================================
 
 :func:`unresolved` lists what is left of MyST in a text, so that a test and the site
@@ -101,6 +104,7 @@ class Progress:
     def __init__(self) -> None:
         self.cited: list[str] = []  # keys cited so far, for a later {bibliography}
         self.exercises = 0  # exercises numbered so far
+        self.figures = 0  # figures numbered so far
 
 
 class TranslationError(ValueError):
@@ -257,6 +261,11 @@ def _translate_directive(d: Directive, ctx: Context, progress: Progress) -> list
         return []
     if d.name == "bibliography":
         return _reference_list(progress.cited, ctx)
+    if d.name == "glue:figure":  # the figure itself is the output of the cell that glues it (prunelab's glue)
+        progress.figures += 1
+        number = f"{ctx.chapter}.{progress.figures}" if ctx.chapter else progress.figures
+        caption = plain_markdown("\n".join(d.body), ctx, progress).strip()
+        return [f"*Figure {number}. {' '.join(caption.split())}*", ""]
     return None
 
 

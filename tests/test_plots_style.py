@@ -20,6 +20,7 @@ from prunelab.lab.plots import (  # noqa: E402
     ahd_figure,
     plot_alpha_by_query,
     sampler_label,
+    sampler_palette,
     sampler_style,
 )
 
@@ -83,3 +84,11 @@ def test_every_styled_sampler_has_one_label_and_the_labels_tell_them_apart():
 def test_an_unknown_sampler_has_no_label_rather_than_its_raw_name():
     with pytest.raises(ValueError, match=r"no label for sampler 'hmc'; known: \['gibbs'"):
         sampler_label("hmc")
+
+
+def test_seaborn_palette_is_the_style_colours_keyed_by_sampler():
+    """seaborn's ``palette=`` for ``hue="sampler"``: the book's colours, an unknown sampler refused."""
+    assert sampler_palette(["prune", "pgmpy-gibbs"]) == {"prune": SAMPLER_STYLES["prune"].color,
+                                                         "pgmpy-gibbs": SAMPLER_STYLES["pgmpy-gibbs"].color}
+    with pytest.raises(ValueError, match="no style for sampler 'hmc'"):
+        sampler_palette(["prune", "hmc"])

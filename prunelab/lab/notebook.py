@@ -181,8 +181,9 @@ def glue(name: str, value, display: bool = True) -> None:
 
     Notes
     -----
-    Without MyST-NB (plain Jupyter), the value is shown when ``display`` is true and
-    nothing else happens.
+    Without MyST-NB (plain Jupyter: a chapter's download), the value is shown when
+    ``display`` is true, and a matplotlib figure always: the book shows a glued figure
+    with its ``{glue:figure}`` caption, the download where the figure is made.
 
     Examples
     --------
@@ -191,7 +192,9 @@ def glue(name: str, value, display: bool = True) -> None:
     try:
         from myst_nb import glue as myst_glue
     except ImportError:
-        if display:
+        from matplotlib.figure import Figure
+
+        if display or isinstance(value, Figure):
             from IPython.display import display as show
 
             show(value)

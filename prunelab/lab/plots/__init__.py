@@ -1,4 +1,4 @@
-"""Figures for the book, and the display of its tables (matplotlib and pandas' Styler; nothing here computes).
+"""Figures for the book, and the display of its tables (seaborn, matplotlib, pandas' Styler; nothing here computes).
 
 Every function takes results computed elsewhere in :mod:`prunelab` (arrays, the
 tidy tables of :mod:`prunelab.lab.experiments`, :mod:`prunelab.lab.ahd` and
@@ -52,6 +52,7 @@ from .style import (
     SamplerStyle,
     given_or_new_axes,
     sampler_label,
+    sampler_palette,
     sampler_style,
 )
 from .tables import style_paper_table
@@ -80,6 +81,7 @@ __all__ = [
     "plot_transition_matrix",
     "running_estimate_figure",
     "sampler_label",
+    "sampler_palette",
     "sampler_style",
     "state_label",
     "style_paper_table",

@@ -1,6 +1,6 @@
 """Figures of the experiment chapters' runs: the paper's Figures 3-5 and each run's final estimate.
 
-Thin matplotlib helpers on top of the arrays and tidy tables of
+Thin seaborn and matplotlib helpers on top of the arrays and tidy tables of
 :mod:`prunelab.indicators`, :mod:`prunelab.lab.ahd` and :mod:`prunelab.lab.experiments`. They
 only draw; every number they show is computed by the caller (or is a plain mean or
 quantile of the data handed in), so a chapter shows the computation and the helper
@@ -29,11 +29,12 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..ahd import ahd_table
-from .style import PAPER_SAMPLER_LABELS, PAPER_SAMPLERS, T_LABEL, given_or_new_axes, sampler_style
+from .style import PAPER_SAMPLER_LABELS, PAPER_SAMPLERS, T_LABEL, given_or_new_axes, sampler_palette, sampler_style
 
 __all__ = [
     "ahd_figure",
@@ -234,14 +235,19 @@ def plot_ahd(
     band: bool = True,
     title: str | None = None,
     ylim: tuple[float, float] | None = None,
+    init: str | None = "forward",
 ) -> Axes:
-    """AHD(t) of each sampler on one benchmark, log-log (one panel of Figure 5).
+    """AHD(t) of each sampler on one benchmark, log-log (one panel of Figure 5), drawn by seaborn.
+
+    :func:`seaborn.lineplot` on the long-form results: the line is the mean over runs
+    of ``column`` at each ``t`` (the AHD of :func:`prunelab.lab.ahd.ahd_table`), the
+    band the 10-90 % percentile interval over runs (``errorbar=("pi", 80)``).
 
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` (see :func:`prunelab.lab.ahd.ahd_table`), or the output of
-        :func:`prunelab.lab.ahd.ahd_table` itself (recognised by its ``ahd`` column).
+        ``curves.parquet``: one row per ``(benchmark, sampler, init, run, t)`` (see
+        :func:`prunelab.lab.ahd.ahd_table`).
     benchmark : str
         Benchmark id, e.g. ``"asia_ev0"``.
     column : str, default "hellinger_query"
@@ -253,12 +259,15 @@ def plot_ahd(
     title : str, optional
         Default: the benchmark id.
     ylim : (float, float), optional
+    init : str or None, default "forward"
+        Keep runs with this initialisation only, as :func:`~prunelab.lab.ahd.ahd_table` does.
 
     Returns
     -------
     matplotlib.axes.Axes
-        Log-log axes, one line per sampler present (labelled by
-        :data:`PAPER_SAMPLER_LABELS`). A distance of exactly 0 cannot be shown on a log
+        Log-log axes, one line per sampler present, in its colour
+        (:func:`~prunelab.lab.plots.style.sampler_palette`) and labelled by
+        :data:`PAPER_SAMPLER_LABELS`. A distance of exactly 0 cannot be shown on a log
         axis and is left out of the line; if every distance is 0 (a marginal fixed
         by the evidence) the panel says so.
 
@@ -278,22 +287,22 @@ def plot_ahd(
     >>> plt.close(ax.figure)
     """
     ax = given_or_new_axes(ax)
-    table = curves if "ahd" in curves else ahd_table(curves, column)
-    table = table[table["benchmark"] == benchmark]
-    drawn = 0
-    for sampler in samplers:
-        rows = table[table["sampler"] == sampler].sort_values("t")
-        if rows.empty:
-            continue
-        drawn += int((rows["ahd"] > 0).any())
-        y = rows["ahd"].to_numpy(float)
-        y = np.where(y > 0, y, np.nan)
-        ax.plot(rows["t"], y, color=sampler_style(sampler).color, label=_label(sampler), linewidth=1.6)
-        if band:
-            low = np.where(rows["low"] > 0, rows["low"], np.nan)
-            high = np.where(rows["high"] > 0, rows["high"], np.nan)
-            ax.fill_between(rows["t"], low, high, color=sampler_style(sampler).color, alpha=0.15, linewidth=0)
-    if len(table) and not drawn:
+    rows = curves[curves["benchmark"] == benchmark]
+    if init is not None and "init" in rows:
+        rows = rows[rows["init"] == init]
+    present = [sampler for sampler in samplers if (rows["sampler"] == sampler).any()]
+    rows = rows[rows["sampler"].isin(present)]
+    band = band and bool((rows[column] > 0).any())  # no band of zeros on a log axis
+    if present:  # aggregated on linear axes (seaborn would average the logs on log axes), then made log-log
+        sns.lineplot(rows, x="t", y=column, hue="sampler", hue_order=present, palette=sampler_palette(present),
+                     estimator="mean", errorbar=("pi", 80) if band else None, err_kws={"alpha": 0.15, "linewidth": 0},
+                     linewidth=1.6, legend=False, ax=ax)
+    for line, sampler in zip(ax.get_lines(), present):
+        line.set_label(_label(sampler))
+        y = np.asarray(line.get_ydata(), dtype=float)
+        line.set_ydata(np.where(y > 0, y, np.nan))
+    ax.relim()  # the limits of what is left on the line
+    if len(rows) and not (rows[column] > 0).any():
         ax.text(0.5, 0.5, "distance 0 at every $t$\n(the marginal is fixed)", transform=ax.transAxes,
                 ha="center", va="center", color="0.4")
     ax.set_xscale("log")
@@ -368,7 +377,7 @@ def ahd_figure(
     for k, (ax, benchmark) in enumerate(zip(axes.flat, benchmarks)):
         title = f"({chr(ord('a') + k)}) {titles.get(benchmark, benchmark)}"
         if benchmark in present:
-            plot_ahd(table, benchmark, column, ax=ax, band=band, title=title, ylim=ylim)
+            plot_ahd(curves, benchmark, column, ax=ax, band=band, title=title, ylim=ylim)
         else:
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -399,13 +408,14 @@ def plot_final_estimates(
     samplers: Sequence[str] = PAPER_SAMPLERS,
     value: str = "estimate_final",
     xlabel: str = "final estimate of each run",
-    seed: int = 0,
 ) -> Axes:
-    """Each run's final estimate, one row of points per sampler.
+    """Each run's final estimate, one row per sampler: seaborn's violin (outline) and strip plots.
 
     A sampler that mixes puts its runs in a narrow cloud around the exact value; a
     reducible one (a chain that cannot leave the part of the state space it starts
-    in) puts them in clusters, one per part, at the value the part implies.
+    in) puts them in clusters, one per part, at the value the part implies. The
+    violin (cut at the data, each as wide as the row) shows where the runs gather,
+    the strip (no jitter: the same picture at every build) each run.
 
     Parameters
     ----------
@@ -422,30 +432,29 @@ def plot_final_estimates(
     samplers : sequence of str
         Rows, top to bottom; absent samplers are skipped.
     value, xlabel : str
-    seed : int
-        Seed of the vertical jitter (a picture detail, not a result).
 
     Returns
     -------
     matplotlib.axes.Axes
-        One scatter collection per sampler present.
+        One scatter collection (:class:`~matplotlib.collections.PathCollection`) per
+        sampler present.
 
     Examples
     --------
     >>> finals = pd.DataFrame({"sampler": ["gibbs"] * 3 + ["prune"] * 3,
     ...                        "estimate_final": [0.0, 1.0, 1.0, 0.49, 0.5, 0.52]})
     >>> ax = plot_final_estimates(finals, exact=0.5)
-    >>> len(ax.collections), [t.get_text() for t in ax.get_yticklabels()]
-    (2, ['Gibbs', 'Prune'])
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['Gibbs', 'Prune']
     >>> plt.close(ax.figure)
     """
     ax = given_or_new_axes(ax, figsize=(7.0, 0.9 + 0.7 * len(samplers)))
-    rng = np.random.default_rng(seed)
     present = [m for m in samplers if (finals["sampler"] == m).any()]
-    for row, sampler in enumerate(present):
-        x = finals.loc[finals["sampler"] == sampler, value].to_numpy(float)
-        y = row + rng.uniform(-0.22, 0.22, size=x.size)
-        ax.scatter(x, y, s=14, color=sampler_style(sampler).color, alpha=0.6, edgecolor="none", label=_label(sampler))
+    rows = finals[finals["sampler"].isin(present)]
+    common = {"x": value, "y": "sampler", "hue": "sampler", "order": present, "hue_order": present,
+              "palette": sampler_palette(present), "legend": False, "ax": ax}
+    sns.violinplot(rows, cut=0, inner=None, density_norm="width", fill=False, linewidth=0.8, **common)
+    sns.stripplot(rows, jitter=False, size=4, alpha=0.5, linewidth=0, **common)
     exact_line = ax.axvline(exact, color="black", linewidth=1.2, label="exact")
     top = ax.get_xaxis_transform()  # x in data, y in axes fraction
     for name, level in (levels or {}).items():
@@ -453,7 +462,6 @@ def plot_final_estimates(
         ax.text(level, 1.01, name, transform=top, ha="center", va="bottom", fontsize="small", color="0.3")
     ax.legend(handles=[exact_line], loc="best", fontsize="small")
     ax.set_yticks(range(len(present)), [_label(m) for m in present])
-    ax.set_ylim(-0.5, len(present) - 0.5)
-    ax.invert_yaxis()
+    ax.set_ylabel("")
     ax.set_xlabel(xlabel)
     return ax

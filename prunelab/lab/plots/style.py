@@ -11,6 +11,10 @@ same colour whichever name it goes by. A chapter draws a sampler with::
 
     color, marker = SAMPLER_STYLES[sampler]
 
+or, through seaborn, with the palette keyed by sampler name (:func:`sampler_palette`)::
+
+    sns.lineplot(data, x="t", y="ahd", hue="sampler", palette=sampler_palette(samplers))
+
 and names it, in a legend, a table's index or a tick label, with
 :func:`sampler_label` (:data:`SAMPLER_LABELS`): ``"Gibbs"`` for prunelab's own in
 the chapters that show only prunelab, ``"prunelab Gibbs"`` beside the peers.
@@ -37,6 +41,7 @@ __all__ = [
     "SamplerStyle",
     "given_or_new_axes",
     "sampler_label",
+    "sampler_palette",
     "sampler_style",
 ]
 
@@ -139,6 +144,22 @@ def sampler_label(sampler: str) -> str:
         return SAMPLER_LABELS[sampler]
     except KeyError:
         raise ValueError(f"no label for sampler {sampler!r}; known: {list(SAMPLER_LABELS)}") from None
+
+
+def sampler_palette(samplers) -> dict[str, str]:
+    """Seaborn's ``palette`` for ``hue="sampler"``: sampler name -> its colour in :data:`SAMPLER_STYLES`.
+
+    Raises
+    ------
+    ValueError
+        For a sampler without a style, as :func:`sampler_style` does.
+
+    Examples
+    --------
+    >>> sampler_palette(["gibbs", "prune"])
+    {'gibbs': '#1b9e77', 'prune': '#d95f02'}
+    """
+    return {sampler: sampler_style(sampler).color for sampler in samplers}
 
 
 T_LABEL = "number of samples $t$"
