@@ -320,7 +320,7 @@ def auto_searches(size, nodes_per_member, budget):
     is tried when that is at most :data:`AUTO_SHARE` of ``budget``, and stops
     (for a count) when it exceeds ``budget``. Otherwise the step counts at once.
     The choice depends on the chain's past and on the pruning only, never on the
-    draw's own random numbers, and both uniform_codes draw exactly uniformly from
+    draw's own random numbers, and both draw exactly uniformly from
     ``S``, so the mixture is exact.
     """
     return size * nodes_per_member <= AUTO_SHARE * budget

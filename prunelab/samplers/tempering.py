@@ -121,7 +121,7 @@ the posterior (:mod:`prunelab.samplers.prune_rb`).
 """
 
 TEMPERED_UNIFORM = ("count", "enumerate")
-"""The uniform uniform_codes a replica may draw with: exact, and without memory between steps."""
+"""The uniform draws a replica may draw with: exact, and without memory between steps."""
 
 def tempered_plan(plan: PrunePlan, beta: float) -> PrunePlan:
     """``plan`` with its random labels' values raised to ``beta``; everything else shared.
@@ -221,7 +221,7 @@ def _log_labels(net: CompiledNetwork) -> np.ndarray:
 def _check_uniform(uniform: str) -> int:
     if uniform not in TEMPERED_UNIFORM:
         raise ValueError(
-            f"prune-tempered needs an exact uniform method without memory between steps, one of "
+            f"prune-tempered needs an exact uniform draw without memory between steps, one of "
             f"{list(TEMPERED_UNIFORM)}; got {uniform!r}"
         )
     return COUNT if uniform == "count" else ENUMERATE
