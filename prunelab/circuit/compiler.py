@@ -7,6 +7,18 @@ diagrams and its own clauses. Each apply then works on a region of the network
 (one side of a dissection), not on the whole CNF at once, which keeps the
 intermediate diagrams near the size of the final one.
 
+The clauses a node owns are those that cross its cut, and every apply that
+conjoins one of them into the node's diagram walks that whole diagram: at the
+root of a 90 % grid of side 36 the 178 crossing clauses took 7.4 of the 11.4 s,
+conjoining the two halves none. So a node's clauses are first conjoined a family
+at a time (the clauses of one CPT, at most :data:`FAMILY_CLAUSES` of them) into a
+small diagram of their own, and each such part then meets the node's diagram in
+one apply (``conjoin="family"``; ``"clause"`` is the one-clause-at-a-time order):
+2-3 times less CPU on 90 % grids of sides 36 and 40, and 90 % 40 x 40 seed 1 in
+58 s of CPU where clause by clause ran past 300 s. Whole families (no limit) were
+slower on multi-valued networks, whose large CPTs make large parts (alarm 2.1 s
+against 0.7 s).
+
 The compiler is the SDD library (Darwiche's, through PySDD); everything after it
 is ours: the diagram is written in the library's text format, read back into
 flat arrays with numba (:mod:`prunelab.circuit.sdd_file`), and the counting and
