@@ -188,3 +188,16 @@ def test_size_cap_reached_in_the_child_is_refused_with_its_message():
                                                    r"Booleans compiled"):
         compile_circuit(net, max_size=50, what="grid-8x8")
     assert mp.active_children() == []
+
+
+def test_an_error_inside_the_compilers_process_is_raised_as_such(monkeypatch):
+    import prunelab.circuit.compiler as compiler
+
+    def broken(*args):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(compiler, "_compile_regions", broken)  # the forked child inherits it
+    net = compile_network(load_network("asia"))
+    with pytest.raises(RuntimeError, match=r"compiling asia failed in the compiler's process: ValueError: boom"):
+        compile_circuit(net, what="asia")
+    assert mp.active_children() == []

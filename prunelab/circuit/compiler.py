@@ -254,6 +254,8 @@ def _supervise(enc: CircuitEncoding, vt: Vtree, regions, caps: _Caps, minimize: 
                 live, share = payload
             elif kind == "refused":
                 raise CircuitTooLargeError(payload[0])
+            elif kind == "failed":
+                raise RuntimeError(f"compiling {caps.what} failed in the compiler's process: {payload[0]}")
             else:
                 break
     finally:
@@ -276,6 +278,9 @@ def _child(enc, vt, regions, caps: _Caps, minimize: bool, tmp: str, writer) -> N
         _compile_regions(enc, vt, regions, caps, minimize, tmp, report)
     except CircuitTooLargeError as err:
         writer.send(("refused", str(err)))
+        return
+    except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
+        writer.send(("failed", f"{type(err).__name__}: {err}"))
         return
     writer.send(("done",))
 
