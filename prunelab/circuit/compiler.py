@@ -14,10 +14,12 @@ conjoining the two halves none. So a node's clauses are first conjoined a family
 at a time (the clauses of one CPT, at most :data:`FAMILY_CLAUSES` of them) into a
 small diagram of their own, and each such part then meets the node's diagram in
 one apply (``conjoin="family"``; ``"clause"`` is the one-clause-at-a-time order):
-2-3 times less CPU on 90 % grids of sides 36 and 40, and 90 % 40 x 40 seed 1 in
-58 s of CPU where clause by clause ran past 300 s. Whole families (no limit) were
-slower on multi-valued networks, whose large CPTs make large parts (alarm 2.1 s
-against 0.7 s).
+1.5-2 times less CPU on 90 % grids of sides 36 and 40, and 90 % 40 x 40 seed 1 in
+58 s of CPU where clause by clause ran past 300 s. Larger parts were slower on
+multi-valued networks, whose large CPTs make large parts: CPU seconds for parts
+of at most 1 (clause by clause) / 8 / 32 / unlimited clauses were 0.64 / 0.49 /
+0.61 / 2.1 on alarm and 1.08 / 0.66 / 13.2 / - on hailfinder with its frozen
+evidence, while 90 % grids were the same at 8 and 32.
 
 The compiler is the SDD library (Darwiche's, through PySDD); everything after it
 is ours: the diagram is written in the library's text format, read back into
@@ -49,7 +51,10 @@ from .encoding import CircuitEncoding
 from .sdd_file import parse_sdd
 from .vtree import Vtree, read_vtree, write_vtree
 
-__all__ = ["CONJOIN", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS", "compile_cnf"]
+__all__ = [
+    "CONJOIN", "FAMILY_CLAUSES", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS",
+    "compile_cnf",
+]
 
 MAX_CIRCUIT_SIZE = 100_000_000
 """Largest diagram (elements alive in the manager) compiled before refusing: about 6 GiB in the SDD library."""
@@ -57,7 +62,7 @@ MAX_CIRCUIT_SIZE = 100_000_000
 CONJOIN = ("family", "clause")
 """Values of ``conjoin=`` in :func:`compile_cnf`."""
 
-FAMILY_CLAUSES = 32
+FAMILY_CLAUSES = 8
 """Most clauses of one family conjoined into a part of their own before the part meets the node's diagram."""
 
 MAX_COMPILE_SECONDS = 600.0
@@ -155,6 +160,11 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     minimize : bool, default False
         Let the SDD library rotate and swap the vtree as diagrams grow (dynamic
         minimisation); slower to compile, sometimes much smaller.
+    conjoin : {"family", "clause"}, default "family"
+        How a vtree node's own clauses are conjoined into its diagram: a family's
+        clauses (at most :data:`FAMILY_CLAUSES`) first into a part of their own,
+        then the part into the node's diagram, or one clause at a time (see the
+        module docstring for the measurements).
     what : str
         Names the network in messages.
     started : float, optional
