@@ -1,0 +1,203 @@
+"""Compiling circuits: the ways to conjoin, the elimination-order vtree, the vectorised encoding, the hard caps.
+
+Every compilation strategy must give the same function; for one vtree an SDD is
+canonical, so the circuits must be equal array for array. The encoding is checked
+against a row-by-row reference written out here, and the answers of the
+elimination-order vtree against the junction tree (to 1e-9, as in
+``test_circuit.py``).
+"""
+
+import multiprocessing as mp
+
+import numpy as np
+import pytest
+
+from prunelab import BayesianNetwork, load_network, make_grid
+from prunelab.circuit import (
+    CircuitTooLargeError,
+    circuit_inference,
+    compile_circuit,
+    compile_cnf,
+    encode_network,
+    log_count,
+    passes_for,
+)
+from prunelab.circuit.compiler import CONJOIN
+from prunelab.circuit.inference import VTREES
+from prunelab.circuit.vtree import dissection_vtree, elimination_vtree
+from prunelab.compiled import compile_network
+from prunelab.exact import exact_marginals, log_probability_of_evidence
+
+EXACT = 1e-9
+
+
+def _multi_valued() -> BayesianNetwork:
+    """Three- and four-state variables, zeros and ones in the CPTs, a free variable between observed ones."""
+    return BayesianNetwork(
+        states={"A": ["a0", "a1", "a2"], "B": ["b0", "b1", "b2", "b3"], "C": ["c0", "c1", "c2"], "D": ["d0", "d1"]},
+        parents={"B": ["A"], "C": ["A", "B"], "D": ["C"]},
+        cpts={
+            "A": [0.2, 0.5, 0.3],
+            "B": [[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]],
+            "C": np.array([[[0.3, 0.3, 0.4], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.0, 0.8]]] * 3),
+            "D": [[0.9, 0.1], [0.0, 1.0], [0.5, 0.5]],
+        },
+        name="multi",
+    )
+
+
+CASES = [
+    ("asia", None),
+    ("asia", {"dysp": "yes", "smoke": "no"}),
+    ("alarm", {"HR": "HIGH", "PRESS": "LOW"}),
+    ("multi", None),
+    ("multi", {"A": "a2", "D": "d1"}),
+    ("grid", None),
+    ("grid", {"v_6_6": "T", "v_2_5": "F"}),
+]
+
+
+def _network(name: str) -> BayesianNetwork:
+    if name == "grid":
+        return make_grid(6, 0.75, seed=3)
+    if name == "multi":
+        return _multi_valued()
+    return load_network(name)
+
+
+def _reference_encoding(net):
+    """The encoding written row by row from the module docstring's definition: clauses, theta labels, owners."""
+    card, ev = net.cardinality, net.evidence_value
+    owner, state, clauses = [-1], {}, []
+    for i in range(net.n_variables):
+        if ev[i] >= 0:
+            continue
+        k = 1 if card[i] == 2 else int(card[i])
+        members = list(range(len(owner), len(owner) + k))
+        owner.extend([i] * k)
+        state[i] = members
+        if k > 1:
+            clauses.append(members)
+            clauses.extend([-a, -b] for j, a in enumerate(members) for b in members[j + 1:])
+
+    def literal(j, v):
+        return (state[j][0] if v == 1 else -state[j][0]) if card[j] == 2 else state[j][v]
+
+    theta_label, log_constant = [-1] * len(owner), 0.0
+    for i in range(net.n_variables):
+        family = [*net.parent_index[net.parent_ptr[i]:net.parent_ptr[i + 1]].tolist(), i]
+        for r, values in enumerate(np.ndindex(*(int(card[j]) for j in family))):  # row-major, the child last
+            label, c = int(net.cpt_offset[i]) + r, float(net.cpt[int(net.cpt_offset[i]) + r])
+            if c == 1.0 or any(ev[j] >= 0 and ev[j] != v for j, v in zip(family, values)):
+                continue
+            condition = [literal(j, v) for j, v in zip(family, values) if ev[j] < 0]
+            if c == 0.0:
+                clauses.append([-lit for lit in condition])
+            elif not condition:
+                log_constant += np.log(c)
+            else:
+                theta = len(owner)
+                owner.append([j for j in family if ev[j] < 0][-1])
+                theta_label.append(label)
+                clauses.extend([-theta, lit] for lit in condition)
+                clauses.append([*(-lit for lit in condition), theta])
+    return clauses, theta_label, owner, log_constant
+
+
+@pytest.mark.parametrize(("name", "evidence"), CASES)
+def test_vectorised_encoding_equals_the_row_by_row_definition(name, evidence):
+    net = compile_network(_network(name), evidence)
+    enc = encode_network(net)
+    clauses, theta_label, owner, log_constant = _reference_encoding(net)
+    assert [enc.clause(k).tolist() for k in range(enc.n_clauses)] == clauses
+    assert enc.theta_label.tolist() == theta_label and enc.owner.tolist() == owner
+    assert enc.n_booleans == len(owner) - 1
+    assert enc.log_constant == pytest.approx(log_constant, abs=1e-12)
+
+
+def _fingerprint(circuit, rng) -> tuple:
+    """Size, node count and the weighted count under random weights (an SDD is canonical for its vtree)."""
+    work = passes_for(circuit)
+    work.log_true[1:] = np.log(rng.uniform(0.1, 1.0, size=work.log_true.shape[0] - 1))
+    work.log_false[1:] = np.log(rng.uniform(0.1, 1.0, size=work.log_false.shape[0] - 1))
+    return circuit.size, circuit.n_nodes, log_count(circuit, work)
+
+
+@pytest.mark.parametrize(("name", "evidence"), CASES)
+def test_every_way_to_conjoin_gives_the_same_circuit(name, evidence):
+    net = compile_network(_network(name), evidence)
+    enc = encode_network(net)
+    vt = dissection_vtree(net, enc)
+    seed = 20261126
+    size, n_nodes, log_wmc = _fingerprint(compile_cnf(enc, vt, conjoin=CONJOIN[0]), np.random.default_rng(seed))
+    others = [compile_cnf(enc, vt, conjoin=conjoin) for conjoin in CONJOIN[1:]]
+    others.append(compile_cnf(enc, vt, isolate=False))  # compiled in this process rather than a forked child
+    for circuit in others:
+        again = _fingerprint(circuit, np.random.default_rng(seed))
+        assert again[:2] == (size, n_nodes)
+        assert again[2] == pytest.approx(log_wmc, abs=EXACT)
+
+
+def _check_vtree(net, enc, vt):
+    n = enc.n_booleans
+    assert vt.n_nodes == 2 * n - 1 and sorted(vt.leaf_boolean.tolist()) == list(range(1, n + 1))
+    internal = np.flatnonzero(vt.left >= 0)
+    assert (vt.left[internal] < internal).all() and (internal < vt.right[internal]).all()  # in-order positions
+    ranges = {(int(vt.leaf_lo[u]), int(vt.leaf_hi[u])) for u in range(vt.n_nodes)}
+    rank = np.empty(n + 1, dtype=np.int64)
+    rank[vt.leaf_boolean] = np.arange(n)
+    for i in net.free.tolist():  # a variable's Booleans are exactly the leaves of one vtree node
+        r = np.sort(rank[np.flatnonzero(enc.owner == i)])
+        assert r[-1] - r[0] + 1 == r.shape[0] and (int(r[0]), int(r[-1]) + 1) in ranges
+
+
+@pytest.mark.parametrize(("name", "evidence"), CASES)
+def test_elimination_vtree_answers_equal_the_junction_tree(name, evidence):
+    bn = _network(name)
+    net = compile_network(bn, evidence)
+    enc = encode_network(net)
+    _check_vtree(net, enc, elimination_vtree(net, enc))
+    log_p, marginals = circuit_inference(bn, net, compile_circuit(net, vtree="elimination"))
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=EXACT)
+    exact = exact_marginals(bn, evidence)
+    assert set(marginals) == set(exact)
+    for v, p in exact.items():
+        np.testing.assert_allclose(marginals[v], p, atol=EXACT, rtol=0)
+
+
+def test_unknown_options_are_refused_by_name():
+    net = compile_network(load_network("asia"))
+    enc = encode_network(net)
+    with pytest.raises(ValueError, match=r"conjoin must be one of \('family', 'clause'\), got 'row'"):
+        compile_cnf(enc, dissection_vtree(net, enc), conjoin="row")
+    with pytest.raises(ValueError, match=rf"vtree must be one of {VTREES!r}".replace("(", r"\(").replace(")", r"\)")):
+        compile_circuit(net, vtree="metis")
+
+
+def test_time_cap_is_a_hard_stop_that_names_the_size_and_leaves_no_process():
+    net = compile_network(make_grid(12, 0.5, seed=1))
+    with pytest.raises(CircuitTooLargeError, match=r"grid-12 into a decision diagram stopped at [\d,]+ elements alive "
+                                                   r"after [\d.]+ s \(caps: 100,000,000 elements, 0 s\)"):
+        compile_circuit(net, max_seconds=0.0, what="grid-12")
+    assert mp.active_children() == []
+
+
+def test_size_cap_reached_in_the_child_is_refused_with_its_message():
+    net = compile_network(make_grid(8, 0.5, seed=1))
+    with pytest.raises(CircuitTooLargeError, match=r"stopped at [\d,]+ elements alive .*\(caps: 50 elements.* of its "
+                                                   r"Booleans compiled"):
+        compile_circuit(net, max_size=50, what="grid-8x8")
+    assert mp.active_children() == []
+
+
+def test_an_error_inside_the_compilers_process_is_raised_as_such(monkeypatch):
+    import prunelab.circuit.compiler as compiler
+
+    def broken(*args):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(compiler, "_compile_regions", broken)  # the forked child inherits it
+    net = compile_network(load_network("asia"))
+    with pytest.raises(RuntimeError, match=r"compiling asia failed in the compiler's process: ValueError: boom"):
+        compile_circuit(net, what="asia")
+    assert mp.active_children() == []
