@@ -108,7 +108,8 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
 
     Returns the next state and ``|S|`` (``inf`` past float64's range).
     """
-    circuit = compile_cnf(_step_encoding(plan, kept), plan.vtree, what="the pruned network")
+    # in this process: a forked child per step would cost more than most steps' compiles
+    circuit = compile_cnf(_step_encoding(plan, kept), plan.vtree, what="the pruned network", isolate=False)
     work = passes_for(circuit)
     vt = circuit.vtree
     vtree_log_sums_nb(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
