@@ -243,8 +243,16 @@ def test_impossible_evidence_on_a_network_too_wide_names_the_evidence(monkeypatc
 
     monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 2)  # asia becomes "too wide"
     monkeypatch.setattr(junction_tree, "_trees", weakref.WeakKeyDictionary())  # not a tree compiled under the old cap
-    with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no\}.*cannot tell"):
-        sample(load_network("asia"), "gibbs", 5, evidence={"tub": "yes", "either": "no"}, seed=0, max_restarts=50)
+    evidence = {"tub": "yes", "either": "no"}
+    # past the tree the compiled circuit decides: P(e) = 0, named
+    with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no\} is impossible.*P\(e\) = 0"):
+        sample(load_network("asia"), "gibbs", 5, evidence=evidence, seed=0, max_restarts=50)
+    import prunelab.circuit as circuit
+
+    monkeypatch.setattr(circuit, "AUTO_COMPILE_SECONDS", 0.0)  # and where the circuit refuses too, both are named
+    evidence = {**evidence, "asia": "yes"}  # another network content: not the circuit compiled above
+    with pytest.raises(EvidenceError, match=r"evidence \{tub=yes, either=no, asia=yes\}.*cannot tell.*junction tree refused.*decision diagram"):
+        sample(load_network("asia"), "gibbs", 5, evidence=evidence, seed=0, max_restarts=50)
 
 
 def test_oversized_runs_are_refused_before_anything_is_allocated():
