@@ -454,9 +454,10 @@ def check_fits(best: EliminationOrder, what: str, names: Sequence[str] | None = 
     raise TablesTooLargeError(
         f"{what} needs a clique over {len(clique)} variables ({largest:.4g} entries, {over}) with the "
         f"cheapest elimination order found ({best.heuristic}, width {best.width}): {named}. "
-        "To fit, observe some of these variables (evidence removes them from the graph) or use a "
-        "sampler that builds no tables (prunelab.sample with sampler 'gibbs' or 'metropolis', or 'mc-sat' "
-        "with uniform='samplesat'); the caps are prunelab.elimination.MAX_CLIQUE_ENTRIES and "
+        "To fit, observe some of these variables (evidence removes them from the graph), compile a circuit "
+        "that uses the network's zeros instead (exact_marginals turns to one by default; prune sampling with "
+        "uniform='circuit'), or use a sampler that builds no tables (prunelab.sample with sampler 'gibbs' or "
+        "'metropolis', or 'mc-sat' with uniform='samplesat'); the caps are prunelab.elimination.MAX_CLIQUE_ENTRIES and "
         "MAX_TOTAL_ENTRIES (8 bytes per entry).",
         () if names is not None else tuple(int(u) for u in clique),
     )
