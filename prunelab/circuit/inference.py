@@ -22,7 +22,7 @@ from ..compiled import CompiledNetwork
 from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
 from .encoding import encode_network
-from .passes import draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
+from .passes import decode_nb, draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
 from .vtree import dissection_vtree, elimination_vtree
 
 __all__ = [
@@ -254,7 +254,5 @@ def posterior_state(rng: np.random.Generator, net: CompiledNetwork, circuit: Cir
     draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root, vt.leaf_lo,
             vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val, work.stack, work.value)
     x = np.array(net.evidence_value, dtype=np.int64)
-    for i in net.free.tolist():
-        booleans = enc.state_boolean[enc.state_ptr[i]:enc.state_ptr[i + 1]]
-        x[i] = int(work.value[booleans[0]]) if net.cardinality[i] == 2 else int(np.flatnonzero(work.value[booleans])[0])
+    decode_nb(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.value, x)
     return x

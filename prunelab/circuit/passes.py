@@ -52,6 +52,7 @@ __all__ = [
     "outward_py", "outward_nb",
     "draw_py", "draw_nb",
     "reachable_py", "reachable_nb",
+    "decode_py", "decode_nb",
 ]
 
 
@@ -291,6 +292,19 @@ def _reachable(kind, literal, elem_ptr, prime, sub, sat, reach, literal_reached)
                     reach[sub[e]] = True
 
 
+def _decode(state_ptr, state_boolean, cardinality, free, value, y):
+    """The network state of a drawn model, into ``y``: each free variable from its state indicators."""
+    for k in range(free.shape[0]):
+        i = free[k]
+        lo = state_ptr[i]
+        if cardinality[i] == 2:
+            y[i] = value[state_boolean[lo]]
+        else:
+            for v in range(cardinality[i]):
+                if value[state_boolean[lo + v]] == 1:
+                    y[i] = v
+
+
 # The small helpers are compiled once and called by both versions of each pass; the passes
 # themselves are plain functions (the ``_py`` references) compiled again by numba (``_nb``).
 logaddexp = numba.njit(cache=True, nogil=True)(_logaddexp)
@@ -302,9 +316,11 @@ upward_py = _upward
 outward_py = _outward
 draw_py = _draw
 reachable_py = _reachable
+decode_py = _decode
 
 vtree_log_sums_nb = numba.njit(cache=True, nogil=True)(_vtree_log_sums)
 upward_nb = numba.njit(cache=True, nogil=True)(_upward)
 outward_nb = numba.njit(cache=True, nogil=True)(_outward)
 draw_nb = numba.njit(cache=True, nogil=True)(_draw)
 reachable_nb = numba.njit(cache=True, nogil=True)(_reachable)
+decode_nb = numba.njit(cache=True, nogil=True)(_decode)

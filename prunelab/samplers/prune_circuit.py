@@ -28,6 +28,8 @@ import numpy as np
 
 from ..circuit import Circuit, CircuitPasses, circuit_for, passes_for
 from ..circuit.passes import (
+    decode_nb,
+    decode_py,
     draw_nb,
     draw_py,
     outward_nb,
@@ -113,22 +115,6 @@ def plan(net: CompiledNetwork) -> CircuitPrunePlan:
     return _plans(net)
 
 
-def _decode(state_ptr, state_boolean, cardinality, free, value, y):
-    """The network state of a drawn model: free variables from their indicators."""
-    for k in range(free.shape[0]):
-        i = free[k]
-        lo = state_ptr[i]
-        if cardinality[i] == 2:
-            y[i] = value[state_boolean[lo]]
-        else:
-            for v in range(cardinality[i]):
-                if value[state_boolean[lo + v]] == 1:
-                    y[i] = v
-
-
-_decode_nb = numba.njit(cache=True, nogil=True)(_decode)
-
-
 def _set_weights(kept, theta_boolean, theta_label, log_true):
     for k in range(theta_boolean.shape[0]):
         log_true[theta_boolean[k]] = 0.0 if kept[theta_label[k]] else -math.inf
@@ -172,7 +158,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     work = passes_for(plan.circuit)
     y = np.array(x, dtype=np.int64)
     log_size = _draw_pruned(rng, plan.circuit, net, plan, work, kept, y, upward_py, vtree_log_sums_py, draw_py,
-                            _set_weights, _root_log_count, _decode)
+                            _set_weights, _root_log_count, decode_py)
     return y, _size(log_size)
 
 
@@ -263,7 +249,7 @@ def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, s
         draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root,
                 vt.leaf_lo, vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val,
                 work.stack, work.value)
-        _decode_nb(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.value, x)
+        decode_nb(enc.state_ptr, enc.state_boolean, net.cardinality, net.free, work.value, x)
         for i in range(n):
             draws[t, i] = x[i]
         sizes[t] = math.exp(log_size) if log_size < 709.0 else math.inf

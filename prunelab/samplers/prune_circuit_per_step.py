@@ -25,7 +25,7 @@ import numpy as np
 
 from ..circuit import CircuitEncoding, compile_cnf, passes_for
 from ..circuit.encoding import encode_states
-from ..circuit.passes import draw_nb, upward_nb, vtree_log_sums_nb
+from ..circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
 from ..circuit.vtree import Vtree, dissection_vtree
 from ..compiled import CompiledNetwork
 from .chain import start_chain
@@ -124,10 +124,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
             vt.left, vt.right, vt.root, vt.leaf_lo, vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true,
             work.log_false, work.val, work.stack, work.value)
     y = np.array(x, dtype=np.int64)
-    enc = plan.states
-    for i in net.free:
-        bits = enc.state_boolean[enc.state_ptr[i]:enc.state_ptr[i + 1]]
-        y[i] = work.value[bits[0]] if bits.size == 1 else int(np.flatnonzero(work.value[bits])[0])
+    decode_nb(plan.states.state_ptr, plan.states.state_boolean, net.cardinality, net.free, work.value, y)
     return y, (math.exp(log_size) if log_size < 709.0 else math.inf)
 
 
