@@ -106,9 +106,16 @@ PEERS_PROFILES = {
         "smoke", ("asia", "alarm", "grid-3x3"), (0.03, 0.3),
         ("pgmpy-gibbs", "pyagrum-gibbs", "prunelab-gibbs", "prunelab-metropolis", "prunelab-prune"),
         ("pyagrum-default", "pgmpy-random-start")),
+    "quick": PeersProfile(
+        "quick", ("asia", "asia+ev", "grid-3x3"), (0.1,),
+        ("pgmpy-gibbs", "pyagrum-gibbs", "pymc-cgm-uniform", "pymc-cgm-proportional", "pymc-metropolis",
+         "prunelab-gibbs", "prunelab-metropolis", "prunelab-prune"),
+        tuple(CHECKS)),
 }
 """``paper``: the frozen comparison (about 70 minutes on two cores); ``smoke``: seconds,
-small budgets, three cases and no PyMC (whose compilation alone outlasts the budgets)."""
+small budgets, three cases and no PyMC (whose compilation alone outlasts the budgets);
+``quick``: every sampler and check, PyMC's included, on three small cases at 0.1 s (CI's run
+of the comparison, a few minutes)."""
 
 
 def _slug(text: str) -> str:
