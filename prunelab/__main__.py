@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
                              help="results folder (default: data/results/<experiment>[-<profile>])")
         command.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
         command.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
+        command.add_argument("--extend", action="store_true",
+                             help="add the runs of a profile that only adds samplers, networks or budgets to the "
+                                  "one the folder was made with, keeping its runs")
     big.add_argument("--freeze-evidence", action="store_true",
                      help="only write the missing <network>-25.json evidence files (into --out if given, "
                           "default data/evidence)")
@@ -230,7 +233,8 @@ def _command(args, argv) -> int:
             return 0
         try:
             report = experiments.sweep(experiments.EXPERIMENTS[name], args.profile, out=args.out, n_jobs=args.jobs,
-                                       root_seed=args.seed, kinds=args.kinds, progress=True, command=argv_text)
+                                       root_seed=args.seed, kinds=args.kinds, progress=True, command=argv_text,
+                                       extend=args.extend)
         except experiments.SweepInterrupted as stop:
             return _interrupted(stop)
         out = args.out or experiments.results_folder(experiments.EXPERIMENTS[name], args.profile)

@@ -8,6 +8,7 @@ here on the smoke profile's tiny networks only, so the file stays under a minute
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 
 import numpy as np
@@ -204,6 +205,25 @@ def test_sweep_writes_tables_resumes_and_refuses_other_settings(tmp_path):
         sweep(LARGE, TINY, out=tmp_path, root_seed=1)
 
 
+def test_extend_adds_a_samplers_runs_and_keeps_the_others(tmp_path):
+    first = replace(TINY, samplers=("prunelab-prune",))
+    sweep(LARGE, first, out=tmp_path, kinds=["budget"])
+    made = {p.name: p.read_bytes() for p in (tmp_path / "runs" / "budget").glob("*.json")}
+    wider = replace(TINY, samplers=("prunelab-prune", "prunelab-prune-rb"))
+    with pytest.raises(SweepMismatchError, match="--extend"):
+        sweep(LARGE, wider, out=tmp_path, kinds=["budget"])
+    report = sweep(LARGE, wider, out=tmp_path, kinds=["budget"], extend=True)
+    assert report["n_done"] == 1 and report["n_skipped"] == 1 and report["missing"] == [
+        r.id for r in LARGE.plan(wider) if r.kind != "budget"]
+    assert all((tmp_path / "runs" / "budget" / name).read_bytes() == data for name, data in made.items())
+    budget = load_folder(tmp_path)["budget"].set_index("sampler")
+    assert sorted(budget.index) == ["prunelab-prune", "prunelab-prune-rb"]
+    assert len(report["previous_sessions"]) == 1
+    other = replace(TINY, samplers=("prunelab-prune-rb",), check_seconds=TINY.check_seconds + 1)
+    with pytest.raises(SweepMismatchError, match="other settings"):  # drops a sampler and changes a setting
+        sweep(LARGE, other, out=tmp_path, kinds=["budget"], extend=True)
+
+
 def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
     assert main(["large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
     assert f"{len(large.MIXING_VARIANTS)} runs done" in capsys.readouterr().out
@@ -216,3 +236,22 @@ def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
 def test_unknown_profile_is_refused():
     with pytest.raises(KeyError, match="unknown large profile 'huge'"):
         sweep(LARGE, "huge")
+
+
+def test_a_folder_of_tables_only_gets_its_records_back(tmp_path):
+    """A frozen folder ships tables, not runs/: the records rebuilt from the tables consolidate to the same tables."""
+    import shutil
+
+    import pandas as pd
+
+    from prunelab.lab.experiments.framework import consolidate, records_from_tables
+
+    sweep(LARGE, TINY, out=tmp_path, kinds=["network", "budget"])
+    before = {p.stem: pd.read_parquet(p) for p in tmp_path.glob("*.parquet")}
+    shutil.rmtree(tmp_path / "runs")
+    assert records_from_tables(LARGE, tmp_path) == sum(len(t) for t in before.values())
+    assert records_from_tables(LARGE, tmp_path) == 0  # records on disk are left alone
+    after = consolidate(LARGE, tmp_path)
+    for name, table in before.items():
+        pd.testing.assert_frame_equal(after[name].reset_index(drop=True)[list(table.columns)],
+                                      table.reset_index(drop=True))

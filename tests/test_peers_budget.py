@@ -56,3 +56,35 @@ def test_a_cap_below_one_draw_is_refused():
     draw, _ = fake_sampler(rate=1e6)
     with pytest.raises(ValueError, match="max_draws must be at least 1"):
         fill_budget(draw, ChainTally(bn, None, [0, 0]), None, 1.0, pilot_start=100, max_draws=0)
+
+
+def test_rao_blackwell_chunks_add_up_to_one_run_of_the_same_chain():
+    """A fixed run cut into pieces: the tally's Rao-Blackwell estimate is the sums of the pieces over all steps,
+    which for one piece is exactly what ``sample`` reports for the same seed."""
+    from prunelab.lab.peers import run_sampler
+    from prunelab.lab.peers.budget import peer_seed
+    from prunelab.lab.peers.run import chain_start
+    from prunelab.sampling import sample
+
+    bn = load_network("blood_pressure")
+    evidence = {"BloodPressure": bn.states["BloodPressure"][0]}
+    for own in ("prune", "prune-tempered", "gibbs"):
+        run = run_sampler(f"prunelab-{own}-rb", bn, evidence, n_steps=600, seed=4)
+        x0 = chain_start(bn, evidence, None, 4)
+        direct = sample(bn, own, 600, evidence=evidence, init=x0, seed=peer_seed(4, 200), traps="off",
+                        rb_checkpoints=[600])
+        for v, estimate in run.marginals.items():
+            np.testing.assert_allclose(estimate, direct.running_marginals(v, [600], "rao_blackwell")[0, 0],
+                                       rtol=0, atol=1e-12)
+        plain = run_sampler(f"prunelab-{own}", bn, evidence, n_steps=600, seed=4)
+        assert any(not np.allclose(plain.marginals[v], run.marginals[v]) for v in run.marginals)
+
+
+def test_a_tally_refuses_chunks_with_and_without_rao_blackwell_sums():
+    bn = load_network("deterministic_pair")
+    tally = ChainTally(bn, None, [0, 0])
+    tally.add(np.array([[1, 1]]), 0.1, rb_sums=np.array([0.5, 0.5, 0.5, 0.5]))
+    with pytest.raises(ValueError, match="every chunk"):
+        tally.add(np.array([[1, 1]]), 0.1)
+    tally.add(np.array([[0, 0]]), 0.1, rb_sums=np.array([1.0, 0.0, 1.0, 0.0]))
+    assert tally.marginals()["A"].tolist() == [0.75, 0.25]

@@ -43,8 +43,8 @@ from .specs import DEFAULT_ROOT_SEED
 from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
 
 __all__ = [
-    "PROVENANCE_KEYS", "Experiment", "consolidate", "load_folder", "record_path", "results", "results_folder",
-    "run_seed_sequence", "sweep", "write_provenance",
+    "PROVENANCE_KEYS", "Experiment", "consolidate", "extends", "load_folder", "record_path", "records_from_tables",
+    "results", "results_folder", "run_seed_sequence", "sweep", "write_provenance",
 ]
 
 
@@ -125,37 +125,61 @@ def _read_record(path: Path) -> dict:
     return record
 
 
-def _check_settings(out: Path, settings: dict) -> None:
+def extends(new: dict, old: dict) -> bool:
+    """Whether sweep settings ``new`` only add runs to ``old``.
+
+    They do when the root seed and profile are the same, except tuple fields (networks,
+    samplers, budgets ...) that hold every item of the old one and more.
+
+    Examples
+    --------
+    >>> old = {"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "b"], "seconds": 2.0}}
+    >>> extends({"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "b", "c"], "seconds": 2.0}}, old)
+    True
+    >>> extends({"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "c"], "seconds": 2.0}}, old)
+    False
+    >>> extends({"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "b"], "seconds": 3.0}}, old)
+    False
+    """
+    if new.get("root_seed") != old.get("root_seed") or set(new) != set(old):
+        return False
+    a, b = new.get("profile"), old.get("profile")
+    if not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
+        return False
+    return all(a[k] == b[k] or (isinstance(a[k], list) and isinstance(b[k], list)
+                                and all(item in a[k] for item in b[k])) for k in b)
+
+
+def _check_settings(out: Path, settings: dict, extend: bool = False) -> None:
     """Record the settings in ``sweep.json`` or refuse to mix runs made with others.
 
     Each run record carries the settings it was made with (``settings``); they are
-    checked too, so a lost ``sweep.json`` cannot let other settings in.
+    checked too, so a lost ``sweep.json`` cannot let other settings in. With
+    ``extend``, runs made with settings that ``settings`` :func:`extends` are kept
+    (each record keeps the settings it was made with).
     """
     settings = store.plain_json(settings)  # tuples as the lists read back
     path = Path(out) / "sweep.json"
     records = sorted((Path(out) / "runs").glob("*/*.json"))
+    hint = ("resume with the settings it was made with (the same --profile and --seed), pass --extend if the "
+            "profile only adds runs to it, or choose another output folder or delete this one")
     for path_ in records:
         made = _read_record(path_).get("settings", settings)
         diffs = sorted(k for k in set(made) | set(settings) if made.get(k) != settings.get(k))
-        if diffs:
+        if diffs and not (extend and extends(settings, made)):
             raise store.SweepMismatchError(
-                f"{out} holds runs made with other settings: {path_} has other {', '.join(diffs)}; "
-                "resume with the settings it was made with (the same --profile and --seed), "
-                "or choose another output folder or delete this one"
+                f"{out} holds runs made with other settings: {path_} has other {', '.join(diffs)}; {hint}"
             )
     if path.exists() and records:
         old = store.read_json(path, store.SWEEP_SAFE)
         diffs = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
-        if diffs:
-            raise store.SweepMismatchError(
-                f"{out} holds runs made with other settings ({', '.join(diffs)}); "
-                "choose another output folder or delete this one"
-            )
+        if diffs and not (extend and extends(settings, old)):
+            raise store.SweepMismatchError(f"{out} holds runs made with other settings ({', '.join(diffs)}); {hint}")
     store.write_json_atomic(settings, path)
 
 
 def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAULT_ROOT_SEED,
-          kinds=None, progress: bool = False, command: str | None = None) -> dict:
+          kinds=None, progress: bool = False, command: str | None = None, extend: bool = False) -> dict:
     """Run (or resume) an experiment's profile and write its tables and provenance.
 
     Parameters
@@ -178,6 +202,10 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
         A line per finished run on stderr.
     command : str, optional
         Recorded in the provenance (default: ``sys.argv``).
+    extend : bool
+        Add the runs of a profile that :func:`extends` the one ``out`` was made with
+        (more samplers, networks or budgets; nothing else changed), keeping the runs
+        already there; the earlier sweeps stay listed in the provenance.
 
     Returns
     -------
@@ -198,7 +226,7 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
     runs = [r for r in planned if kinds is None or r.kind in kinds]
     settings = store.plain_json({"profile": prof.to_dict(), "root_seed": str(root_seed)})
     store.remove_stale_tmp(out)
-    _check_settings(out, settings)
+    _check_settings(out, settings, extend=extend)
     todo = [r for r in runs if not record_path(out, r.id).exists()]
     n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo else 1
     tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
@@ -269,6 +297,39 @@ def consolidate(experiment: Experiment, out) -> dict:
         store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
         tables[name] = frame
     return tables
+
+
+def records_from_tables(experiment: Experiment, out) -> int:
+    """Write the run records of a frozen folder that holds only its tables, so a sweep can extend it.
+
+    Frozen folders ship their tables and provenance, not ``runs/``. Each table row
+    becomes the record it was made from (null where the row has none), with the
+    settings of ``sweep.json``; records already on disk are left alone. Consolidating
+    the records gives back the same tables.
+
+    Returns
+    -------
+    int
+        How many records were written.
+    """
+    import pandas as pd
+
+    out = Path(out)
+    settings = store.read_json(out / "sweep.json", store.SWEEP_SAFE)
+    written = 0
+    for kind, name in experiment.tables.items():
+        path = out / f"{name}.parquet"
+        if not path.is_file():
+            continue
+        for row in pd.read_parquet(path).to_dict(orient="records"):
+            target = record_path(out, row["id"])
+            if target.exists():
+                continue
+            record = {k: (None if not isinstance(v, (list, dict, np.ndarray)) and pd.isna(v) else v)
+                      for k, v in row.items()}
+            store.write_json_atomic({**record, "settings": settings}, target)
+            written += 1
+    return written
 
 
 def _numeric_nulls(frame):

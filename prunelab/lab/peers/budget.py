@@ -87,16 +87,30 @@ class ChainTally:
         observed = bn.evidence_names(evidence)
         self.free = [v for v in bn.variables if v not in observed]
         self.columns = [bn.index(v) for v in self.free]
+        self._cards = [bn.states[v] for v in bn.variables]
         self.counts = [np.zeros(len(bn.states[v]), dtype=np.int64) for v in self.free]
         self.last = np.asarray(start, dtype=np.int64)
         self.n_steps = 0
         self.n_moves = 0
         self.seconds = 0.0
+        self.rb_sums = None  # per free variable, once a chunk brings Rao-Blackwell sums
 
-    def add(self, draws: np.ndarray, seconds: float) -> None:
-        """``draws``: (n, n_variables) state indices in network order, following ``self.last``."""
+    def add(self, draws: np.ndarray, seconds: float, rb_sums: np.ndarray | None = None) -> None:
+        """``draws``: (n, n_variables) state indices in network order, following ``self.last``.
+
+        ``rb_sums``: the chunk's Rao-Blackwell sums over its ``n`` steps, every variable's
+        states in network order (as :attr:`prunelab.SampleResult.rb_sums` holds them); a
+        tally given them for one chunk must be given them for every chunk.
+        """
         if draws.shape[0] == 0:
             return
+        if (rb_sums is None) != (self.rb_sums is None) and self.n_steps:
+            raise ValueError("every chunk of a chain must bring Rao-Blackwell sums, or none")
+        if rb_sums is not None:
+            sums = np.asarray(rb_sums, dtype=np.float64)
+            offsets = np.concatenate([[0], np.cumsum([len(s) for s in self._cards])])
+            chunk = [sums[offsets[c]:offsets[c] + counts.size] for counts, c in zip(self.counts, self.columns)]
+            self.rb_sums = chunk if self.rb_sums is None else [a + b for a, b in zip(self.rb_sums, chunk)]
         for counts, c in zip(self.counts, self.columns):
             counts += np.bincount(draws[:, c].astype(np.intp), minlength=counts.size)
         self.n_moves += int(np.any(draws[0] != self.last))
@@ -106,7 +120,12 @@ class ChainTally:
         self.seconds += float(seconds)
 
     def marginals(self) -> dict[str, np.ndarray]:
-        """Empirical frequencies of each free variable's states, in network order."""
+        """Each free variable's estimate, in network order.
+
+        The Rao-Blackwell average where the chunks brought sums, the empirical frequencies otherwise.
+        """
+        if self.rb_sums is not None:
+            return {v: s / self.n_steps for v, s in zip(self.free, self.rb_sums)}
         return {v: c / c.sum() for v, c in zip(self.free, self.counts)}
 
     @property
@@ -131,7 +150,8 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int, max
         ``draw(n, start, salt)`` runs the sampler for ``n`` steps from ``start``
         with the seed of ``salt`` (0 for a fixed ``n_steps``, then 1, 2, ... for
         pilots and chunks), and returns the ``(n, n_variables)`` draws and the
-        sampler's own seconds.
+        sampler's own seconds, and optionally the chunk's Rao-Blackwell sums
+        (see :meth:`ChainTally.add`).
     tally : ChainTally
         Receives the counted draws (pilots are not counted).
     n_steps, seconds : exactly one of them (see :func:`check_budget`)
@@ -153,13 +173,12 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int, max
         left, salt = int(n_steps), 0
         while left > 0:  # one call (salt 0) unless the run is longer than the cap
             n = left if cap is None else min(left, cap)
-            draws, elapsed = draw(n, tally.last, salt)
-            tally.add(draws, elapsed)
+            tally.add(*draw(n, tally.last, salt))
             left, salt = left - n, salt + 1000
         return time.perf_counter() - t_start - tally.seconds
     n_pilot, salt = pilot_start, 1
     while True:
-        _, pilot_seconds = draw(n_pilot if cap is None else min(n_pilot, cap), tally.last, salt)
+        pilot_seconds = draw(n_pilot if cap is None else min(n_pilot, cap), tally.last, salt)[1]
         salt += 1
         if pilot_seconds >= PILOT_SECONDS or n_pilot >= 10**8 or (cap is not None and n_pilot >= cap):
             break
@@ -176,10 +195,10 @@ def fill_budget(draw, tally: ChainTally, n_steps, seconds, pilot_start: int, max
             n = cap  # a piece of a longer chunk: not counted
         else:
             n_chunks += 1
-        draws, elapsed = draw(n, tally.last, salt)
+        chunk = draw(n, tally.last, salt)
         salt += 1
-        tally.add(draws, elapsed)
-        rate = draws.shape[0] / max(elapsed, 1e-9)
+        tally.add(*chunk)
+        rate = chunk[0].shape[0] / max(chunk[1], 1e-9)
     return time.perf_counter() - t_start - tally.seconds
 
 

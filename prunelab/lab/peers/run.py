@@ -57,8 +57,15 @@ PEER_SAMPLERS: dict[str, SamplerInfo] = {
     "prunelab-gibbs": SamplerInfo("prunelab", "sweep", "prunelab-gibbs"),
     "prunelab-metropolis": SamplerInfo("prunelab", "sweep", "prunelab-metropolis"),
     "prunelab-prune": SamplerInfo("prunelab", "step", "prunelab-prune"),
+    "prunelab-gibbs-rb": SamplerInfo("prunelab", "sweep", "prunelab-gibbs"),
+    "prunelab-prune-rb": SamplerInfo("prunelab", "step", "prunelab-prune"),
+    "prunelab-prune-tempered": SamplerInfo("prunelab", "step", "prunelab-prune"),
+    "prunelab-prune-tempered-rb": SamplerInfo("prunelab", "step", "prunelab-prune"),
 }
-"""Every sampler :func:`run_sampler` knows, in the order tables list them."""
+"""Every sampler :func:`run_sampler` knows, in the order tables list them. A ``-rb`` name is the
+sampler before it with its Rao-Blackwell estimate (the paper's eq. (3) for Gibbs, the pruned
+sets' exact marginals for prune) in place of the draws' frequencies; ``prunelab-prune-tempered``
+is the cold chain of parallel tempering with prune moves."""
 
 
 def counterpart(sampler: str) -> str:

@@ -59,6 +59,13 @@ _PAPER_SAMPLER_STYLES = {
     "prune": SamplerStyle("#d95f02", "*"),
 }
 
+_VARIANT_STYLES = {  # prunelab's samplers beyond the paper's three: a darker shade of the sampler's colour
+    "gibbs-rb": SamplerStyle("#0b5c45", "o"),
+    "prune-rb": SamplerStyle("#8c3a00", "*"),
+    "prune-tempered": SamplerStyle("#f4a261", "p"),
+    "prune-tempered-rb": SamplerStyle("#b5651d", "p"),
+}
+
 _PEER_STYLES = {
     "pgmpy-gibbs": SamplerStyle("#e7298a", "s"),
     "pyagrum-gibbs": SamplerStyle("#66a61e", "D"),
@@ -72,7 +79,8 @@ _PEER_STYLES = {
 
 SAMPLER_STYLES: dict[str, SamplerStyle] = {
     **_PAPER_SAMPLER_STYLES,
-    **{f"prunelab-{sampler}": style for sampler, style in _PAPER_SAMPLER_STYLES.items()},
+    **_VARIANT_STYLES,
+    **{f"prunelab-{sampler}": style for sampler, style in {**_PAPER_SAMPLER_STYLES, **_VARIANT_STYLES}.items()},
     **_PEER_STYLES,
 }
 """Sampler name -> :class:`SamplerStyle`, the same in every figure (see the module docstring)."""
@@ -85,6 +93,14 @@ SAMPLER_LABELS: dict[str, str] = {
     "prunelab-gibbs": "prunelab Gibbs",
     "prunelab-metropolis": "prunelab Metropolis",
     "prunelab-prune": "prunelab prune",
+    "prunelab-gibbs-rb": "prunelab Gibbs (Rao-Blackwell)",
+    "prunelab-prune-rb": "prunelab prune (Rao-Blackwell)",
+    "prunelab-prune-tempered": "prunelab tempered prune",
+    "prunelab-prune-tempered-rb": "prunelab tempered prune (Rao-Blackwell)",
+    "gibbs-rb": "Gibbs (Rao-Blackwell)",
+    "prune-rb": "Prune (Rao-Blackwell)",
+    "prune-tempered": "Tempered prune",
+    "prune-tempered-rb": "Tempered prune (Rao-Blackwell)",
     "pgmpy-gibbs": "pgmpy Gibbs",
     "pyagrum-gibbs": "pyAgrum Gibbs",
     "pyagrum-lbp": "pyAgrum loopy BP",

@@ -16,9 +16,12 @@ __all__ = [
 
 
 BUDGET_SAMPLERS = (
-    "prunelab-prune", "prunelab-gibbs", "pyagrum-gibbs", "pyagrum-lbp", "pyagrum-importance", "pyagrum-weighted",
+    "prunelab-prune", "prunelab-prune-rb", "prunelab-prune-tempered", "prunelab-prune-tempered-rb",
+    "prunelab-gibbs", "prunelab-gibbs-rb", "pyagrum-gibbs", "pyagrum-lbp", "pyagrum-importance", "pyagrum-weighted",
 )
-"""Samplers compared at equal wall-clock budgets (keys of :data:`prunelab.lab.peers.PEER_SAMPLERS`)."""
+"""Samplers compared at equal wall-clock budgets (keys of :data:`prunelab.lab.peers.PEER_SAMPLERS`): prune
+sampling plain, with the Rao-Blackwell estimate, and tempered (the cold chain of four replicas) with either
+estimate; prunelab's Gibbs with either estimate; pyAgrum's four."""
 
 
 LONG_BUDGET_NETWORKS = ("barley", "diabetes", "hailfinder", "link", "mildew", "munin", "pathfinder", "pigs")
