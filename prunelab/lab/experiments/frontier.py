@@ -23,7 +23,8 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
 ``per_step``
     independent prune chains with ``uniform="circuit-per-step"`` (the pruned set's CNF
     compiled at every step) on a grid whose whole circuit is out of reach: steps per
-    second and each chain's sink estimate, so that the chains can be checked against
+    second of wall and of CPU time (the latter does not depend on the machine's load)
+    and each chain's sink estimate, so that the chains can be checked against
     each other where no exact answer exists. Prune
     draws from the compiled circuit, or compiles the pruned set's CNF at every step
     where the whole circuit refuses (``uniform="circuit-per-step"``).
@@ -311,17 +312,19 @@ def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> di
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     net = compile_network(bn, evidence)
-    estimates, seconds = [], 0.0
+    estimates, seconds, cpu_seconds = [], 0.0, 0.0
     for chain_seed in run_seed_sequence(run.id, root_seed).spawn(prof.per_step_chains):
         rng = np.random.default_rng(chain_seed)
         x0 = initial_state(rng, bn, "forward", evidence=evidence)
-        tic = time.perf_counter()
+        tic, cpu = time.perf_counter(), time.process_time()
         out = prune.run_chain(rng, net, x0, prof.per_step_steps, uniform="circuit-per-step")
         seconds += time.perf_counter() - tic
+        cpu_seconds += time.process_time() - cpu
         estimates.append(float((out.draws[:, -1] == 1).mean()))
     n_steps = prof.per_step_chains * prof.per_step_steps
     return {"n_chains": prof.per_step_chains, "steps_per_chain": prof.per_step_steps,
-            "steps_per_second": n_steps / seconds, "p_sink_estimates": estimates,
+            "steps_per_second": n_steps / seconds, "steps_per_cpu_second": n_steps / cpu_seconds,
+            "p_sink_estimates": estimates,
             "p_sink_mean": float(np.mean(estimates)), "p_sink_chain_sd": float(np.std(estimates, ddof=1))}
 
 
