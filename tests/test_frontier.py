@@ -13,8 +13,9 @@ from prunelab.lab.experiments.framework import run_seed_sequence
 from prunelab.lab.experiments.frontier import FrontierProfile, FrontierRun, grid_case
 
 TINY = FrontierProfile("tiny", grids=((90, 5, 2), (50, 4, 1)), budget_grids=((90, 5, 2),), budgets=(0.1,),
-                       samplers=("prune", "gibbs"), compile_seconds=60.0, speed_steps=100,
-                       per_step_grids=((90, 5, 2),), per_step_chains=2, per_step_steps=3)
+                       samplers=("prune", "prune-tempered", "prune-cmsgen", "gibbs"), compile_seconds=60.0,
+                       speed_steps=100, per_step_grids=((90, 5, 2),), per_step_chains=2, per_step_steps=3,
+                       per_step_cmsgen_steps=4)
 
 
 def test_grid_case_observes_a_tenth_of_the_nodes_away_from_the_sink_at_a_possible_state():
@@ -53,14 +54,18 @@ def test_sweep_writes_exact_answers_that_agree_resumes_and_has_the_one_provenanc
         assert abs(exact_marginals(bn, evidence, method="junction_tree")[bn.variables[-1]][1] - row.p_sink) < 1e-9
     budget = tables["budget"].set_index("sampler", append=True)
     assert (tables["budget"]["status"] == "ok").all()
-    assert set(tables["budget"]["note"][tables["budget"]["sampler"] == "prune"]) == {"uniform=circuit"}
+    notes = tables["budget"].groupby("sampler")["note"].agg(set)
+    assert notes["prune"] == notes["prune-tempered"] == {"uniform=circuit"} and notes["prune-cmsgen"] == {"uniform=cmsgen"}
     np.testing.assert_allclose(tables["budget"]["exact_p_sink"].to_numpy(),
                                [compiled.set_index(["grid", "evidence"]).loc[(g, e), "p_sink"]
                                 for g, e in zip(tables["budget"]["grid"], tables["budget"]["evidence"])])
-    assert len(budget) == 4
+    assert len(budget) == 8
     per_step = tables["per_step"].iloc[0]
     assert len(per_step["p_sink_estimates"]) == 2 and per_step["steps_per_second"] > 0
     assert all(estimate in (0, 1 / 3, 2 / 3, 1) for estimate in per_step["p_sink_estimates"])  # shares of 3 steps
+    assert len(per_step["cmsgen_p_sink_estimates"]) == 2 and per_step["cmsgen_steps_per_second"] > 0
+    assert all(4 * estimate in (0, 1, 2, 3, 4) for estimate in per_step["cmsgen_p_sink_estimates"])  # of 4 steps
+    assert per_step["cmsgen_note"] == ""
     again = sweep(FRONTIER, TINY, out=tmp_path, root_seed=3)
     assert again["n_done"] == 0 and again["n_skipped"] == report["n_done"]
     assert len(again["previous_sessions"]) == 1

@@ -74,7 +74,8 @@ from .uniform.reference import uniform_draw_py
 __all__ = [
     "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
     "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
-    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal",
+    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal", "uniform_and_plan",
+    "FIRST_PRUNED_DRAW",
 ]
 
 RAO_BLACKWELL = False
@@ -177,6 +178,23 @@ def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
         if code != AUTO:
             raise
         return uniform_index("circuit"), circuit_plan_after(net, refusal)
+
+
+def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None):
+    """The code of the uniform draw ``uniform`` names and its plan, as :func:`step` and :func:`run_chain` settle them.
+
+    ``"auto"`` stays :data:`~prunelab.samplers.uniform.AUTO` with the counting plan, or turns to the circuit
+    (its code and :class:`~prunelab.samplers.prune_circuit.CircuitPrunePlan`) where :func:`step` would.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> code, plan = uniform_and_plan(compile_network(load_network("deterministic_pair")), "circuit")
+    >>> UNIFORM_NAMES[code], type(plan).__name__
+    ('circuit', 'CircuitPrunePlan')
+    """
+    return _code_and_plan(net, uniform, plan)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:

@@ -46,7 +46,8 @@ from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
 from .pruning import prune_around_nb
 from .uniform import PlanCache
 
-__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan"]
+__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
+           "circuit_prune_chain_nb"]
 
 EXACT = True
 """Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
@@ -224,13 +225,16 @@ def _size(log_size: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb):
-    """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums."""
+def circuit_prune_chain_nb(rng, net, plan, random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb):
+    """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums.
+
+    ``random_c`` are the keep probabilities of ``plan.random_label`` (``plan.random_c``, or their powers
+    ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.tempering`, which shares ``work``).
+    """
     c = plan.circuit
     vt = c.vtree
     enc = c.encoding
     random_label = plan.random_label
-    random_c = plan.random_c
     n = x.shape[0]
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
@@ -279,5 +283,5 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     sizes = np.empty(n_draws, dtype=np.float64)
     kept = plan.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    _chain_nb(rng, net, plan, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb)
+    circuit_prune_chain_nb(rng, net, plan, plan.random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb)
     return draws, sizes

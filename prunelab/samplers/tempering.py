@@ -40,10 +40,20 @@ it holds word for word with ``c`` replaced by ``c^beta``: for ``beta > 0``,
 and the same labels are random, so the plan's lists and counting program stay
 valid); and it is regular, since with probability ``prod c^beta > 0`` nothing
 feasible is pruned and ``S`` holds every feasible state. ``beta = 0`` is excluded:
-``0^0 = 1`` would keep the impossible labels. The uniform draw must be exact, so
-``uniform="heuristic"`` is refused; so is ``"auto"``, whose choice between search
-and count follows the last step's ``|S|`` of one chain, which a replica that
-steps once per call does not keep (``"count"`` is what it would do).
+``0^0 = 1`` would keep the impossible labels.
+
+The uniform draw must be exact and keep no memory between steps
+(:data:`TEMPERED_UNIFORM`): ``"count"``, ``"enumerate"``, or ``"circuit"``, where
+every replica draws from the same compiled circuit
+(:mod:`prunelab.samplers.prune_circuit`), weighing its label indicators 1 or 0 by
+its own pruning: ``S`` does not depend on ``c``, only the pruning does, so the
+circuit is compiled once for all temperatures. ``"auto"`` resolves once per chain,
+as prune's does at set-up: to the circuit where prune's ``"auto"`` turns to it (the
+counting plan refuses), else to ``"count"`` (prune's per-step choice between search
+and count follows the last ``|S|`` of one chain, which a replica that steps once
+per call does not keep). ``"heuristic"`` is refused (biased), and so are the solver
+draws ``"cmsgen"`` and ``"unigen"`` (not exactly uniform) and ``"circuit-per-step"``
+(one compilation per replica and step).
 
 A swap is a Metropolis move on the product target ``prod_k pi_{beta_k}(x_k)`` with a
 symmetric, deterministic proposal (exchange two states); its acceptance ratio
@@ -81,14 +91,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from ..circuit import passes_for
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
-from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
+from .prune import NO_SPARSE_COUNT, UNIFORM_NAMES, PrunePlan, PruneState, prune_chain_nb, uniform_and_plan
 from .prune import step as prune_step
+from .prune_circuit import circuit_prune_chain_nb
 from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
 from .tempering_ladder import DEFAULT_BETA_MIN, DEFAULT_BETAS, DEFAULT_N_REPLICAS, check_betas, geometric_betas
-from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
+from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, make_workspace
 from .uniform.kernels import label_nb
 
 __all__ = [
@@ -120,26 +132,29 @@ swaps: its prune move keeps ``P(x | e)`` invariant, so the term's stationary mea
 the posterior (:mod:`prunelab.samplers.prune_rb`).
 """
 
-TEMPERED_UNIFORM = ("count", "enumerate")
-"""The uniform draws a replica may draw with: exact, and without memory between steps."""
+TEMPERED_UNIFORM = ("count", "enumerate", "circuit", "auto")
+"""The uniform draws a replica may draw with: exact, and without memory between steps (``"auto"``: see above)."""
 
-def tempered_plan(plan: PrunePlan, beta: float) -> PrunePlan:
+CIRCUIT = UNIFORM_NAMES.index("circuit")
+"""The code of the circuit draw."""
+
+def tempered_plan(plan, beta: float):
     """``plan`` with its random labels' values raised to ``beta``; everything else shared.
 
     Only ``random_c`` changes: the labels with ``0 < c < 1`` stay exactly those with
-    ``0 < c^beta < 1``, so the lists, ``base_kept`` and the counting program are
-    the same objects. With it, :func:`prunelab.samplers.prune.run_chain` targets
-    ``pi_beta`` (see the module docstring).
+    ``0 < c^beta < 1``, so the lists, ``base_kept`` and the counting program (or the
+    circuit) are the same objects. With it, :func:`prunelab.samplers.prune.run_chain`
+    targets ``pi_beta`` (see the module docstring).
 
     Parameters
     ----------
-    plan : PrunePlan
+    plan : PrunePlan or CircuitPrunePlan
     beta : float
         In ``(0, 1]``; 1 gives values equal to ``plan``'s.
 
     Returns
     -------
-    PrunePlan
+    The type of ``plan``.
 
     Examples
     --------
@@ -218,13 +233,19 @@ def _log_labels(net: CompiledNetwork) -> np.ndarray:
         return np.log(net.cpt)
 
 
-def _check_uniform(uniform: str) -> int:
+def _check_uniform(uniform: str) -> None:
     if uniform not in TEMPERED_UNIFORM:
         raise ValueError(
             f"prune-tempered needs an exact uniform draw without memory between steps, one of "
-            f"{list(TEMPERED_UNIFORM)}; got {uniform!r}"
+            f"{list(TEMPERED_UNIFORM)}; got uniform={uniform!r}"
         )
-    return COUNT if uniform == "count" else ENUMERATE
+
+
+def _tempered_uniform(net: CompiledNetwork, uniform: str, plan):
+    """``(code, plan)`` of every replica's draw: ``"auto"`` resolved once, to the circuit or to ``"count"``."""
+    _check_uniform(uniform)
+    code, plan = uniform_and_plan(net, uniform, plan)
+    return (COUNT if code == AUTO else code), plan
 
 
 class TemperedState(NamedTuple):
@@ -356,10 +377,10 @@ def step(
     state : TemperedState
     betas : array_like of float, default :data:`DEFAULT_BETAS`
         ``1 = beta_0 > ... > beta_{K-1} > 0`` (checked, :func:`check_betas`).
-    uniform : {"count", "enumerate"}, default "count"
-        The exact uniform draw of every prune step.
-    plan : PrunePlan, optional
-        Default: :func:`prunelab.samplers.prune.prune_plan` of ``net``.
+    uniform : {"count", "enumerate", "circuit", "auto"}, default "count"
+        The exact uniform draw of every prune step (:data:`TEMPERED_UNIFORM`).
+    plan : PrunePlan or CircuitPrunePlan, optional
+        Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.uniform_and_plan`).
 
     Returns
     -------
@@ -387,8 +408,7 @@ def step(
     ((2, 2), [1])
     """
     betas = check_betas(betas)
-    _check_uniform(uniform)
-    plan = prune_plan(net) if plan is None else plan
+    code, plan = _tempered_uniform(net, uniform, plan)
     k = betas.size
     if state.replicas is None:
         replicas = np.tile(state.x, (k, 1))
@@ -399,7 +419,8 @@ def step(
         replicas = state.replicas.copy()
     infos = []
     for r in range(k):
-        new, info = prune_step(rng, net, PruneState(replicas[r]), uniform, plan=tempered_plan(plan, betas[r]))
+        new, info = prune_step(rng, net, PruneState(replicas[r]), UNIFORM_NAMES[code],
+                               plan=tempered_plan(plan, betas[r]))
         replicas[r] = new.x
         infos.append(info)
     labels = state_labels(net, replicas)
@@ -433,6 +454,23 @@ def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random
             draws[t, i] = replicas[0, i]
         sizes[t] = one_size[0, 0]
         uniform_codes[t] = one_uniform_code[0, 0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _tempered_circuit_chain_nb(rng, net, plan, random_c, work, kept, marked, x_labels, replicas, labels, log_c,
+                               betas, n_draws, one_draw, one_size, draws, sizes, swapped, rb, no_rb):
+    n_replicas, n = replicas.shape
+    for t in range(n_draws):
+        for r in range(n_replicas):
+            circuit_prune_chain_nb(rng, net, plan, random_c[r], work, kept[r], marked, x_labels, replicas[r], 1,
+                                   one_draw[r], one_size[r], rb if r == 0 else no_rb)
+            for i in range(n):
+                labels[r, i] = label_nb(net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
+                                        replicas[r], i)
+        _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
+        for i in range(n):
+            draws[t, i] = replicas[0, i]
+        sizes[t] = one_size[0, 0]
 
 
 def run_chain(
@@ -490,18 +528,27 @@ def run_chain(
     ((1000, 5), (1000, 3))
     """
     betas = check_betas(betas)
-    code = _check_uniform(uniform)
-    start = start_chain(net, x0, n_draws)
-    plan = prune_plan(net) if plan is None else plan
+    _check_uniform(uniform)
+    start = start_chain(net, x0, n_draws)  # bad starts and sizes are refused before the plan is compiled
+    code, plan = _tempered_uniform(net, uniform, plan)
     k = betas.size
-    sparse = plan.count
-    ws = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
     random_c = np.stack([tempered_plan(plan, b).random_c for b in betas])
     replicas = np.tile(start.x, (k, 1))
     sizes = np.empty(start.n_draws, dtype=np.float64)
-    uniform_codes = np.empty(start.n_draws, dtype=np.int8)
+    uniform_codes = np.full(start.n_draws, code, dtype=np.int8)
     swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
-    rb = chain_sums(net, plan, rb_checkpoints, start.n_draws)
+    rb = chain_sums(net, plan, rb_checkpoints, start.n_draws, uniform, UNIFORM_NAMES[code])
+    if code == CIRCUIT:
+        _tempered_circuit_chain_nb(
+            rng, net, plan, random_c, passes_for(plan.circuit), np.tile(plan.base_kept, (k, 1)),
+            np.zeros(net.n_labels, dtype=np.bool_), np.zeros(net.n_variables, dtype=np.int64), replicas,
+            state_labels(net, replicas), _log_labels(net), betas, start.n_draws,
+            np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), start.draws, sizes, swapped, rb,
+            NO_RAO_BLACKWELL,
+        )
+        return TemperedChain(start.draws, sizes, uniform_codes, swapped, *rb.output(net))
+    sparse = plan.count
+    ws = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
     _tempered_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
         plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),

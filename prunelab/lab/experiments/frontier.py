@@ -24,10 +24,16 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     independent prune chains with ``uniform="circuit-per-step"`` (the pruned set's CNF
     compiled at every step) on a grid whose whole circuit is out of reach: steps per
     second of wall and of CPU time (the latter does not depend on the machine's load)
-    and each chain's sink estimate, so that the chains can be checked against
-    each other where no exact answer exists. Prune
-    draws from the compiled circuit, or compiles the pruned set's CNF at every step
-    where the whole circuit refuses (``uniform="circuit-per-step"``).
+    and each chain's sink estimate; and as many independent prune chains with
+    CMSGen's near-uniform draws (``uniform="cmsgen"``), so that two independent
+    methods can be checked against each other where no exact answer exists.
+
+The budget runs' samplers (:data:`FRONTIER_SAMPLERS`): ``"prune"`` draws from the
+compiled circuit, or compiles the pruned set's CNF at every step where the whole
+circuit refuses (``uniform="circuit-per-step"``); ``"prune-tempered"`` is parallel
+tempering with prune moves whose replicas all draw from the one compiled circuit (it
+needs the whole circuit: refused where it does not compile); ``"prune-cmsgen"`` is
+prune with CMSGen's draws, which need no circuit and carry no uniformity guarantee.
 
 ::
 
@@ -47,10 +53,16 @@ import numpy as np
 
 from .framework import run_seed_sequence
 
-__all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "FrontierProfile", "FrontierRun", "grid_case"]
+__all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "PRUNE_SAMPLERS", "FrontierProfile", "FrontierRun",
+           "grid_case"]
 
-FRONTIER_SAMPLERS = ("prune", "gibbs", "pyagrum-gibbs", "pyagrum-lbp", "pyagrum-importance", "pyagrum-weighted")
-"""Samplers of the budget runs: prunelab's prune (circuit draws) and Gibbs, and pyAgrum's four."""
+FRONTIER_SAMPLERS = ("prune", "prune-tempered", "prune-cmsgen", "gibbs", "pyagrum-gibbs", "pyagrum-lbp",
+                     "pyagrum-importance", "pyagrum-weighted")
+"""Samplers of the budget runs: prunelab's prune (circuit draws), tempered prune (circuit draws), prune with
+CMSGen draws and Gibbs, and pyAgrum's four."""
+
+PRUNE_SAMPLERS = {"prune": "prune", "prune-tempered": "prune-tempered", "prune-cmsgen": "prune"}
+"""The budget runs' prune samplers and the :func:`prunelab.sample` sampler each runs."""
 
 EVIDENCE_KINDS = ("none", "scattered")
 """``"none"``: no evidence; ``"scattered"``: a share of the nodes observed (see :func:`grid_case`)."""
@@ -84,6 +96,8 @@ class FrontierProfile:
         Grids of the ``per_step`` runs, without evidence.
     per_step_chains, per_step_steps : int
         Chains and steps per chain of a ``per_step`` run.
+    per_step_cmsgen_steps : int
+        Steps per chain of the CMSGen chains of a ``per_step`` run (as many chains).
     """
 
     name: str
@@ -97,6 +111,7 @@ class FrontierProfile:
     per_step_grids: tuple[tuple[int, int, int], ...] = ()
     per_step_chains: int = 4
     per_step_steps: int = 100
+    per_step_cmsgen_steps: int = 1000
 
     def to_dict(self) -> dict:
         """The spec as plain JSON-ready values."""
@@ -118,8 +133,8 @@ FRONTIER_PROFILES = {
     ),
     "smoke": FrontierProfile(
         "smoke", grids=((90, 6, 1), (50, 5, 1)), budget_grids=((90, 6, 1),), budgets=(0.2,),
-        samplers=("prune", "gibbs", "pyagrum-lbp"), compile_seconds=60.0, speed_steps=200,
-        per_step_grids=((90, 6, 1),), per_step_chains=2, per_step_steps=5,
+        samplers=("prune", "prune-tempered", "prune-cmsgen", "gibbs", "pyagrum-lbp"), compile_seconds=60.0,
+        speed_steps=200, per_step_grids=((90, 6, 1),), per_step_chains=2, per_step_steps=5, per_step_cmsgen_steps=20,
     ),
 }
 """``paper``: 48 grids (90 % to 50 x 50, 75 % to 26 x 26, 50 % to 20 x 20, seeds 1-3) with and without
@@ -234,16 +249,21 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
     return record
 
 
-def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uniform: str):
-    """One prune chain filling ``seconds`` through the budget loop; ``(tally, setup seconds)``."""
+def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uniform: str, sampler: str = "prune"):
+    """One chain of ``sampler`` filling ``seconds`` through the budget loop; ``(tally, setup seconds)``.
+
+    The budget loop continues the chain chunk by chunk from its last draw; for ``"prune-tempered"`` each chunk
+    starts its hotter replicas at that draw too (a few restarts per run: the pilots and at most
+    :data:`~prunelab.lab.peers.budget.MAX_CHUNKS` chunks).
+    """
     from ..peers.budget import ChainTally, fill_budget
     from prunelab.sampling import sample
 
     rng_seed = seed.spawn(1)[0]
-    x0 = sample(bn, "prune", 1, evidence=evidence, seed=rng_seed, traps="off", uniform=uniform).draws[0, 0]
+    x0 = sample(bn, sampler, 1, evidence=evidence, seed=rng_seed, traps="off", uniform=uniform).draws[0, 0]
 
     def draw(n, start_from, salt):
-        result = sample(bn, "prune", int(n), evidence=evidence, init=start_from,
+        result = sample(bn, sampler, int(n), evidence=evidence, init=start_from,
                         seed=np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 500 + salt)),
                         traps="off", uniform=uniform)
         return result.draws[0], float(result.sample_seconds.sum())
@@ -273,9 +293,13 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
     record = {"exact_p_sink": float(exact[sink][1]) if exact is not None else math.nan}
     marginals = None
     try:
-        if run.sampler == "prune":
-            uniform = "circuit" if circuit is not None else "circuit-per-step"
-            tally, setup = _prune_chain(bn, evidence, run.budget, seed, uniform)
+        if run.sampler == "prune-tempered" and circuit is None:
+            record.update(status="refused", note="prune-tempered draws from the whole circuit, which did not compile",
+                          n_steps=0, seconds=math.nan, setup_seconds=math.nan, move_rate=math.nan)
+        elif run.sampler in PRUNE_SAMPLERS:
+            uniform = {"prune-cmsgen": "cmsgen", "prune-tempered": "circuit"}.get(
+                run.sampler, "circuit" if circuit is not None else "circuit-per-step")
+            tally, setup = _prune_chain(bn, evidence, run.budget, seed, uniform, PRUNE_SAMPLERS[run.sampler])
             marginals = tally.marginals()
             record.update(status="ok", note=f"uniform={uniform}", n_steps=tally.n_steps, seconds=tally.seconds,
                           setup_seconds=setup, move_rate=tally.move_rate)
@@ -304,28 +328,54 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
     return record
 
 
-def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
-    """Independent prune chains that compile the pruned set's CNF at every step (no whole circuit needed)."""
+def _independent_chains(bn, evidence, seeds, n_steps: int, uniform: str) -> tuple[list[float], float, float]:
+    """One prune chain of ``n_steps`` per seed from a forward start: ``(sink estimates, wall and CPU seconds)``."""
     from prunelab.compiled import compile_network
     from prunelab.samplers import prune
     from prunelab.samplers.init import initial_state
 
-    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     net = compile_network(bn, evidence)
     estimates, seconds, cpu_seconds = [], 0.0, 0.0
-    for chain_seed in run_seed_sequence(run.id, root_seed).spawn(prof.per_step_chains):
+    for chain_seed in seeds:
         rng = np.random.default_rng(chain_seed)
         x0 = initial_state(rng, bn, "forward", evidence=evidence)
         tic, cpu = time.perf_counter(), time.process_time()
-        out = prune.run_chain(rng, net, x0, prof.per_step_steps, uniform="circuit-per-step")
+        out = prune.run_chain(rng, net, x0, n_steps, uniform=uniform)
         seconds += time.perf_counter() - tic
         cpu_seconds += time.process_time() - cpu
         estimates.append(float((out.draws[:, -1] == 1).mean()))
-    n_steps = prof.per_step_chains * prof.per_step_steps
-    return {"n_chains": prof.per_step_chains, "steps_per_chain": prof.per_step_steps,
-            "steps_per_second": n_steps / seconds, "steps_per_cpu_second": n_steps / cpu_seconds,
-            "p_sink_estimates": estimates,
-            "p_sink_mean": float(np.mean(estimates)), "p_sink_chain_sd": float(np.std(estimates, ddof=1))}
+    return estimates, seconds, cpu_seconds
+
+
+def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
+    """Independent prune chains that compile the pruned set's CNF at every step, and as many with CMSGen's draws.
+
+    The first need no whole circuit, the second no compilation at all: two independent methods to check against
+    each other where no exact answer exists. The CMSGen chains' seeds are the run's next children, after those of
+    the per-step chains.
+    """
+    from prunelab.samplers.solver_draws import SolverMissingError
+
+    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
+    seed, n = run_seed_sequence(run.id, root_seed), prof.per_step_chains
+    estimates, seconds, cpu_seconds = _independent_chains(bn, evidence, seed.spawn(n), prof.per_step_steps,
+                                                          "circuit-per-step")
+    try:
+        cmsgen, cmsgen_seconds, _ = _independent_chains(bn, evidence, seed.spawn(n), prof.per_step_cmsgen_steps,
+                                                        "cmsgen")
+    except SolverMissingError as exc:  # the per-step chains' figures are kept; the note says what is missing
+        cmsgen, cmsgen_seconds, cmsgen_note = [], math.nan, str(exc)[:300]
+    else:
+        cmsgen_note = ""
+    return {"n_chains": n, "steps_per_chain": prof.per_step_steps,
+            "steps_per_second": n * prof.per_step_steps / seconds,
+            "steps_per_cpu_second": n * prof.per_step_steps / cpu_seconds, "p_sink_estimates": estimates,
+            "p_sink_mean": float(np.mean(estimates)), "p_sink_chain_sd": float(np.std(estimates, ddof=1)),
+            "cmsgen_steps_per_chain": prof.per_step_cmsgen_steps,
+            "cmsgen_steps_per_second": n * prof.per_step_cmsgen_steps / cmsgen_seconds,
+            "cmsgen_p_sink_estimates": cmsgen, "cmsgen_p_sink_mean": float(np.mean(cmsgen)) if cmsgen else math.nan,
+            "cmsgen_p_sink_chain_sd": float(np.std(cmsgen, ddof=1)) if len(cmsgen) > 1 else math.nan,
+            "cmsgen_note": cmsgen_note}
 
 
 class _Frontier:
@@ -334,7 +384,7 @@ class _Frontier:
     name = "frontier"
     profiles = FRONTIER_PROFILES
     tables = {"compile": "compile", "budget": "budget", "per_step": "per_step"}
-    libraries = ("pyagrum", "pysdd")
+    libraries = ("pyagrum", "pysdd", "pycmsgen")
 
     def plan(self, profile) -> tuple[FrontierRun, ...]:
         """Compile runs, smallest grids first, then budget runs, shortest budgets first."""
