@@ -129,7 +129,9 @@ def extends(new: dict, old: dict) -> bool:
     """Whether sweep settings ``new`` only add runs to ``old``.
 
     They do when the root seed and profile are the same, except tuple fields (networks,
-    samplers, budgets ...) that hold every item of the old one and more.
+    samplers, budgets ...) that hold every item of the old one and more, and fields the
+    old profile did not have (settings of what the experiment has learnt to run since;
+    each record keeps the settings it was made with).
 
     Examples
     --------
@@ -140,11 +142,13 @@ def extends(new: dict, old: dict) -> bool:
     False
     >>> extends({"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "b"], "seconds": 3.0}}, old)
     False
+    >>> extends({"root_seed": "1", "profile": {"name": "paper", "samplers": ["a", "b"], "seconds": 2.0, "n": 4}}, old)
+    True
     """
     if new.get("root_seed") != old.get("root_seed") or set(new) != set(old):
         return False
     a, b = new.get("profile"), old.get("profile")
-    if not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
+    if not isinstance(a, dict) or not isinstance(b, dict) or not set(b) <= set(a):
         return False
     return all(a[k] == b[k] or (isinstance(a[k], list) and isinstance(b[k], list)
                                 and all(item in a[k] for item in b[k])) for k in b)
