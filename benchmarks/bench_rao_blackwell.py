@@ -58,6 +58,7 @@ Numba compilation is excluded (a warm-up first; kernels are cached on disk).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import time
@@ -145,6 +146,103 @@ def ahd_row(name: str, with_evidence: bool, n_chains: int, n_draws: int, seed: i
             "ratio": rb / plain, "se": se, "median_size": float(np.median(result.stats["size"]))}
 
 
+def network_cases() -> list[tuple[str, str, object]]:
+    """``(label, evidence label, loader)`` of the 24 pgmpy networks (frozen 25 %) and the rest of the paper's nine.
+
+    The paper's asia, alarm and win95pts with 25 % evidence are the pgmpy networks
+    with the same frozen sets, so they appear once.
+    """
+    from prunelab.lab.experiments.cases import load_case_network
+    from prunelab.lab.experiments.large.networks import load_large, pgmpy_networks
+    from prunelab.lab.experiments.specs import BENCHMARKS, CaseSpec
+    from prunelab.lab.paper_numbers import PAPER_BENCHMARKS
+
+    cases = [(name, "25%", functools.partial(load_large, name, True)) for name in pgmpy_networks()]
+    for benchmark in PAPER_BENCHMARKS:
+        network, evidence = BENCHMARKS[benchmark]
+        if evidence is None:
+            spec = CaseSpec(benchmark, network, "prune", evidence)
+            cases.append((network, "none", functools.partial(load_case_network, spec)))
+    return cases
+
+
+def ess_pair(result, exact: dict, n_variables: int) -> tuple[float, float, float, list[str]]:
+    """Medians over a few variables: bulk ESS of the RB terms and of the indicators, and their MCSE ratio.
+
+    arviz's bulk ESS of the per-step RB terms and of the draws' indicators, and
+    the ratio of the Monte Carlo standard errors of their means (``sd / sqrt(ESS)``,
+    RB over plain).
+
+    The ESS of each series is relative to its own variance, and the terms vary
+    less than the indicators: the standard-error ratio is what the estimator buys.
+    The variables: the ``n_variables`` free ones whose exact marginal is least
+    certain (largest entropy), each followed through its most probable state; the
+    window is the run of consecutive ``rb_checkpoints`` at the end of the chains
+    (:meth:`~prunelab.SampleResult.rao_blackwell_terms`).
+    """
+    from prunelab.diagnostics import convergence_summary
+
+    entropy = {v: float(-(p[p > 0] * np.log(p[p > 0])).sum()) for v, p in exact.items()}
+    chosen = sorted((v for v in entropy if exact[v].max() < 0.999), key=entropy.get, reverse=True)[:n_variables]
+    rb, plain, mcse = [], [], []
+    for v in chosen:
+        s = int(np.argmax(exact[v]))
+        steps, terms = result.rao_blackwell_terms(v)
+        indicator = result.draws[:, steps - 1, result.variables.index(v)] == s
+        rb.append(convergence_summary(terms[:, :, s])["ess_bulk"])
+        plain.append(convergence_summary(indicator)["ess_bulk"])
+        mcse.append((terms[:, :, s].std() / np.sqrt(rb[-1])) / (indicator.std() / np.sqrt(plain[-1])))
+    if not chosen:
+        return np.nan, np.nan, np.nan, chosen
+    return float(np.nanmedian(rb)), float(np.nanmedian(plain)), float(np.nanmedian(mcse)), chosen
+
+
+def network_row(label: str, evidence_label: str, load, args) -> dict:
+    """Cost per step (RB / plain), AHD at equal draws and ESS of one network with ``uniform="auto"``."""
+    tic = time.perf_counter()
+    bn, evidence = load()
+    exact = exact_marginals(bn, evidence)
+    net = compile_network(bn, evidence)
+    x0 = initial_state(np.random.default_rng(2), bn, evidence=evidence)  # the network: exact fallback
+    prune.run_chain(np.random.default_rng(0), net, x0, 3, "auto", rb_checkpoints=[3])  # warm, plan compiled
+    x0 = prune.run_chain(np.random.default_rng(3), net, x0, max(args.burn_in // 10, 100), "auto").draws[-1]
+    n = 50
+    while True:
+        t, _ = cpu_seconds(net, x0, n, 1, False, "auto")
+        if t > args.seconds / 4 or n > 10**7:
+            break
+        n *= 4
+    rate = n / max(t, 1e-9)
+    n = max(int(rate * args.seconds), 50)
+    plain, out = cpu_seconds(net, x0, n, args.repeats, False, "auto")
+    with_rb, out_rb = cpu_seconds(net, x0, n, args.repeats, True, "auto")
+    assert np.array_equal(out.draws, out_rb.draws)
+    n_draws = int(np.clip(rate * args.chain_seconds, args.min_draws, args.draws))
+    card = int(net.cardinality.sum())
+    window = int(np.clip(8_000_000 // (card * args.chains), 100, min(n_draws - 1, 4_000)))
+    log_cps = np.unique(np.geomspace(min(100, n_draws), n_draws - window, 3).astype(np.int64))
+    cps = np.unique(np.concatenate([log_cps, np.arange(n_draws - window, n_draws + 1)]))
+    result = sample(bn, "prune", n_draws, n_chains=args.chains, evidence=evidence, seed=args.seed, uniform="auto",
+                    rb_checkpoints=cps, traps="off", n_jobs=1, progress=False)
+    last = [n_draws]
+    ahd = {}
+    for estimator in ("empirical", "rao_blackwell"):
+        h = np.zeros(args.chains)
+        for v, p in exact.items():
+            h += hellinger(result.running_marginals(v, last, estimator)[:, 0], p)
+        ahd[estimator] = h / len(exact)
+    ratio = ahd["rao_blackwell"].mean() / ahd["empirical"].mean()
+    se = ratio * np.sqrt((ahd["rao_blackwell"].std(ddof=1) / ahd["rao_blackwell"].mean()) ** 2
+                         + (ahd["empirical"].std(ddof=1) / ahd["empirical"].mean()) ** 2) / np.sqrt(args.chains)
+    ess_rb, ess_plain, mcse_ratio, chosen = ess_pair(result, exact, args.ess_variables)
+    return {"network": label, "evidence": evidence_label, "n_free": len(exact), "median_size": float(np.median(
+            out.size)), "cost": with_rb / plain, "steps_per_second": n / plain, "draws": n_draws, "window": window,
+            "ahd_plain": float(ahd["empirical"].mean()), "ahd_rb": float(ahd["rao_blackwell"].mean()),
+            "ahd_ratio": float(ratio), "ahd_se": float(se), "ess_rb": ess_rb, "ess_plain": ess_plain,
+            "ess_ratio": ess_rb / ess_plain, "mcse_ratio": mcse_ratio, "ess_variables": len(chosen),
+            "wall": time.perf_counter() - tic}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short timings, fewer draws")
@@ -154,17 +252,25 @@ def main(argv=None) -> None:
     parser.add_argument("--chains", type=int, default=20)
     parser.add_argument("--draws", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=2017)
-    parser.add_argument("--skip", choices=("cost", "ahd"), help="leave one measurement out")
+    parser.add_argument("--only", choices=("cost", "ahd", "networks"), action="append",
+                        help="run only this measurement (repeatable); default: all three")
+    parser.add_argument("--chain-seconds", type=float, default=1.5,
+                        help="networks: draws per chain are about this many seconds of plain steps")
+    parser.add_argument("--min-draws", type=int, default=1_000, help="networks: at least this many draws per chain")
+    parser.add_argument("--ess-variables", type=int, default=3, help="networks: variables whose ESS is compared")
+    parser.add_argument("--network", action="append", help="networks: only these (repeatable)")
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.repeats, args.burn_in, args.draws = 0.3, 1, 1_000, 2_000
+        args.chain_seconds, args.min_draws = 0.2, 500
+    only = set(args.only or ("cost", "ahd", "networks"))
 
     print(f"prunelab Rao-Blackwell prune benchmark: numba {numba.__version__}, numpy {np.__version__}, "
           f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}")
     if hasattr(os, "getloadavg"):
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (rates per CPU second)")
-    if args.skip != "cost":
+    if "cost" in only:
         print(f"\ncost per step, stationary start (target RB/plain <= {COST_TARGET} with uniform='count')")
         print(f"  {'network':<10}{'evidence':<10}{'count/s':>10}{'RB/s':>10}{'RB/plain':>9}"
               f"{'auto/s':>10}{'RB/s':>10}{'RB/plain':>9}{'med|S|':>8}{'mean|S|':>9}")
@@ -175,7 +281,7 @@ def main(argv=None) -> None:
                 (cp, cr, cq), (ap, ar, aq) = r["count"], r["auto"]
                 print(f"  {r['network']:<10}{r['evidence']:<10}{cp:>10,.0f}{cr:>10,.0f}{cq:>9.2f}{ap:>10,.0f}"
                       f"{ar:>10,.0f}{aq:>9.2f}{r['median_size']:>8.3g}{r['mean_size']:>9.3g}{flag}", flush=True)
-    if args.skip != "ahd":
+    if "ahd" in only:
         print(f"\nAHD at equal draws, {args.chains} chains, forward starts, uniform='auto' "
               f"(target RB/plain <= {AHD_TARGET} on alarm, win95pts with 25 % evidence)")
         print(f"  {'network':<10}{'evidence':<10}{'t':>8}{'AHD plain':>11}{'AHD RB':>10}{'RB/plain':>10}"
@@ -185,6 +291,24 @@ def main(argv=None) -> None:
             for k, t in enumerate(r["t"]):
                 print(f"  {r['network']:<10}{r['evidence']:<10}{t:>8}{r['plain'][k]:>11.4f}{r['rb'][k]:>10.4f}"
                       f"{r['ratio'][k]:>10.3f}{r['se'][k]:>7.3f}{r['median_size']:>8.3g}", flush=True)
+    if "networks" in only:
+        chains = args.chains if args.chains != 20 else 8
+        args.chains = 4 if args.quick else chains
+        print(f"\nper network, uniform='auto', forward starts: cost per step RB/plain (best CPU of {args.repeats}), "
+              f"AHD at T draws ({args.chains} chains, mean over chains, RB/plain +- se), arviz bulk ESS of the "
+              f"per-step RB terms / of the indicators over the last W steps and the ratio of the standard errors "
+              f"of their means (MCSE, RB/plain; medians over the {args.ess_variables} least certain variables)")
+        print(f"  {'network':<12}{'ev':<6}{'free':>5}{'med|S|':>9}{'steps/s':>10}{'cost':>6}{'T':>7}"
+              f"{'AHD plain':>11}{'AHD RB':>9}{'RB/plain':>9}{'+-se':>6}{'W':>6}{'ESS RB':>8}{'ESS pl':>8}"
+              f"{'ratio':>7}{'MCSE':>6}{'wall':>6}")
+        cases = [c for c in network_cases() if args.network is None or c[0] in args.network]
+        for label, evidence_label, load in cases:
+            r = network_row(label, evidence_label, load, args)
+            print(f"  {r['network']:<12}{r['evidence']:<6}{r['n_free']:>5}{r['median_size']:>9.3g}"
+                  f"{r['steps_per_second']:>10,.0f}{r['cost']:>6.2f}{r['draws']:>7}{r['ahd_plain']:>11.4f}"
+                  f"{r['ahd_rb']:>9.4f}{r['ahd_ratio']:>9.3f}{r['ahd_se']:>6.3f}{r['window']:>6}"
+                  f"{r['ess_rb']:>8.0f}{r['ess_plain']:>8.0f}{r['ess_ratio']:>7.2f}{r['mcse_ratio']:>6.2f}"
+                  f"{r['wall']:>6.0f}", flush=True)
 
 
 if __name__ == "__main__":

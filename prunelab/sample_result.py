@@ -258,6 +258,73 @@ class SampleResult:
             return self.rb_sums[:, where, lo:lo + card] / cps[None, :, None]
         raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
 
+    def rao_blackwell_terms(self, variable: str, window=None) -> tuple[np.ndarray, np.ndarray]:
+        """The per-step Rao-Blackwell terms of a window: ``P(x_i | x_-i^(t))`` (Gibbs), ``E[1{X_i = s} | S_t]`` (prune).
+
+        Kept only where ``sample`` was asked for the running sums at every step of the
+        window: pass consecutive ``rb_checkpoints`` (e.g. ``np.arange(t0, t1 + 1)``
+        for the steps ``t0 + 1 .. t1``, or from 1). Each term is the difference of two
+        consecutive running sums (exact up to rounding, about ``t * 1e-16``). Their
+        autocorrelation gives the effective sample size of the Rao-Blackwell
+        estimator, as the draws' indicators give that of the plain one.
+
+        Parameters
+        ----------
+        variable : str
+        window : (int, int), optional
+            The first and the last step wanted (``1 <= first <= last <= n_draws``);
+            default: the longest run of consecutive checkpoints ending at the last one.
+
+        Returns
+        -------
+        steps : int64 (step,)
+        terms : float64 (chain, step, n_states)
+            Each row sums to 1.
+
+        Raises
+        ------
+        ValueError
+            No sums recorded, or a step of the window (or the one before it) is not a
+            recorded checkpoint: the message says which ``rb_checkpoints`` to pass.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("blood_pressure"), "prune", 6, seed=1, rb_checkpoints=np.arange(3, 7))
+        >>> steps, terms = result.rao_blackwell_terms("Lifestyle")
+        >>> steps.tolist(), terms.shape
+        ([4, 5, 6], (1, 3, 2))
+        """
+        lo = self.state_offsets[self._column(variable)]
+        if self.rb_sums is None:
+            raise self._no_sums()
+        recorded = np.asarray(self.rb_checkpoints, dtype=np.int64)
+        with_zero = np.concatenate([[0], recorded])  # the sums before the first step are zero
+        sums = np.concatenate([np.zeros_like(self.rb_sums[:, :1]), self.rb_sums], axis=1)
+        if window is None:
+            gaps = np.flatnonzero(np.diff(with_zero) != 1)
+            start = int(gaps[-1]) + 1 if gaps.size else 0
+            if start == with_zero.size - 1:
+                raise ValueError("the recorded rb_checkpoints end with no two consecutive steps: pass "
+                                 "rb_checkpoints=np.arange(t0, t1 + 1) to keep the terms of steps t0 + 1 .. t1")
+            first, last = int(with_zero[start]) + 1, int(with_zero[-1])
+        else:
+            first, last = (int(w) for w in window)
+            if not 1 <= first <= last <= self.n_draws:
+                raise ValueError(f"window must be (first, last) with 1 <= first <= last <= {self.n_draws}, "
+                                 f"got {window!r}")
+        wanted = np.arange(first - 1, last + 1)
+        where = np.searchsorted(with_zero, wanted)
+        ok = (where < with_zero.size) & (with_zero[np.minimum(where, with_zero.size - 1)] == wanted)
+        if not ok.all():
+            raise ValueError(f"the running sums after step(s) {wanted[~ok][:5].tolist()} were not recorded: pass "
+                             f"rb_checkpoints=np.arange({max(first - 1, 1)}, {last + 1}) to keep the terms of "
+                             f"steps {first} .. {last}")
+        block = sums[:, where, lo:lo + len(self.states[variable])]
+        return wanted[1:], np.diff(block, axis=1)
+
     def _no_sums(self) -> ValueError:
         """The error for an estimate that needs Rao-Blackwell sums this result lacks, with the reason."""
         try:

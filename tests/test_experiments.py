@@ -35,6 +35,7 @@ N_TINY_RUNS = 5 * TINY.n_runs
 TIMING_COLUMNS = {
     "init_seconds", "sample_seconds", "seconds_per_draw", "cpu_seconds", "seconds_to_target",
     "seconds_to_target_free", "seconds_below_target", "ess_per_second",
+    "sample_seconds_rb", "seconds_per_draw_rb", "seconds_to_target_rb",
 }
 TABLES = ("curves", "runs", "final_marginals", "summary")
 
@@ -119,11 +120,11 @@ def test_reference_sweep_writes_tidy_tables(reference):
     assert len(curves) == N_TINY_RUNS * TINY.checkpoints.size
     assert {"case", "network", "evidence", "sampler", "run", "t", "estimate_0", "hellinger_query", "hellinger_all",
             "estimate_rb_0", "hellinger_all_rb"} <= set(curves.columns)
-    # the running estimates are distributions; Rao-Blackwell columns only for Gibbs
+    # the running estimates are distributions; Rao-Blackwell columns for Gibbs and prune, not Metropolis
     k = curves[["estimate_0", "estimate_1"]].sum(axis=1)
     np.testing.assert_allclose(k, 1.0)
-    assert curves.loc[curves.sampler != "gibbs", "estimate_rb_0"].isna().all()
-    assert curves.loc[curves.sampler == "gibbs", "estimate_rb_0"].notna().all()
+    assert curves.loc[curves.sampler == "metropolis", "estimate_rb_0"].isna().all()
+    assert curves.loc[curves.sampler != "metropolis", "estimate_rb_0"].notna().all()
     summary = pd.read_parquet(out / "summary.parquet").set_index("case")
     assert len(summary) == 5
     assert {"alpha", "alpha_free", "seconds_to_target", "ahd_query", "ahd_all", "ess_bulk"} <= set(summary.columns)

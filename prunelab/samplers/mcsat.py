@@ -42,6 +42,14 @@ seed ``uniform="exact"`` gives prune sampling's chain (up to the rounding of
 ``exp(log c)``) with ``uniform="count"``, the exact draw both use. :func:`step`
 (numpy reference) and :func:`run_chain` (numba) consume the generator identically.
 
+Rao-Blackwell estimate. With ``uniform="exact"`` the next state is uniform on ``M``,
+so ``E[1{X_i = s} | M]`` is the share of ``M``'s members with ``X_i = s``: the same
+downward pass over the count's tables as prune sampling's estimator
+(:mod:`.prune_rb`). ``run_chain(..., rb_checkpoints=...)`` records its running sums
+(``SampleResult.marginals(estimator="rao_blackwell")``); it draws no random number,
+so the draws are those of the plain chain. SampleSAT and the solver draws are not
+exactly uniform on ``M`` and have no estimate (:func:`rao_blackwell_refusal`).
+
 References
 ----------
 .. [1] H. Poon and P. Domingos, "Sound and efficient inference with probabilistic
@@ -63,6 +71,8 @@ from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork
 from .chain import start_chain
 from .init import check_state
+from .prune_rb import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
+                       record_step_arrays)
 from .pruned_draws import pruned_draw
 from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_nb
 from .samplesat import samplesat_py
@@ -86,6 +96,7 @@ __all__ = [
     "MCSatPlan",
     "UNIFORM_STEPS",
     "RAO_BLACKWELL",
+    "rao_blackwell_refusal",
     "init",
     "step",
     "run_chain",
@@ -95,7 +106,7 @@ __all__ = [
 ]
 
 RAO_BLACKWELL = False
-"""MC-SAT has no Rao-Blackwell terms."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them for ``uniform="exact"``."""
 
 UNIFORM_STEPS = ("exact", "samplesat", "cmsgen", "unigen")
 """The uniform draws MC-SAT can use; from the third on, :data:`~prunelab.samplers.pruned_draws.PRUNED_DRAWS`."""
@@ -121,20 +132,48 @@ class MCSatInfo(NamedTuple):
         SampleSAT's flips (0 for the exact draw).
     n_found : int
         Solutions SampleSAT visited (0: none, the chain stayed); 1 for the exact draw.
+    conditionals : float64 (sum of cardinalities,)
+        ``E[1{X_i = s} | M]``, the Rao-Blackwell term, for ``uniform="exact"``; empty otherwise.
     """
 
     size: float
     n_flips: int
     n_found: int
+    conditionals: np.ndarray = np.zeros(0)
 
 
 class MCSatChain(NamedTuple):
-    """Output of :func:`run_chain`: ``draws`` (n_draws, n) and the :class:`MCSatInfo` fields per draw."""
+    """Output of :func:`run_chain`: ``draws`` (n_draws, n), the :class:`MCSatInfo` fields per draw.
+
+    ``rb_checkpoints``, ``rb_sums``: the running Rao-Blackwell sums when asked
+    (``uniform="exact"``), else None, as :class:`~prunelab.samplers.prune.PruneChain`'s.
+    """
 
     draws: np.ndarray
     size: np.ndarray
     n_flips: np.ndarray
     n_found: np.ndarray
+    rb_checkpoints: np.ndarray | None = None
+    rb_sums: np.ndarray | None = None
+
+
+def rao_blackwell_refusal(options: dict) -> str | None:
+    """Why MC-SAT with these options has no Rao-Blackwell estimate, or None if it has one (``uniform="exact"``).
+
+    Examples
+    --------
+    >>> from prunelab.samplers.mcsat import rao_blackwell_refusal
+    >>> rao_blackwell_refusal({}) is None
+    True
+    >>> print(rao_blackwell_refusal({"uniform": "samplesat"}))  # doctest: +ELLIPSIS
+    MC-SAT with uniform='samplesat' has no Rao-Blackwell estimate...
+    """
+    uniform = options.get("uniform", "exact")
+    if uniform == "exact":
+        return None
+    return (f"MC-SAT with uniform={uniform!r} has no Rao-Blackwell estimate (its draw is not exactly uniform on "
+            "M, so the shares of M's members are not its conditional expectation); use uniform='exact', "
+            "or estimator='empirical'")
 
 
 class MCSatPlan(NamedTuple):
@@ -393,7 +432,7 @@ def step(
     if mode == 0:
         size, _, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, COUNT, DEFAULT_N_CANDIDATES,
                                      DEFAULT_MAX_RESTARTS, plan.uniform.node_budget)
-        return MCSatState(y), MCSatInfo(float(size), 0, 1)
+        return MCSatState(y), MCSatInfo(float(size), 0, 1, pruned_set_marginals(net, plan.uniform, label_kept))
     c = plan.clauses
     n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
     best[:] = x
@@ -411,9 +450,10 @@ def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause
                     movable, is_movable, kept, label_kept, x, y, n_draws,
                     sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa,
                     n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
-                    draws, sizes, flips, founds):
+                    draws, sizes, flips, founds, rb):
     n = x.shape[0]
     cardinality = net.cardinality
+    rb_on = rb.checkpoints.shape[0] > 0  # only with mode 0: the count's tables are fresh after the draw
     for t in range(n_draws):
         _select_nb(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
                    clause_label, x, kept, label_kept)
@@ -425,6 +465,14 @@ def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause
             sizes[t] = size
             flips[t] = 0
             founds[t] = 1
+            if rb_on:
+                count_marginals_arrays(uplan.table_ptr, uplan.step_scope_ptr, uplan.step_scope_var,
+                                       uplan.step_scope_card, rb.message_ptr, rb.message_input, uplan.step_input_ptr,
+                                       uplan.step_input_factor, uplan.input_stride_ptr, uplan.input_stride,
+                                       uplan.factor_ptr, uplan.n_indicator, uplan.gather_ptr, uplan.gather,
+                                       ws.factors, ws.tables, rb.reached, rb.listed, rb.n_listed, rb.index,
+                                       rb.offsets, rb.running)
+                record_step_arrays(rb.checkpoints, rb.sums, rb.running, rb.progress)
             for i in range(n):
                 x[i] = y[i]
         else:
@@ -459,6 +507,7 @@ def run_chain(
     max_flips: int = ALCHEMY_DEFAULTS.max_flips,
     late_sa: bool = ALCHEMY_DEFAULTS.late_sa,
     plan: MCSatPlan | None = None,
+    rb_checkpoints=None,
 ) -> MCSatChain:
     """``n_draws`` MC-SAT steps from ``x0`` (numba path).
 
@@ -472,6 +521,9 @@ def run_chain(
     n_draws : int
     uniform, sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, plan
         As in :func:`step`.
+    rb_checkpoints : array_like of int, optional
+        Strictly increasing step counts in ``1..n_draws`` at which the running sums
+        of ``E[1{X_i = s} | M]`` are copied out (``uniform="exact"`` only).
 
     Returns
     -------
@@ -479,6 +531,9 @@ def run_chain(
 
     Raises
     ------
+    ValueError
+        ``rb_checkpoints`` with a ``uniform`` that has no estimate (:func:`rao_blackwell_refusal`),
+        or checkpoints out of order or range.
     InfeasibleStateError
         ``x0`` has ``P(x0, e) = 0``.
     EvidenceError
@@ -502,8 +557,12 @@ def run_chain(
     """
     mode = _check_uniform(uniform)
     options = _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform)
+    if rb_checkpoints is not None and (why := rao_blackwell_refusal({"uniform": uniform})) is not None:
+        raise ValueError(f"{why}; drop rb_checkpoints")
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = mcsat_plan(net, uniform) if plan is None else plan
+    rb = NO_RAO_BLACKWELL if rb_checkpoints is None else rao_blackwell_sums(net, plan.uniform, rb_checkpoints,
+                                                                            n_draws)
     c, index = plan.clauses, plan.index
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.zeros(n_draws, dtype=np.int64)
@@ -519,6 +578,6 @@ def run_chain(
         c.clause_ptr, c.literal_var, c.literal_value, c.literal_equal, c.label, index.var_ptr,
         index.var_clause, index.var_literal, plan.movable, plan.is_movable, plan.base_kept.copy(),
         plan.base_label_kept.copy(), x, x.copy(), n_draws, *options,
-        *_samplesat_workspace(plan, net.n_variables), draws, sizes, flips, founds,
+        *_samplesat_workspace(plan, net.n_variables), draws, sizes, flips, founds, rb,
     )
-    return MCSatChain(draws, sizes, flips, founds)
+    return MCSatChain(draws, sizes, flips, founds, *rb.output(net))

@@ -46,7 +46,8 @@ from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
 from .peers import PEERS
-from .tables import consolidate, format_paper_tables, is_trapped, load_results, paper_table, summarise_case
+from .tables import (consolidate, estimator_table, format_paper_tables, is_trapped, load_results, paper_table,
+                     summarise_case)
 
 EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
@@ -74,6 +75,7 @@ __all__ = [
     "case_fingerprint",
     "case_key",
     "consolidate",
+    "estimator_table",
     "format_paper_tables",
     "is_trapped",
     "get_profile",

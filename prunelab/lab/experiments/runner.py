@@ -35,7 +35,7 @@ from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_ca
 from .tables import consolidate
 
 __all__ = [
-    "reproduce", "simulate_run", "ReproduceReport",
+    "reproduce", "simulate_run", "rao_blackwell_mode", "ReproduceReport",
     "SweepInterrupted", "check_root_seed", "stop_workers",
 ]
 
@@ -83,7 +83,8 @@ def simulate_run(
     query marginal (all states), its Hellinger distance to the exact marginal, the
     mean over free variables of the Hellinger distance of each one's running
     estimate ("all variables"), the Rao-Blackwellised versions for samplers that
-    have them, final estimates of every marginal, the seconds, the query draws, and
+    have them (prune sampling's from a second chain of the same seed, timed apart:
+    :func:`rao_blackwell_mode`), final estimates of every marginal, the seconds, the query draws, and
     the variables the chain was stuck on (``SampleResult.trap.stuck``; sampled with
     ``traps="record"``, so a trapped run is recorded, not warned about).
 
@@ -111,22 +112,29 @@ def simulate_run(
     exact = case_exact_marginals(case)
     cps = np.asarray(checkpoints, dtype=np.int64)
     options = dict(case.options)
-    rao_blackwell = bool(getattr(get_sampler(case.sampler), "RAO_BLACKWELL", False))
-    if rao_blackwell:
-        options["rb_checkpoints"] = cps
+    always, on_request = rao_blackwell_mode(case.sampler, options)
     init = case.init if case.init != "fixed" else np.asarray(start, dtype=np.int64)
     seed = run_seed(root_seed, case, run)
-    result = sample(
-        bn, case.sampler, n_draws, n_chains=1, evidence=evidence, init=init, seed=seed,
-        n_jobs=1, progress=False, traps="record", **options,
-    )
+
+    def chain(**rb):
+        return sample(bn, case.sampler, n_draws, n_chains=1, evidence=evidence, init=init,
+                      seed=run_seed(root_seed, case, run), n_jobs=1, progress=False, traps="record", **options, **rb)
+
+    result = chain(**({"rb_checkpoints": cps} if always else {}))
+    result_rb = result if always else None
+    if on_request:  # the same chain again (same seed, same draws), timed with the Rao-Blackwell pass
+        result_rb = chain(rb_checkpoints=cps)
+        if not np.array_equal(result_rb.draws, result.draws):
+            raise RuntimeError(f"{case.id} run {run}: the chain with rb_checkpoints drew other states than the "
+                               "plain chain of the same seed (the Rao-Blackwell pass must not draw)")
     draws = result.draws[0]  # (T, variable)
     query = case.query_variable
     qi = bn.index(query)
     n_states = len(bn.states[query])
 
     def curves(estimator):
-        running = {v: result.running_marginals(v, cps, estimator=estimator)[0] for v in exact}
+        source = result_rb if estimator == "rao_blackwell" else result
+        running = {v: source.running_marginals(v, cps, estimator=estimator)[0] for v in exact}
         query_est = running[query]
         h_all = mean_hellinger_over_variables(running, exact)
         return query_est, np.asarray(hellinger(query_est, exact[query])), np.asarray(h_all)
@@ -152,6 +160,7 @@ def simulate_run(
         "init_used": result.inits_used[0],
         "init_seconds": float(result.init_seconds[0]),
         "sample_seconds": float(result.sample_seconds[0]),
+        "sample_seconds_rb": None if result_rb is None else float(result_rb.sample_seconds[0]),
         "stats": _json_dumps(_stat_means({k: v[0] for k, v in result.stats.items()})),
         "start_state": result.initial_states[0].tolist(),
         "t": cps.tolist(),
@@ -162,15 +171,41 @@ def simulate_run(
         "query_draws": draws[:, qi].astype(np.int8).tobytes(),
         "stuck": list(result.trap.stuck),
     }
-    if rao_blackwell:
+    if result_rb is not None:
         estimate_rb, h_query_rb, h_all_rb = curves("rao_blackwell")
         record.update(
             estimate_rb=estimate_rb.ravel().tolist(),
             hellinger_query_rb=h_query_rb.tolist(),
             hellinger_all_rb=h_all_rb.tolist(),
-            final_marginals_rb=(result.rb_sums[0, -1] / cps[-1]).tolist(),
+            final_marginals_rb=(result_rb.rb_sums[0, -1] / cps[-1]).tolist(),
         )
     return record
+
+
+def rao_blackwell_mode(sampler: str, options: dict) -> tuple[bool, bool]:
+    """``(always, on_request)``: how a run of ``sampler`` gets its Rao-Blackwell estimate.
+
+    ``always``: the sampler records the sums in every chain (``RAO_BLACKWELL = True``,
+    Gibbs), so the one chain is timed with them, as the paper timed Gibbs.
+    ``on_request``: it records them only when asked (``rao_blackwell_refusal(options)``
+    is None: prune sampling, MC-SAT with exact draws); the run then computes the
+    chain twice from the same seed, plain (``sample_seconds``) and with the sums
+    (``sample_seconds_rb``), so that Table 3 has each estimator at its own cost.
+    Neither: no Rao-Blackwell estimate (Metropolis).
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments.runner import rao_blackwell_mode
+    >>> rao_blackwell_mode("gibbs", {}), rao_blackwell_mode("prune", {}), rao_blackwell_mode("metropolis", {})
+    ((True, False), (False, True), (False, False))
+    >>> rao_blackwell_mode("prune", {"uniform": "heuristic"})
+    (False, False)
+    """
+    module = get_sampler(sampler)
+    if getattr(module, "RAO_BLACKWELL", False):
+        return True, False
+    refusal = getattr(module, "rao_blackwell_refusal", None)
+    return False, refusal is not None and refusal(options) is None
 
 
 def quiet_worker() -> None:

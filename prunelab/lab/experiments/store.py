@@ -75,11 +75,12 @@ RUN_SCHEMA = pa.schema(
         ("init_used", pa.string()),
         ("init_seconds", _f64),
         ("sample_seconds", _f64),
+        ("sample_seconds_rb", _f64),  # the chain that recorded the Rao-Blackwell sums (runner.rao_blackwell_mode)
         ("stats", pa.string()),  # JSON: per-run means of the sampler's per-draw statistics
         ("start_state", pa.list_(pa.int64())),
         ("t", pa.list_(pa.int64())),
         ("estimate", _list_f64),  # (checkpoint, state), row-major
-        ("estimate_rb", _list_f64),  # Gibbs only, else null
+        ("estimate_rb", _list_f64),  # samplers with a Rao-Blackwell estimate (Gibbs, prune), else null
         ("hellinger_query", _list_f64),
         ("hellinger_query_rb", _list_f64),
         ("hellinger_all", _list_f64),

@@ -4,8 +4,8 @@
 
 ``curves.parquet``
     one row per (case, run, checkpoint ``t``), values as float32: ``estimate_<k>`` the running estimate
-    of ``P(query = k)``, ``estimate_rb_<k>`` its Rao-Blackwellised version (Gibbs; else
-    null), ``hellinger_query`` (and ``_rb``) the Hellinger distance of the query
+    of ``P(query = k)``, ``estimate_rb_<k>`` its Rao-Blackwellised version (Gibbs and
+    prune; else null), ``hellinger_query`` (and ``_rb``) the Hellinger distance of the query
     marginal to the exact one, ``hellinger_all`` (and ``_rb``) the mean of that
     distance over all free variables. Averaging over runs gives the paper's AHD(t).
 ``runs.parquet``
@@ -24,16 +24,20 @@ Columns of ``summary.parquet``
     sigma_t of the query state's running estimate, ``t >= t_min`` (10);
     ``alpha_low``/``alpha_high`` a 95 % bootstrap interval over runs.
 ``alpha_free``, ``beta_free``, ``delta_free``
-    The same with delta fitted. ``alpha_rb`` (Gibbs): fixed-delta fit of the
+    The same with delta fitted. ``alpha_rb`` (Gibbs, prune): fixed-delta fit of the
     Rao-Blackwellised estimate. ``alpha_note``: why a fit is missing.
 ``alpha_iid``
     ``sqrt(p (1 - p))`` for the exact ``p``: the alpha of independent draws.
 ``seconds_per_draw``, ``init_seconds``
     Means over runs. ``cpu_seconds``: the case's total init + sampling time.
+    ``seconds_per_draw_rb``: of the chains that recorded the Rao-Blackwell sums
+    (Gibbs: the same chains; prune: a second chain of the same seed, see
+    :func:`~prunelab.lab.experiments.runner.rao_blackwell_mode`).
 ``draws_to_target``, ``seconds_to_target``
     :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 3);
-    ``_free`` from ``alpha_free``. ``t_below_target``: first checkpoint with
-    sigma_t <= 0.01 (fit-free; null if never), ``seconds_below_target`` its cost.
+    ``_free`` from ``alpha_free``; ``_rb`` from ``alpha_rb`` at ``seconds_per_draw_rb``.
+    ``t_below_target``: first checkpoint with sigma_t <= 0.01 (fit-free; null if
+    never), ``seconds_below_target`` its cost.
 ``ahd_query``, ``ahd_all`` (and ``_rb``)
     AHD at ``T`` for the query and averaged over all free variables.
 ``rhat``, ``ess_bulk``, ``ess_tail``, ``ess_per_second``, ``constant_chains``
@@ -72,7 +76,8 @@ from . import store
 from .cases import prepare_case, results_dir
 from .specs import CaseSpec, Profile, case_key, get_profile
 
-__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "format_paper_tables", "is_trapped"]
+__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "estimator_table", "format_paper_tables",
+           "is_trapped"]
 
 TRAPPED_MARK = " !"
 """Appended by :func:`format_paper_tables` to our alpha and time of a trapped case."""
@@ -166,16 +171,20 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     init_seconds = runs["init_seconds"].to_numpy(float)
     per_draw = float(sample_seconds.mean() / n_draws)
     init_mean = float(init_seconds.mean())
+    seconds_rb = runs["sample_seconds_rb"].to_numpy(float) if "sample_seconds_rb" in runs else np.full(n_runs, np.nan)
+    per_draw_rb = float(seconds_rb.mean() / n_draws) if rb and np.isfinite(seconds_rb).all() else np.nan
     row.update(
         seconds_per_draw=per_draw,
+        seconds_per_draw_rb=per_draw_rb,
         init_seconds=init_mean,
         cpu_seconds=float(sample_seconds.sum() + init_seconds.sum()),
     )
-    for suffix, fit in (("", fixed), ("_free", free)):
-        if fit is None:
+    for suffix, alpha, cost_per_draw in (("", row["alpha"], per_draw), ("_free", row["alpha_free"], per_draw),
+                                         ("_rb", alpha_rb, per_draw_rb)):
+        if np.isnan(alpha) or np.isnan(cost_per_draw):
             row[f"draws_to_target{suffix}"] = row[f"seconds_to_target{suffix}"] = np.nan
         else:
-            cost = time_to_sigma(fit.alpha, per_draw, init_mean, target=profile.target)
+            cost = time_to_sigma(alpha, cost_per_draw, init_mean, target=profile.target)
             row[f"draws_to_target{suffix}"] = cost.draws
             row[f"seconds_to_target{suffix}"] = cost.seconds
     below = first_checkpoint_below(t, sigma, target=profile.target, t_min=profile.t_min)
@@ -241,7 +250,8 @@ def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
 
 
 def _runs_table(runs: pd.DataFrame) -> pd.DataFrame:
-    columns = ["run", "query", "query_state", "n_draws", "init_used", "init_seconds", "sample_seconds"]
+    columns = ["run", "query", "query_state", "n_draws", "init_used", "init_seconds", "sample_seconds",
+               "sample_seconds_rb"]
     table = runs[_META + columns].copy()
     table["seconds_per_draw"] = table["sample_seconds"] / table["n_draws"]
     state = runs["query_state"].to_numpy()
@@ -423,6 +433,63 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
     return table
 
 
+ESTIMATOR_COLUMNS = {"alpha": ("alpha", "alpha_rb"), "seconds": ("seconds_to_target", "seconds_to_target_rb")}
+"""The summary columns of Tables 2 and 3 for the plain and the Rao-Blackwell estimator."""
+
+
+def estimator_table(summary: pd.DataFrame, which: str = "alpha", sampler: str = "prune") -> pd.DataFrame:
+    """Table 2 (``which="alpha"``) or Table 3 (``"seconds"``) of one sampler with both estimators, and the paper's.
+
+    The paper computed alpha and the time of Gibbs with the Rao-Blackwell estimator
+    (its eq. (3)) and those of prune sampling with the plain one; this table puts
+    one sampler's two estimators side by side. The Rao-Blackwell time is that of
+    the chains that recorded the sums (``seconds_to_target_rb``).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``summary.parquet``; forward-initialised cases are used.
+    which : {"alpha", "seconds"}
+    sampler : str
+        One of the paper's samplers with a Rao-Blackwell estimate (``"gibbs"``, ``"prune"``).
+
+    Returns
+    -------
+    DataFrame
+        Index: the paper's row labels; columns ``"plain"``, ``"rao_blackwell"``,
+        ``"ratio"`` (Rao-Blackwell over plain) and ``"paper"`` (as printed). Missing
+        cases are ``NaN``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``which``, or a ``sampler`` the paper's tables do not have.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from prunelab.lab.experiments import estimator_table
+    >>> summary = pd.DataFrame({"benchmark": ["asia_ev0"], "sampler": ["prune"], "init": ["forward"],
+    ...                         "alpha": [0.5], "alpha_rb": [0.4]})
+    >>> estimator_table(summary, "alpha").loc["Asia_ev0"].round(2).tolist()
+    [0.5, 0.4, 0.8, 0.42]
+    """
+    if which not in ESTIMATOR_COLUMNS:
+        raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")
+    if sampler not in PAPER_SAMPLERS:
+        raise ValueError(f"sampler must be one of the paper's {PAPER_SAMPLERS}, got {sampler!r}")
+    printed = PAPER_ALPHA if which == "alpha" else PAPER_SECONDS
+    forward = summary[summary["init"] == "forward"].set_index(["benchmark", "sampler"])
+    data = {}
+    for name, column in zip(("plain", "rao_blackwell"), ESTIMATOR_COLUMNS[which]):
+        values = forward[column] if column in forward else pd.Series(dtype=float)
+        data[name] = [float(values.get((b, sampler), np.nan)) for b in PAPER_BENCHMARKS]
+    table = pd.DataFrame(data, index=pd.Index([PAPER_LABELS[b] for b in PAPER_BENCHMARKS], name="network"))
+    table["ratio"] = table["rao_blackwell"] / table["plain"]
+    table["paper"] = [printed[b][sampler] for b in PAPER_BENCHMARKS]
+    return table
+
+
 def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> str:
     """Tables 2 and 3 as text, ours beside the paper's (for ``python -m prunelab tables``).
 
@@ -443,6 +510,12 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
         f"Table 3: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
         _marked(seconds, trapped, "{:.3g}"),
     ]
+    for which, title in (("alpha", "Table 2, prune sampling: alpha with the plain and the Rao-Blackwell estimator"),
+                         ("seconds", "Table 3, prune sampling: seconds to sigma_t = 0.01, each estimator at its "
+                                     "own cost per draw")):
+        both = estimator_table(summary, which, "prune")
+        if both["rao_blackwell"].notna().any():
+            lines += ["", title, both.to_string(float_format="{:.3g}".format, na_rep="-")]
     if trapped:
         lines += ["", f"{TRAPPED_MARK.strip()} trapped: R-hat infinite, or the query never changed in any run or was "
                   "stuck in some run; alpha and time describe the trap, not a rate of convergence"]
