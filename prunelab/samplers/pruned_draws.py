@@ -25,7 +25,16 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after"]
+__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if_cheaper", "CIRCUIT_UNITS_PER_ELEMENT",
+           "AUTO_CHEAPER_SECONDS"]
+
+CIRCUIT_UNITS_PER_ELEMENT = 4.0
+"""Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element costs per
+prune step: CPU time per step of ``uniform="circuit"`` per element over time per step of ``"count"`` per unit
+(``benchmarks/bench_auto_circuit.py``)."""
+
+AUTO_CHEAPER_SECONDS = 30.0
+"""Compile cap when ``uniform="auto"`` tries the circuit because it may be cheaper (the tables would serve)."""
 
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
@@ -61,4 +70,28 @@ def circuit_plan_after(net, refusal: Exception):
         inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS)  # cached for the plan below
     except CircuitTooLargeError as exc:
         raise TablesTooLargeError(f"{refusal} uniform='auto' then tried a circuit: {exc}") from None
+    return pruned_draw("circuit").plan(net)
+
+
+def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int):
+    """The circuit plan if a circuit step costs less than a counting step of ``count_units``, else None.
+
+    The circuit is cheaper when its size (elements) times :data:`CIRCUIT_UNITS_PER_ELEMENT` is below
+    ``count_units``: that size is the break-even. Every label pruned at random has an indicator in the circuit, so
+    it holds at least ``n_random_labels`` elements; below that break-even nothing is compiled. Otherwise the
+    compilation is capped at the break-even (elements alive while it compiles) and at :data:`AUTO_CHEAPER_SECONDS`:
+    it stops as soon as the tables are sure to win, and its refusal means None. The choice depends on sizes only
+    (and, past the time cap, on the machine's speed).
+    """
+    from ..circuit import CircuitTooLargeError, inference
+
+    break_even = int(count_units / CIRCUIT_UNITS_PER_ELEMENT)
+    if break_even < max(n_random_labels, 1):
+        return None
+    try:
+        circuit = inference.circuit_for(net, max_seconds=AUTO_CHEAPER_SECONDS, max_size=break_even)
+    except CircuitTooLargeError:
+        return None
+    if circuit.size >= break_even:  # compiled before, without this cap
+        return None
     return pruned_draw("circuit").plan(net)
