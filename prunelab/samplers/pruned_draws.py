@@ -28,10 +28,15 @@ from types import ModuleType
 __all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if_cheaper", "CIRCUIT_UNITS_PER_ELEMENT",
            "AUTO_CHEAPER_SECONDS"]
 
-CIRCUIT_UNITS_PER_ELEMENT = 4.0
-"""Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element costs per
-prune step: CPU time per step of ``uniform="circuit"`` per element over time per step of ``"count"`` per unit
-(``benchmarks/bench_auto_circuit.py``)."""
+CIRCUIT_UNITS_PER_ELEMENT = 6.0
+"""Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element is taken to
+cost per prune step. Measured (``benchmarks/bench_auto_circuit.py``, stationary CPU time per step, medians of 3):
+a circuit element costs 6.6-20 ns, a count unit 1.9-5.3 ns on the pgmpy networks and small grids but 6.6-19 ns on
+counts of 1e5-1e6 units; the two break even at 5.6 (90 % 12 x 12 grid, 12,052 units, 4,955 elements: the count
+2.4 times faster) and 6.0 (75 % 12 x 12, 97,653 units, 18,799 elements: count 1.15 times faster); past it the
+circuit wins by far (90 % 16 x 16: 123,150 units, 9,926 elements, 16 times faster; 75 % 16 x 16: 1,146,999 units,
+94,813 elements, 12 times faster). On asia, alarm and win95pts the circuit holds 3-15 elements per unit and is
+7-57 times slower."""
 
 AUTO_CHEAPER_SECONDS = 30.0
 """Compile cap when ``uniform="auto"`` tries the circuit because it may be cheaper (the tables would serve)."""
