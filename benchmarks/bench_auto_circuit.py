@@ -4,9 +4,9 @@ For each network (pgmpy networks by name, Sang-Beame-Kautz grids as ``sbk:RATIO:
 25 % evidence (``random_evidence(bn, 0.25, seed=7)``): the counting plan's work per step
 (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`), the circuit's size (elements) and compile time,
 and the stationary prune steps per CPU second with ``uniform="count"`` and ``uniform="circuit"`` (median of
-``--repeats`` interleaved runs of about ``--seconds`` each, from an exact posterior draw and a burn-in; numba compilation excluded), with
-nanoseconds per count unit and per circuit element. The rule of ``"auto"``
-(:data:`~prunelab.samplers.prune.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last column says what
+``--repeats`` interleaved runs of about ``--seconds`` each, from an exact posterior draw and a burn-in; numba
+compilation excluded), with nanoseconds per count unit and per circuit element. The rule of ``"auto"``
+(:data:`~prunelab.samplers.pruned_draws.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last column says what
 it picks.
 
 Run::
