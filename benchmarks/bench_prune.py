@@ -2,7 +2,7 @@
 
 Run::
 
-    .venv/bin/python benchmarks/bench_prune.py            # about two minutes
+    .venv/bin/python benchmarks/bench_prune.py            # about four minutes
     .venv/bin/python benchmarks/bench_prune.py --quick    # a few seconds per row
 
 For each network, without and with 25 % evidence (``random_evidence(bn, 0.25,
@@ -13,9 +13,11 @@ seed=7)``):
   ``uniform="auto"`` (Python call included) and its ``|S|``; the worst is printed.
   On win95pts ``|S|`` reaches 1e7-1e8 there; counting keeps it exact and fast.
 * **stationary rate**: after a burn-in of ``--burn-in`` steps, ``run_chain`` for
-  about ``--seconds`` per uniform method (best of ``--repeats``): steps per CPU
-  second and per wall second, the target (no evidence), mean and largest ``|S|``
-  seen, and the share of steps drawn by enumeration.
+  about ``--seconds`` per uniform method, ``--repeats`` times with the methods
+  interleaved (median): steps per CPU second and per wall second, the target (no
+  evidence), mean and largest ``|S|`` seen, the share of steps drawn by
+  enumeration, and the time per step of ``"auto"`` over that of the best pure
+  method (target: at most 1.05).
 
 Numba compilation is excluded (a warm-up first; kernels are cached on disk).
 """
@@ -40,7 +42,7 @@ from prunelab.samplers.init import initial_state  # noqa: E402
 TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}
 """Prune steps per second on one thread, stationary start, no evidence."""
 
-NETWORKS = ("alarm", "win95pts", "grid-8x8")
+NETWORKS = ("asia", "alarm", "win95pts", "grid-8x8")
 UNIFORMS = ("auto", "count", "enumerate")
 EVIDENCE_SEED = 7
 
@@ -58,8 +60,8 @@ def first_steps(net, n_starts: int, seed: int = 0):
     return worst_time, np.array(sizes)
 
 
-def rate(net, x0, uniform, seconds, repeats, seed=1):
-    """Best steps per CPU second (and the wall rate of that run) over ``repeats``."""
+def calibrate(net, x0, uniform, seconds, seed=1):
+    """Steps of one timed run of about ``seconds`` CPU seconds (after a warm-up)."""
     rng = np.random.default_rng(seed)
     prune.run_chain(rng, net, x0, 10, uniform)  # warm
     n = 200
@@ -69,29 +71,40 @@ def rate(net, x0, uniform, seconds, repeats, seed=1):
         if time.process_time() - tic > seconds / 4 or n > 10**7:
             break
         n *= 4
-    n = max(int(n * seconds / max(time.process_time() - tic, 1e-9)), 100)
-    best = None
-    for _ in range(repeats):
-        cpu, wall = time.process_time(), time.perf_counter()
-        out = prune.run_chain(rng, net, x0, n, uniform)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        if best is None or n / cpu > best[0]:
-            best = (n / cpu, n / wall, out)
-    return best
+    return max(int(n * seconds / max(time.process_time() - tic, 1e-9)), 100)
+
+
+def rates(net, x0, uniforms, seconds, repeats, seed=1):
+    """Median steps per CPU second (and wall) of every method, ``repeats`` runs interleaved (rotated order).
+
+    The machine is shared: interleaving spreads a load burst over all methods, and the median discards it.
+    """
+    n = {u: calibrate(net, x0, u, seconds, seed) for u in uniforms}
+    rng = np.random.default_rng(seed)
+    cpu = {u: [] for u in uniforms}
+    wall = {u: [] for u in uniforms}
+    last = {}
+    for r in range(repeats):
+        for u in uniforms[r % len(uniforms):] + uniforms[:r % len(uniforms)]:
+            tic_cpu, tic_wall = time.process_time(), time.perf_counter()
+            last[u] = prune.run_chain(rng, net, x0, n[u], u)
+            cpu[u].append(n[u] / (time.process_time() - tic_cpu))
+            wall[u].append(n[u] / (time.perf_counter() - tic_wall))
+    return {u: (float(np.median(cpu[u])), float(np.median(wall[u])), last[u]) for u in uniforms}
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short timings")
     parser.add_argument("--seconds", type=float, default=2.0, help="timing per repeat")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--burn-in", type=int, default=5_000)
     parser.add_argument("--starts", type=int, default=20, help="random-forward first steps timed")
     parser.add_argument("--networks", nargs="*", default=list(NETWORKS))
     parser.add_argument("--uniform", nargs="*", default=list(UNIFORMS))
     args = parser.parse_args(argv)
     if args.quick:
-        args.seconds, args.repeats, args.starts, args.burn_in = 0.3, 1, 5, 2_000
+        args.seconds, args.repeats, args.starts, args.burn_in = 0.3, 3, 5, 2_000
 
     print(f"prunelab prune benchmark: numba {numba.__version__}, numpy {np.__version__}, "
           f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
@@ -118,15 +131,17 @@ def main(argv=None) -> None:
             x0 = initial_state(np.random.default_rng(2), net, "forward")
             x0 = prune.run_chain(np.random.default_rng(3), net, x0, args.burn_in).draws[-1]
             print("  " + header)
-            for uniform in args.uniform:
-                cpu, wall, out = rate(net, x0, uniform, args.seconds, args.repeats)
+            measured = rates(net, x0, list(args.uniform), args.seconds, args.repeats)
+            pure = [measured[u][0] for u in measured if u != "auto"]
+            for uniform, (cpu, wall, out) in measured.items():
                 target = TARGETS.get(name) if not with_evidence else None
                 target_s = f"{target:>9,}" if target else f"{'':>9}"
                 ratio_s = f"{cpu / target:>6.1f}x" if target else f"{'':>7}"
                 print(f"  {name:<10}{label:<10}{uniform:<11}{cpu:>12,.0f}{wall:>10,.0f}{target_s}{ratio_s}"
                       f"{out.size.mean():>10.3g}{out.size.max():>10.3g}{np.mean(out.uniform_code == 0):>6.2f}",
                       flush=True)
-
+            if "auto" in measured and pure:
+                print(f"  auto / best pure method (time per step): {max(pure) / measured['auto'][0]:.3f}")
 
 if __name__ == "__main__":
     main()

@@ -110,7 +110,8 @@ _circuits: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECONDS) -> Circuit:
+def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECONDS,
+                max_size: int = MAX_CIRCUIT_SIZE) -> Circuit:
     """The circuit of ``net``, compiled on first use and cached by content (the last few networks).
 
     Exact inference and prune sampling's circuit draws share it. A compilation
@@ -121,6 +122,8 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
     net : CompiledNetwork
     max_seconds : float, default :data:`~prunelab.circuit.compiler.MAX_COMPILE_SECONDS`
         The compile cap, if it compiles now.
+    max_size : int, default :data:`~prunelab.circuit.compiler.MAX_CIRCUIT_SIZE`
+        The cap on the elements alive while it compiles, if it compiles now.
     """
     from ..samplers.uniform import network_key
 
@@ -129,7 +132,7 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
         if key in _circuits:
             _circuits.move_to_end(key)
             return _circuits[key]
-    circuit = compile_circuit(net, max_seconds=max_seconds)
+    circuit = compile_circuit(net, max_seconds=max_seconds, max_size=max_size)
     with _lock:
         _circuits[key] = circuit
         while len(_circuits) > _CACHE_SIZE:

@@ -15,8 +15,9 @@ One step from a state ``x`` (the paper's Algorithm 1):
    the uniform draw is made is chosen by ``uniform=`` (see
    :mod:`prunelab.samplers.uniform`): ``"enumerate"`` (the paper's exhaustive
    listing), ``"count"`` (variable elimination over 0/1 factors and backward
-   sampling), ``"auto"`` (enumerate while the search is small, count otherwise;
-   the default; past the counting plan's caps: the circuit), ``"circuit"``
+   sampling), ``"auto"`` (the default: count, and enumerate when the search is
+   predicted far cheaper; the circuit where a circuit step costs less than a
+   count or past the counting plan's caps, :func:`auto_choice`), ``"circuit"``
    (:mod:`prunelab.samplers.pruned_draws`) - all exactly uniform - or
    ``"heuristic"``, the paper's approximate method, which is biased.
 
@@ -51,7 +52,7 @@ from ..elimination import TablesTooLargeError
 from .chain import start_chain
 from .init import check_state
 from .prune_plans import BACKWARD_UNITS, NODE_UNITS, PrunePlan, compile_prune_plan, prune_plan
-from .pruned_draws import circuit_plan_after, pruned_draw
+from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw
 from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
                        pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
 from .pruning import prune_around_nb
@@ -63,6 +64,7 @@ from .uniform import (
     ENUMERATE,
     HEURISTIC,
     UNIFORM_NAMES,
+    PlanCache,
     SparseCount,
     make_workspace,
     uniform_index,
@@ -74,15 +76,22 @@ from .uniform.reference import uniform_draw_py
 __all__ = [
     "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
     "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
-    "auto_searches", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal", "uniform_and_plan",
-    "FIRST_PRUNED_DRAW",
+    "auto_searches", "auto_choice", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal",
+    "uniform_and_plan", "FIRST_PRUNED_DRAW",
 ]
 
 RAO_BLACKWELL = False
 """No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
 
-AUTO_SHARE = 0.5
-"""``"auto"`` searches when the predicted search costs at most this share of a count."""
+AUTO_SHARE = 0.125
+"""``"auto"`` searches when the predicted search costs at most this share of a count.
+
+Small because the prediction is weak: the last step's ``|S|`` times the last search's nodes per member misjudges
+the next search often (the search's dead ends dominate), and a search that runs out of its budget is paid on top
+of the count. Measured on stationary chains of every network of ``benchmarks/bench_prune.py``: even an oracle that
+knew each search's cost in advance would search on 11-41 % of the steps and save at most 17 %, and the rule at
+share 0.5 lost 1-9 % to pure counting (grid-8x8: 9 %); at 0.125 it loses under 1 % and still searches where
+counting is dear (a small ``|S|`` under big tables)."""
 
 
 class PruneState(NamedTuple):
@@ -162,8 +171,42 @@ FIRST_PRUNED_DRAW = 4
 """Codes from here on are the draws of :mod:`prunelab.samplers.pruned_draws`, in its order."""
 
 
+def _auto_plan(net: CompiledNetwork):
+    """``(code, plan)`` of ``uniform="auto"``: the counting plan, or the circuit (cheaper, or the tables refuse).
+
+    See :func:`~prunelab.samplers.pruned_draws.circuit_plan_if_cheaper`.
+    """
+    try:
+        plan = prune_plan(net)
+    except TablesTooLargeError as refusal:
+        return uniform_index("circuit"), circuit_plan_after(net, refusal)
+    circuit = circuit_plan_if_cheaper(net, plan.count_units, plan.random_label.size)
+    return (AUTO, plan) if circuit is None else (uniform_index("circuit"), circuit)
+
+
+_auto_plans = PlanCache(_auto_plan)
+
+
+def auto_choice(net: CompiledNetwork) -> str:
+    """The draw ``uniform="auto"`` makes on ``net``: ``"auto"`` (the counting plan) or ``"circuit"``.
+
+    Decided once per (network, evidence) from the counting plan's work per step and the circuit's size, and
+    cached: the circuit where a circuit step is cheaper than a count or where the tables refuse; otherwise the
+    counting plan, which counts and searches when the search is predicted far cheaper (:func:`auto_searches`).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.samplers.prune import auto_choice
+    >>> auto_choice(compile_network(load_network("asia")))  # small tables: no circuit is compiled
+    'auto'
+    """
+    return UNIFORM_NAMES[_auto_plans(net)[0]]
+
+
 def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
-    """The uniform draw's code and its plan: ``"auto"`` turns to the circuit where the counting plan refuses."""
+    """The uniform draw's code and its plan; ``"auto"``'s choice is :func:`auto_choice`."""
     code = uniform_index(uniform)
     own = isinstance(plan, PrunePlan)
     if code >= FIRST_PRUNED_DRAW or (plan is not None and not own):
@@ -172,12 +215,9 @@ def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
         return code, (pruned_draw(uniform).plan(net) if plan is None else plan)
     if plan is not None:
         return code, plan
-    try:
-        return code, prune_plan(net)
-    except TablesTooLargeError as refusal:
-        if code != AUTO:
-            raise
-        return uniform_index("circuit"), circuit_plan_after(net, refusal)
+    if code == AUTO:
+        return _auto_plans(net)
+    return code, prune_plan(net)
 
 
 def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None):

@@ -18,8 +18,11 @@ from .uniform import PlanCache, SparseCount, UniformPlan, compile_sparse_count, 
 
 __all__ = ["PrunePlan", "compile_prune_plan", "prune_plan", "NODE_UNITS", "BACKWARD_UNITS"]
 
-NODE_UNITS = 4
-"""Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba)."""
+NODE_UNITS = 6
+"""Multiply-adds of a count that one search node (one tried value) is taken to cost (one core, numba).
+
+Measured on stationary chains (CPU time per search node over time per count unit): 5.0 (alarm), 5.8-6.7
+(win95pts), 5.5-7.8 (grid-8x8), 6.4 (asia); ``benchmarks/bench_prune.py``."""
 
 BACKWARD_UNITS = 8
 """Multiply-adds that one backward-sampling step is taken to cost."""
@@ -46,9 +49,14 @@ class PrunePlan(NamedTuple):
         random labels (:func:`~prunelab.samplers.uniform.compile_sparse_count`),
         which :func:`run_chain` counts with; None if it does not fit (the full
         program is used).
+    count_units : int
+        Work of one count and backward draw, in multiply-adds: the entries the
+        (specialised) counting program visits plus :data:`BACKWARD_UNITS` per
+        elimination step. What ``uniform="auto"`` weighs a search and a circuit
+        against.
     node_budget : int
         Search nodes ``uniform="auto"`` allows before it counts: about the cost
-        of one count (:data:`NODE_UNITS`, :data:`BACKWARD_UNITS`), at least 16.
+        of one count (``count_units / NODE_UNITS``), at least 16.
     nodes_per_member : float
         First estimate of search nodes per member of ``S``: the number of free
         variables (measured 0.6 to 15 times that on the benchmark networks; a
@@ -60,6 +68,7 @@ class PrunePlan(NamedTuple):
     random_c: np.ndarray
     base_kept: np.ndarray
     count: SparseCount | None
+    count_units: int
     node_budget: int
     nodes_per_member: float
 
@@ -108,7 +117,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     if node_budget is None:
         node_budget = max(16, units // NODE_UNITS)
     nodes_per_member = float(max(net.free.size, 1))
-    return PrunePlan(uniform, *arrays, sparse, int(node_budget), nodes_per_member)
+    return PrunePlan(uniform, *arrays, sparse, int(units), int(node_budget), nodes_per_member)
 
 
 _prune_plans = PlanCache(compile_prune_plan)

@@ -25,7 +25,21 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after"]
+__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if_cheaper", "CIRCUIT_UNITS_PER_ELEMENT",
+           "AUTO_CHEAPER_SECONDS"]
+
+CIRCUIT_UNITS_PER_ELEMENT = 6.0
+"""Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element is taken to
+cost per prune step. Measured (``benchmarks/bench_auto_circuit.py``, stationary CPU time per step, medians of 3):
+a circuit element costs 6.6-20 ns, a count unit 1.9-5.3 ns on the pgmpy networks and small grids but 6.6-19 ns on
+counts of 1e5-1e6 units; the two break even at 5.6 (90 % 12 x 12 grid, 12,052 units, 4,955 elements: the count
+2.4 times faster) and 6.0 (75 % 12 x 12, 97,653 units, 18,799 elements: count 1.15 times faster); past it the
+circuit wins by far (90 % 16 x 16: 123,150 units, 9,926 elements, 16 times faster; 75 % 16 x 16: 1,146,999 units,
+94,813 elements, 12 times faster). On asia, alarm and win95pts the circuit holds 3-15 elements per unit and is
+7-57 times slower."""
+
+AUTO_CHEAPER_SECONDS = 30.0
+"""Compile cap when ``uniform="auto"`` tries the circuit because it may be cheaper (the tables would serve)."""
 
 PRUNED_DRAWS: dict[str, str] = {
     "circuit": "prunelab.samplers.prune_circuit",
@@ -61,4 +75,28 @@ def circuit_plan_after(net, refusal: Exception):
         inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS)  # cached for the plan below
     except CircuitTooLargeError as exc:
         raise TablesTooLargeError(f"{refusal} uniform='auto' then tried a circuit: {exc}") from None
+    return pruned_draw("circuit").plan(net)
+
+
+def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int):
+    """The circuit plan if a circuit step costs less than a counting step of ``count_units``, else None.
+
+    The circuit is cheaper when its size (elements) times :data:`CIRCUIT_UNITS_PER_ELEMENT` is below
+    ``count_units``: that size is the break-even. Every label pruned at random has an indicator in the circuit, so
+    it holds at least ``n_random_labels`` elements; below that break-even nothing is compiled. Otherwise the
+    compilation is capped at the break-even (elements alive while it compiles) and at :data:`AUTO_CHEAPER_SECONDS`:
+    it stops as soon as the tables are sure to win, and its refusal means None. The choice depends on sizes only
+    (and, past the time cap, on the machine's speed).
+    """
+    from ..circuit import CircuitTooLargeError, inference
+
+    break_even = int(count_units / CIRCUIT_UNITS_PER_ELEMENT)
+    if break_even < max(n_random_labels, 1):
+        return None
+    try:
+        circuit = inference.circuit_for(net, max_seconds=AUTO_CHEAPER_SECONDS, max_size=break_even)
+    except CircuitTooLargeError:
+        return None
+    if circuit.size >= break_even:  # compiled before, without this cap
+        return None
     return pruned_draw("circuit").plan(net)

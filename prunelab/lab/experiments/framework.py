@@ -321,7 +321,7 @@ def records_from_tables(experiment: Experiment, out) -> int:
     out = Path(out)
     settings = store.read_json(out / "sweep.json", store.SWEEP_SAFE)
     written = 0
-    for kind, name in experiment.tables.items():
+    for name in experiment.tables.values():
         path = out / f"{name}.parquet"
         if not path.is_file():
             continue
