@@ -127,12 +127,13 @@ def test_transition_matrix_heatmap_classes_and_labels():
     fig = plot_transition_matrix(R, labels=labels, classes=classes, title="Gibbs")
     ax = fig.axes[0]
     assert _gids(ax, "class:") == [f"class:{k}" for k in range(len(classes))] and len(classes) == 2
-    image = ax.get_images()[0]
-    assert image.get_array().shape == R.shape
+    mesh = ax.collections[0]  # seaborn's heat map: one cell per entry
+    assert mesh.get_array().shape == R.shape
     order = np.concatenate(classes)
     assert [t.get_text() for t in ax.get_yticklabels()] == [labels[a] for a in order]
-    # zeros are masked (shown grey), non-zeros are not
-    assert image.get_array().mask.sum() == int((R == 0).sum())
+    # zeros are masked (shown grey), non-zeros are not; the cells are in the classes' order
+    assert mesh.get_array().mask.sum() == int((R == 0).sum())
+    assert np.array_equal(mesh.get_array().filled(0.0), R[np.ix_(order, order)])
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title() == "Gibbs"
     assert len(fig.axes) == 2  # with its colour bar
 

@@ -17,6 +17,7 @@ subpackage or module     job
 ``ahd``                  AHD(t) over runs from ``curves.parquet`` (Figure 5's tables)
 ``paper_numbers``        the paper's printed Tables 2 and 3, transcribed
 ``scorecard``            each figure, table and claim of the paper beside ours
+``headline``             the scorecard's rows in one call, and its per-draw headline
 ``plots``                the book's figures and the display of its tables
 ``notebook``             what every chapter calls: setup, results, glue, watermark
 =======================  ==============================================================

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+import seaborn as sns
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.patches import Ellipse, FancyArrowPatch, Rectangle
 
@@ -512,28 +513,29 @@ def plot_transition_matrix(
         fig, ax = plt.subplots(figsize=(side + (1.0 if colorbar else 0.0), side))
     else:
         fig = ax.figure
-    colormap = plt.get_cmap(cmap).with_extremes(bad="0.92")
     top = max(float(shown.max()), 1e-300)
     if log:
         bottom = float(shown[shown > 0].min()) if (shown > 0).any() else top
         norm = LogNorm(bottom, max(top, bottom * 10))
     else:
         norm = Normalize(0.0, top)
-    image = ax.imshow(np.ma.masked_equal(shown, 0.0), cmap=colormap, norm=norm, interpolation="nearest")
-    if colorbar:
-        bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-        bar.set_label("transition probability (grey: exactly 0)")
+    ax.set_facecolor("0.92")  # the masked cells, exactly 0, show the axes' grey
+    sns.heatmap(np.ma.masked_equal(shown, 0.0), mask=shown == 0, cmap=cmap, norm=norm, square=True, ax=ax,
+                cbar=colorbar, cbar_kws={"label": "transition probability (grey: exactly 0)", "fraction": 0.046,
+                                         "pad": 0.04} if colorbar else None,
+                xticklabels=False, yticklabels=False)
     if classes is not None:
         start = 0
         for c_index, c in enumerate(classes):
             size = len(c)
-            ax.add_patch(Rectangle((start - 0.5, start - 0.5), size, size, fill=False,
+            ax.add_patch(Rectangle((start, start), size, size, fill=False,
                                    edgecolor="red", lw=2.0, gid=f"class:{c_index}"))
             start += size
+    centres = np.arange(k) + 0.5  # seaborn puts cell (a, b) at x = b + 0.5, y = a + 0.5
     if labels is not None and k <= 40:
         names = [labels[a] for a in order]
-        ax.set_xticks(range(k), names, rotation=90, fontsize=8 if k > 12 else 9)
-        ax.set_yticks(range(k), names, fontsize=8 if k > 12 else 9)
+        ax.set_xticks(centres, names, rotation=90, fontsize=8 if k > 12 else 9)
+        ax.set_yticks(centres, names, rotation=0, fontsize=8 if k > 12 else 9)
         ax.set_xlabel("to state y")
         ax.set_ylabel("from state x")
     else:
@@ -546,7 +548,7 @@ def plot_transition_matrix(
     if annotate:
         for a, b in zip(*np.nonzero(shown)):
             value = shown[a, b]
-            ax.text(b, a, f"{value:.3g}", ha="center", va="center", fontsize=8,
+            ax.text(b + 0.5, a + 0.5, f"{value:.3g}", ha="center", va="center", fontsize=8,
                     color="white" if norm(value) < 0.6 else "black", gid="value")
     if title:
         ax.set_title(title)
