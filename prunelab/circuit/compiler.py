@@ -315,11 +315,12 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_
                 raise CircuitTooLargeError(refused())
             timeout = remaining if launched == len(entries) else max(0.0, min(remaining, next_at - time.perf_counter()))
             ready = wait(list(running), timeout)
-            if not ready and launched < len(entries) and time.perf_counter() >= next_at:
+            if launched < len(entries) and time.perf_counter() >= next_at:
                 launch(launched)
                 launched, next_at = launched + 1, time.perf_counter() + race_after
-                continue
             for reader in ready:
+                if reader not in running:  # stopped in this round (the shared size cap)
+                    continue
                 k, child = running[reader]
                 try:
                     kind, *payload = reader.recv()
