@@ -233,6 +233,10 @@ def test_compile_circuit_races_the_turned_dissection_and_answers_as_the_junction
     candidates = [dissection_vtree(net, enc, turn_root=t) for t in (False, True)]
     assert any((vt.left == circuit.vtree.left).all() and (vt.leaf_boolean == circuit.vtree.leaf_boolean).all()
                for vt in candidates)
+    # a rival starts only once the running compilation has gone race_after seconds without finishing
+    first = compile_cnf(enc, candidates[0], rivals=candidates[1:], race_after=1e6)
+    assert (first.vtree.left == candidates[0].left).all()
+    assert (first.vtree.leaf_boolean == candidates[0].leaf_boolean).all()
     sink = bn.variables[-1]
     assert circuit_inference(bn, net, circuit)[1][sink][1] == pytest.approx(exact_marginals(bn)[sink][1], abs=EXACT)
     # without the race, the default vtree is used
