@@ -80,7 +80,10 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
         (``dissection_vtree(..., turn_root=True)``), the rival starting after
         :data:`~prunelab.circuit.compiler.RACE_AFTER_SECONDS` (see
         :func:`~prunelab.circuit.compiler.compile_cnf`): the first diagram
-        finished is returned. Not with ``minimize``.
+        finished is returned. Not with ``minimize``. Where both run, which one
+        wins depends on timing: the answers are the same (to rounding), but
+        circuit draws for a seed can differ between runs; ``race=False`` fixes
+        the vtree.
 
     Returns
     -------
