@@ -15,7 +15,8 @@ compiler's forked child included), the peak resident memory of the case's
 processes (the larger of the parent and the compiler's child), ``P(sink = T)``
 from the circuit, and its difference from the frozen frontier runs
 (``data/results/frontier/compile.parquet``, an earlier compiler, or the junction
-tree where it fitted) when the grid is there. A case the compiler refuses prints
+tree where it fitted) when the grid is there, and which vtree won the compiler's
+race (``straight``: the dissection; ``turned``: its root cut at right angles). A case the compiler refuses prints
 the refusal, which names the size and time reached.
 
 The targets (issue text): every 90 % grid to 46 x 46 and at least 7 of 10 of the
@@ -50,7 +51,9 @@ def _cpu() -> float:
 def one(ratio: float, side: int, seed: int, max_seconds: float) -> dict:
     """Compile one grid in this process (the compiler forks its own child); the row's fields."""
     from prunelab import make_grid
-    from prunelab.circuit import CircuitTooLargeError, circuit_inference, compile_circuit
+    import numpy as np
+
+    from prunelab.circuit import CircuitTooLargeError, circuit_inference, compile_circuit, dissection_vtree
     from prunelab.compiled import compile_network
 
     bn = make_grid(side, ratio, seed=seed)
@@ -62,8 +65,10 @@ def one(ratio: float, side: int, seed: int, max_seconds: float) -> dict:
         return {"error": str(err), "seconds": time.perf_counter() - start, "cpu": _cpu() - cpu, **_rss()}
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
     _, marginals = circuit_inference(bn, net, circuit)
+    straight = dissection_vtree(net, circuit.encoding)
+    won = "straight" if np.array_equal(straight.leaf_boolean, circuit.vtree.leaf_boolean) else "turned"
     return {"booleans": circuit.encoding.n_booleans, "size": circuit.size, "seconds": seconds, "cpu": cpu,
-            "sink": float(marginals[bn.variables[-1]][1]), **_rss()}
+            "sink": float(marginals[bn.variables[-1]][1]), "vtree": won, **_rss()}
 
 
 def _rss() -> dict:
@@ -110,7 +115,7 @@ def main(argv=None) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's prunelab
     print(f"timeout={args.timeout:g}s, load at start {os.getloadavg()[0]:.1f}")
     print(f"{'ratio':>5} {'side':>4} {'seed':>4} {'booleans':>8} {'size':>12} {'wall s':>8} {'cpu s':>8} "
-          f"{'GiB':>6} {'P(sink)':>12} {'vs frozen':>10}")
+          f"{'GiB':>6} {'P(sink)':>12} {'vs frozen':>10} vtree")
     for ratio, side, seed in todo:
         head = f"{ratio:>5g} {side:>4} {seed:>4}"
         cmd = [sys.executable, __file__, "--one", str(ratio), str(side), str(seed), "--timeout", str(args.timeout)]
@@ -129,7 +134,7 @@ def main(argv=None) -> None:
         known = reference.get((round(100 * ratio), side, seed))
         diff = f"{row['sink'] - known:>10.1e}" if known is not None else f"{'-':>10}"
         print(f"{head} {row['booleans']:>8} {row['size']:>12,} {row['seconds']:>8.1f} {row['cpu']:>8.1f} "
-              f"{row['rss_gib']:>6.2f} {row['sink']:>12.9f} {diff}", flush=True)
+              f"{row['rss_gib']:>6.2f} {row['sink']:>12.9f} {diff} {row['vtree']}", flush=True)
 
 
 if __name__ == "__main__":
