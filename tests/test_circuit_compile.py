@@ -201,3 +201,55 @@ def test_an_error_inside_the_compilers_process_is_raised_as_such(monkeypatch):
     with pytest.raises(RuntimeError, match=r"compiling asia failed in the compiler's process: ValueError: boom"):
         compile_circuit(net, what="asia")
     assert mp.active_children() == []
+
+
+@pytest.mark.parametrize(("name", "evidence"), [("grid", None), ("asia", {"dysp": "yes", "smoke": "no"})])
+def test_a_race_of_vtrees_returns_the_circuit_of_the_vtree_that_won(name, evidence):
+    bn = make_grid(10, 0.9, seed=2) if name == "grid" else load_network(name)
+    net = compile_network(bn, evidence)
+    enc = encode_network(net)
+    straight, turned = dissection_vtree(net, enc), dissection_vtree(net, enc, turn_root=True)
+    seed = 20261126
+    alone = [_fingerprint(compile_cnf(enc, vt), np.random.default_rng(seed)) for vt in (straight, turned)]
+    raced = compile_cnf(enc, straight, rivals=[turned], race_after=0.0)  # both start at once
+    won = [k for k, vt in enumerate((straight, turned))
+           if (vt.left == raced.vtree.left).all() and (vt.leaf_boolean == raced.vtree.leaf_boolean).all()]
+    assert len(won) >= 1
+    again = _fingerprint(raced, np.random.default_rng(seed))
+    assert again[:2] == alone[won[0]][:2]
+    assert again[2] == pytest.approx(alone[won[0]][2], abs=EXACT)
+    assert mp.active_children() == []
+    log_p, marginals = circuit_inference(bn, net, raced)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=EXACT)
+    for v, p in exact_marginals(bn, evidence).items():
+        np.testing.assert_allclose(marginals[v], p, atol=EXACT, rtol=0)
+
+
+def test_compile_circuit_races_the_turned_dissection_and_answers_as_the_junction_tree():
+    bn = make_grid(12, 0.9, seed=3)
+    net = compile_network(bn)
+    circuit = compile_circuit(net)
+    enc = encode_network(net)
+    candidates = [dissection_vtree(net, enc, turn_root=t) for t in (False, True)]
+    assert any((vt.left == circuit.vtree.left).all() and (vt.leaf_boolean == circuit.vtree.leaf_boolean).all()
+               for vt in candidates)
+    # a rival starts only once the running compilation has gone race_after seconds without finishing
+    first = compile_cnf(enc, candidates[0], rivals=candidates[1:], race_after=1e6)
+    assert (first.vtree.left == candidates[0].left).all()
+    assert (first.vtree.leaf_boolean == candidates[0].leaf_boolean).all()
+    sink = bn.variables[-1]
+    assert circuit_inference(bn, net, circuit)[1][sink][1] == pytest.approx(exact_marginals(bn)[sink][1], abs=EXACT)
+    # without the race, the default vtree is used
+    plain = compile_circuit(net, race=False)
+    assert (plain.vtree.left == candidates[0].left).all()
+    assert (plain.vtree.leaf_boolean == candidates[0].leaf_boolean).all()
+
+
+def test_racers_that_both_reach_the_size_cap_are_refused_naming_each_size():
+    net = compile_network(make_grid(8, 0.5, seed=1))
+    enc = encode_network(net)
+    straight, turned = dissection_vtree(net, enc), dissection_vtree(net, enc, turn_root=True)
+    with pytest.raises(CircuitTooLargeError) as err:
+        compile_cnf(enc, straight, rivals=[turned], race_after=0.0, max_size=50, what="grid-8x8")
+    assert str(err.value).count("grid-8x8 into a decision diagram stopped at") == 2
+    assert mp.active_children() == []

@@ -105,3 +105,27 @@ def test_answers_equal_junction_tree(name, evidence, bisection):
     assert set(marginals) == set(exact)
     for v, p in exact.items():
         np.testing.assert_allclose(marginals[v], p, atol=1e-9, rtol=0)
+
+
+def _root_half(bn, enc, vt) -> tuple[set, set]:
+    """Rows and columns of the grid variables whose Booleans lie under the root's left child."""
+    left = vt.left[vt.root]
+    owners = set(enc.owner[vt.leaf_boolean[vt.leaf_lo[left]:vt.leaf_hi[left]]].tolist())
+    coords = [tuple(int(x) for x in bn.variables[i].split("_")[1:]) for i in owners]
+    return {r for r, _ in coords}, {c for _, c in coords}
+
+
+@pytest.mark.parametrize("side", [6, 8])
+def test_turned_root_cuts_the_grid_at_right_angles(side):
+    bn = make_grid(side, 0.9, seed=1)
+    net = compile_network(bn)
+    enc = encode_network(net)
+    straight, turned = dissection_vtree(net, enc), dissection_vtree(net, enc, turn_root=True)
+    _check_structure(net, enc, turned)
+    full, half = set(range(1, side + 1)), set(range(1, side // 2 + 1))  # the ancestors' half is on the left
+    cuts = [_root_half(bn, enc, vt) for vt in (straight, turned)]
+    assert sorted(cuts, key=lambda rc: len(rc[0])) == [(half, full), (full, half)]  # one cut by rows, one by columns
+    assert cuts[0] != cuts[1]
+    # below the root the turned vtree cuts as the default one does: its halves' subtrees are dissected the same way
+    again = dissection_vtree(net, enc, turn_root=True)
+    assert (again.left == turned.left).all() and (again.leaf_boolean == turned.leaf_boolean).all()

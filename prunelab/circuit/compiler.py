@@ -21,6 +21,26 @@ of at most 1 (clause by clause) / 8 / 32 / unlimited clauses were 0.64 / 0.49 /
 0.61 / 2.1 on alarm and 1.08 / 0.66 / 13.2 / - on hailfinder with its frozen
 evidence, while 90 % grids were the same at 8 and 32.
 
+On the largest grids all the cost is at the root. On 90 % 46 x 46 seed 1 both
+halves compile in 2 s of CPU (345 k and 86 k elements); conjoining the 46
+families that cross the root's cut is everything else: the root's elements
+multiply as the cut's families come in (1, 2, 3, 5, ... 120 after 21 of them,
+5.9 M elements alive, for the default cut with the halves swapped), because the
+right half's function depends on more and more of the left half's boundary. How
+fast they multiply depends on where the network's determinism puts the
+information, not on the cut's weight: the grid cut at right angles had 10
+elements after 20 families (1.5 M alive) and 40 after 24 (3.1 M), and compiled
+(12.7 M elements, 296 s of CPU, 1.0 GiB), where the default cut had been refused
+after 737 s with 5.9 M alive; on 90 % 40 x 40 seed 1 the turned cut took 31 s of
+CPU (8.2 M) against 58 s (10.3 M), on 36 x 36 seed 1 both 3.6 s. Which of the two cuts is cheaper cannot be read off
+the graph (both cross 46 arcs), so :func:`compile_cnf` can *race* vtrees
+(``rivals=``): a rival starts in its own child when the compilations running have
+gone :data:`RACE_AFTER_SECONDS` without finishing, the first diagram finished
+wins, and the racers share the size cap. Networks that compile in less never
+start a rival. :func:`~prunelab.circuit.inference.compile_circuit` races the
+dissection against the same dissection with the root's cut turned at right
+angles (``dissection_vtree(..., turn_root=True)``).
+
 The compiler is the SDD library (Darwiche's, through PySDD); everything after it
 is ours: the diagram is written in the library's text format, read back into
 flat arrays with numba (:mod:`prunelab.circuit.sdd_file`), and the counting and
@@ -43,6 +63,7 @@ import multiprocessing as mp
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +74,7 @@ from .vtree import Vtree, read_vtree, write_vtree
 
 __all__ = [
     "CONJOIN", "FAMILY_CLAUSES", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS",
+    "RACE_AFTER_SECONDS",
     "compile_cnf",
 ]
 
@@ -67,6 +89,9 @@ FAMILY_CLAUSES = 8
 
 MAX_COMPILE_SECONDS = 600.0
 """Longest compilation before refusing (checked between applies)."""
+
+RACE_AFTER_SECONDS = 20.0
+"""How long the compilations running go without finishing before :func:`compile_cnf` starts the next rival."""
 
 
 class CircuitTooLargeError(ValueError):
@@ -146,7 +171,8 @@ def _clause_regions(enc: CircuitEncoding, vt: Vtree, conjoin: str = "family") ->
 
 def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_SIZE,
                 max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
-                what: str = "the network", started: float | None = None, isolate: bool = True) -> Circuit:
+                what: str = "the network", started: float | None = None, isolate: bool = True,
+                rivals: Sequence[Vtree] = (), race_after: float = RACE_AFTER_SECONDS) -> Circuit:
     """Compile the CNF ``enc`` for the vtree ``vt`` and return the diagram's arrays.
 
     Parameters
@@ -174,6 +200,14 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         Compile in a forked child process, so that the time cap is a hard stop
         (costs a fork, 40-90 ms measured on a loaded 2-core machine); False compiles
         here and checks the time cap between applies only.
+    rivals : sequence of Vtree, optional
+        Further vtrees to race against ``vt`` (isolated compilation only): each
+        starts in a child of its own once the compilations running have run
+        ``race_after`` seconds without finishing, and the first diagram finished
+        is returned, for its own vtree; the others are stopped. The racers share
+        the size cap: when together they hold more than ``max_size`` elements,
+        the largest is stopped. See the module docstring for why.
+    race_after : float, default :data:`RACE_AFTER_SECONDS`
 
     Returns
     -------
@@ -202,16 +236,24 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     start = time.perf_counter() if started is None else started
     if conjoin not in CONJOIN:
         raise ValueError(f"conjoin must be one of {CONJOIN}, got {conjoin!r}")
-    regions = _clause_regions(enc, vt, conjoin)
+    forked = isolate and "fork" in mp.get_all_start_methods()
+    vtrees = [vt, *rivals] if forked else [vt]
     caps = _Caps(max_size, max_seconds, start, what)
-    with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as top:
+        entries = []
+        for k, v in enumerate(vtrees):
+            tmp = os.path.join(top, str(k))
+            os.mkdir(tmp)
+            write_vtree(v, os.path.join(tmp, "circuit.vtree"))
+            entries.append((v, _clause_regions(enc, v, conjoin), tmp))
+        if forked:
+            won = _supervise(enc, entries, caps, minimize, race_after)
+        else:  # not isolated, or no fork (Windows): the time cap is checked between applies only
+            won = 0
+            _compile_regions(enc, vt, entries[0][1], caps, minimize, entries[0][2], lambda message: None)
+        vt, _, tmp = entries[won]
         vtree_path = os.path.join(tmp, "circuit.vtree")
         sdd_path = os.path.join(tmp, "circuit.sdd")
-        write_vtree(vt, vtree_path)
-        if isolate and "fork" in mp.get_all_start_methods():
-            _supervise(enc, vt, regions, caps, minimize, tmp)
-        else:  # not isolated, or no fork (Windows): the time cap is checked between applies only
-            _compile_regions(enc, vt, regions, caps, minimize, tmp, lambda message: None)
         if minimize:  # the library has rotated and swapped the vtree: read back the one the diagram is for
             vt = read_vtree(vtree_path, enc.n_booleans)
         kind, lit, node_vtree, elem_ptr, prime, sub = parse_sdd(sdd_path)
@@ -235,44 +277,96 @@ class _Caps(NamedTuple):
 _PROGRESS_SECONDS = 0.05  # the child reports its size at most this often
 
 
-def _supervise(enc: CircuitEncoding, vt: Vtree, regions, caps: _Caps, minimize: bool, tmp: str) -> None:
-    """Compile in a forked child and stop it at the time cap, even inside one long apply.
+def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_after: float) -> int:
+    """Compile each ``(vtree, regions, folder)`` of ``entries`` in a forked child; the index of the first done.
 
-    The child reports the size alive as it goes; a refusal names the last size
-    reported. A child that dies (e.g. out of memory) is refused the same way.
+    The first entry starts at once, each further one when the children running
+    have gone ``race_after`` seconds without finishing (or at once when all
+    running ones were refused). Children report the size alive as they go; a
+    refusal names the largest size reported. A child that dies (e.g. out of
+    memory) is refused the same way. The others are stopped when one is done.
     """
+    from multiprocessing.connection import wait
+
     ctx = mp.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(enc, vt, regions, caps, minimize, tmp, writer), daemon=True)
-    child.start()
-    writer.close()
-    live, share = 0, 0.0
+    running: dict = {}
+    live = [0] * len(entries)
+    share = [0.0] * len(entries)
+    refusals: list[str] = []
+
+    def launch(k: int) -> None:
+        reader, writer = ctx.Pipe(duplex=False)
+        vt, regions, tmp = entries[k]
+        child = ctx.Process(target=_child, args=(enc, vt, regions, caps, minimize, tmp, writer), daemon=True)
+        child.start()
+        writer.close()
+        running[reader] = (k, child)
+
+    def refused() -> str:
+        k = max(range(len(entries)), key=live.__getitem__)
+        message = caps.message(live[k], time.perf_counter() - caps.start, share[k])
+        if len(entries) > 1:
+            message += f" (the largest of {len(entries)} vtrees raced)"
+        return message
+
+    launch(0)
+    launched, next_at = 1, time.perf_counter() + race_after
     try:
-        while True:
+        while running:
             remaining = caps.max_seconds - (time.perf_counter() - caps.start)
-            if remaining <= 0 or not reader.poll(remaining):
-                raise CircuitTooLargeError(caps.message(live, time.perf_counter() - caps.start, share))
-            try:
-                kind, *payload = reader.recv()
-            except EOFError:
-                child.join()
-                raise CircuitTooLargeError(
-                    caps.message(live, time.perf_counter() - caps.start, share)
-                    + f"; the compiler stopped (exit code {child.exitcode}, out of memory?)"
-                ) from None
-            if kind == "size":
-                live, share = payload
-            elif kind == "refused":
-                raise CircuitTooLargeError(payload[0])
-            elif kind == "failed":
-                raise RuntimeError(f"compiling {caps.what} failed in the compiler's process: {payload[0]}")
-            else:
-                break
+            if remaining <= 0:
+                raise CircuitTooLargeError(refused())
+            timeout = remaining if launched == len(entries) else max(0.0, min(remaining, next_at - time.perf_counter()))
+            ready = wait(list(running), timeout)
+            if launched < len(entries) and time.perf_counter() >= next_at:
+                launch(launched)
+                launched, next_at = launched + 1, time.perf_counter() + race_after
+            for reader in ready:
+                if reader not in running:  # stopped in this round (the shared size cap)
+                    continue
+                k, child = running[reader]
+                try:
+                    kind, *payload = reader.recv()
+                except EOFError:
+                    child.join()
+                    refusals.append(f"{refused()}; the compiler stopped (exit code {child.exitcode}, out of memory?)")
+                    del running[reader]
+                    reader.close()
+                    continue
+                if kind == "size":
+                    live[k], share[k] = payload
+                    if len(running) > 1 and sum(live[j] for j, _ in running.values()) > caps.max_size:
+                        _stop_largest(running, live, share, caps, refusals)
+                elif kind == "refused":
+                    refusals.append(payload[0])
+                    del running[reader]
+                    child.join()
+                    reader.close()
+                elif kind == "failed":
+                    raise RuntimeError(f"compiling {caps.what} failed in the compiler's process: {payload[0]}")
+                else:
+                    return k
+            if not running and launched < len(entries):
+                launch(launched)
+                launched, next_at = launched + 1, time.perf_counter() + race_after
+        raise CircuitTooLargeError("; ".join(refusals))
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        reader.close()
+        for reader, (_, child) in running.items():
+            if child.is_alive():
+                child.kill()
+            child.join()
+            reader.close()
+
+
+def _stop_largest(running: dict, live: list, share: list, caps: _Caps, refusals: list) -> None:
+    """Racers share the size cap: stop the one with the most elements alive, and record its refusal."""
+    reader = max(running, key=lambda r: live[running[r][0]])
+    k, child = running.pop(reader)
+    child.kill()
+    child.join()
+    reader.close()
+    refusals.append(caps.message(live[k], time.perf_counter() - caps.start, share[k])
+                    + " (stopped: the vtrees raced share the size cap)")
 
 
 def _child(enc, vt, regions, caps: _Caps, minimize: bool, tmp: str, writer) -> None:

@@ -58,7 +58,7 @@ def passes_for(circuit: Circuit) -> CircuitPasses:
 
 def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIRCUIT_SIZE,
                     max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
-                    vtree: str = "dissection", what: str = "the network") -> Circuit:
+                    vtree: str = "dissection", race: bool = True, what: str = "the network") -> Circuit:
     """Encode, build the vtree, and compile ``net`` (a network with its evidence).
 
     The time cap counts from the call: encoding and vtree included.
@@ -74,6 +74,16 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
         :func:`~prunelab.circuit.vtree.dissection_vtree` (spectral bisection) or
         :func:`~prunelab.circuit.vtree.elimination_vtree` (measured 36 times larger
         on a 90 % grid of side 30, and past a 60 s cap on another).
+    race : bool, default True
+        With the dissection vtree, race it against the same dissection with the
+        whole network's cut turned at right angles
+        (``dissection_vtree(..., turn_root=True)``), the rival starting after
+        :data:`~prunelab.circuit.compiler.RACE_AFTER_SECONDS` (see
+        :func:`~prunelab.circuit.compiler.compile_cnf`): the first diagram
+        finished is returned. Not with ``minimize``. Where both run, which one
+        wins depends on timing: the answers are the same (to rounding), but
+        circuit draws for a seed can differ between runs; ``race=False`` fixes
+        the vtree.
 
     Returns
     -------
@@ -92,8 +102,13 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
     started = time.perf_counter()
     enc = encode_network(net, names)
     vt = dissection_vtree(net, enc) if vtree == "dissection" else elimination_vtree(net, enc)
+    rivals = []
+    if vtree == "dissection" and race and not minimize:
+        turned = dissection_vtree(net, enc, turn_root=True)
+        if not np.array_equal(turned.leaf_boolean, vt.leaf_boolean) or not np.array_equal(turned.left, vt.left):
+            rivals.append(turned)
     return compile_cnf(enc, vt, max_size=max_size, max_seconds=max_seconds, minimize=minimize, conjoin=conjoin,
-                       what=what, started=started)
+                       what=what, started=started, rivals=rivals)
 
 
 VTREES = ("dissection", "elimination")

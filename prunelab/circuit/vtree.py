@@ -137,8 +137,12 @@ def _bfs(start: int, members: set[int], adjacency) -> list[int]:
     return order
 
 
-def _bisect(nodes: list[int], weight, bisection: str) -> tuple[list[int], list[int]]:
-    """Two halves of ``nodes`` (ancestors' half first), as the module docstring describes."""
+def _bisect(nodes: list[int], weight, bisection: str, turn: bool = False) -> tuple[list[int], list[int]]:
+    """Two halves of ``nodes`` (ancestors' half first), as the module docstring describes.
+
+    ``turn`` cuts a connected part spectrally along the direction perpendicular to
+    the best one (see :func:`dissection_vtree`).
+    """
     members = set(nodes)
     components = []
     left = set(nodes)
@@ -153,7 +157,7 @@ def _bisect(nodes: list[int], weight, bisection: str) -> tuple[list[int], list[i
             (bins[0] if len(bins[0]) <= len(bins[1]) else bins[1]).extend(comp)
         a, b = bins
     elif bisection == "spectral" and len(nodes) > 3:
-        a, b = _spectral_bisect(nodes, weight)
+        a, b = _spectral_bisect(nodes, weight, turn)
     else:
         start = nodes[0]
         for _ in range(2):  # pseudo-peripheral: the last node of a search, twice
@@ -166,8 +170,12 @@ def _bisect(nodes: list[int], weight, bisection: str) -> tuple[list[int], list[i
     return a, b
 
 
-def _spectral_bisect(nodes: list[int], weight) -> tuple[list[int], list[int]]:
-    """The lightest cut along a direction in the span of the two lowest non-trivial Laplacian eigenvectors."""
+def _spectral_bisect(nodes: list[int], weight, turn: bool = False) -> tuple[list[int], list[int]]:
+    """The lightest cut along a direction in the span of the two lowest non-trivial Laplacian eigenvectors.
+
+    With ``turn``, the lightest cut along the direction at right angles to the
+    direction of the lightest cut.
+    """
     import scipy.sparse as sp
     from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
@@ -198,7 +206,7 @@ def _spectral_bisect(nodes: list[int], weight) -> tuple[list[int], list[int]]:
     lo_k = max(1, int(np.floor(m * (0.5 - _SLACK))))
     hi_k = min(m - 1, int(np.ceil(m * (0.5 + _SLACK))))
     ks = np.arange(lo_k, hi_k + 1)
-    best = None
+    cuts = []
     for t in range(_ANGLES):
         angle = np.pi * t / _ANGLES
         f = np.round((np.cos(angle) * vectors[:, 1] + np.sin(angle) * vectors[:, 2]) * np.sqrt(m), 6)
@@ -212,9 +220,14 @@ def _spectral_bisect(nodes: list[int], weight) -> tuple[list[int], list[int]]:
         np.add.at(change, hi + 1, -v)
         cut = np.cumsum(change)[ks] / 2
         j = int(np.argmin(cut + 1e-9 * np.abs(ks - m / 2)))
-        if best is None or cut[j] < best[0] - 1e-9:
-            best = (cut[j], order, int(ks[j]))
-    _, order, k = best
+        cuts.append((cut[j], order, int(ks[j])))
+    best = 0
+    for t in range(1, _ANGLES):
+        if cuts[t][0] < cuts[best][0] - 1e-9:
+            best = t
+    if turn:
+        best = (best + _ANGLES // 2) % _ANGLES
+    _, order, k = cuts[best]
     return [nodes[i] for i in order[:k]], [nodes[i] for i in order[k:]]
 
 
@@ -226,7 +239,7 @@ def _balanced(items: list):
     return (_balanced(items[:half]), _balanced(items[half:]))
 
 
-def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral") -> Vtree:
+def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral", turn_root: bool = False) -> Vtree:
     """The vtree of the module docstring for ``net`` and its encoding.
 
     Parameters
@@ -236,6 +249,10 @@ def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral") -> 
         Its encoding (:func:`~prunelab.circuit.encoding.encode_network`).
     bisection : {"spectral", "bfs"}, default "spectral"
         How a connected part is cut (see the module docstring).
+    turn_root : bool, default False
+        Cut the whole network (if connected, spectrally) along the direction at
+        right angles to the lightest cut's: the second candidate of
+        :func:`~prunelab.circuit.compiler.compile_race` (see the module docstring).
 
     Returns
     -------
@@ -260,13 +277,13 @@ def dissection_vtree(net, enc: CircuitEncoding, bisection: str = "spectral") -> 
     group = _variable_groups(net, enc)
     weight = _weighted_graph(net, free)
 
-    def dissect(nodes: list[int]):
+    def dissect(nodes: list[int], turn: bool = False):
         if len(nodes) == 1:
             return group[nodes[0]]
-        a, b = _bisect(nodes, weight, bisection)
+        a, b = _bisect(nodes, weight, bisection, turn)
         return (dissect(a), dissect(b))
 
-    return _from_nested(dissect(free), enc.n_booleans)
+    return _from_nested(dissect(free, turn_root), enc.n_booleans)
 
 
 def _variable_groups(net, enc: CircuitEncoding) -> dict:
