@@ -269,7 +269,7 @@ def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str):
     net = compile_network(bn, evidence)
     try:
         cap = MAX_COMPILE_SECONDS if refusal is None else inference.AUTO_COMPILE_SECONDS
-        circuit = inference.circuit_for(net, max_seconds=cap)
+        circuit = inference.circuit_for(net, max_seconds=cap, race=True)  # answers do not depend on the vtree
     except ImpossibleEvidenceError:
         return "circuit", -math.inf, {}, None
     except CircuitTooLargeError as exc:

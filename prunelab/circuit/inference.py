@@ -126,11 +126,14 @@ _lock = threading.Lock()
 
 
 def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECONDS,
-                max_size: int = MAX_CIRCUIT_SIZE) -> Circuit:
+                max_size: int = MAX_CIRCUIT_SIZE, race: bool = False) -> Circuit:
     """The circuit of ``net``, compiled on first use and cached by content (the last few networks).
 
     Exact inference and prune sampling's circuit draws share it. A compilation
-    that reached a cap is not cached (it raised).
+    that reached a cap is not cached (it raised). Exact inference asks for a raced
+    compilation (``race=True``, see :func:`compile_circuit`), whose vtree can depend on
+    timing; samplers do not, so that their draws for a seed never do. The two are
+    cached apart.
 
     Parameters
     ----------
@@ -139,15 +142,17 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
         The compile cap, if it compiles now.
     max_size : int, default :data:`~prunelab.circuit.compiler.MAX_CIRCUIT_SIZE`
         The cap on the elements alive while it compiles, if it compiles now.
+    race : bool, default False
+        Race two vtrees (:func:`compile_circuit`); answers are the same either way.
     """
     from ..samplers.uniform import network_key
 
-    key = network_key(net)
+    key = (network_key(net), bool(race))
     with _lock:
         if key in _circuits:
             _circuits.move_to_end(key)
             return _circuits[key]
-    circuit = compile_circuit(net, max_seconds=max_seconds, max_size=max_size)
+    circuit = compile_circuit(net, max_seconds=max_seconds, max_size=max_size, race=race)
     with _lock:
         _circuits[key] = circuit
         while len(_circuits) > _CACHE_SIZE:

@@ -74,8 +74,8 @@ class CircuitPrunePlan(NamedTuple):
     base_kept: np.ndarray
 
 
-def compile_circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
-    """Compile ``net``'s circuit and the pruning lists read off it.
+def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None) -> CircuitPrunePlan:
+    """Compile ``net``'s circuit (or take ``circuit``, compiled for ``net``) and the pruning lists read off it.
 
     A label indicator is *used* when some model makes it true (a satisfiable path
     from the root reaches its positive literal); the labels that every state uses
@@ -90,7 +90,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork) -> CircuitPrunePlan:
     >>> plan.random_label.tolist()
     [0, 1]
     """
-    circuit = circuit_for(net)
+    circuit = circuit_for(net) if circuit is None else circuit
     enc = circuit.encoding
     n_nodes = circuit.n_nodes
     reached = np.zeros(enc.n_booleans + 1, dtype=np.bool_)
