@@ -26,6 +26,7 @@ from prunelab.lab.experiments import (
     select_cases,
 )
 from prunelab.lab.experiments import store
+from prunelab.lab.mixing import MARKS, mixing_verdict
 from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
 TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
@@ -309,26 +310,27 @@ def test_a_folder_without_finished_runs_is_never_locked(tmp_path):
         reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
 
 
-def test_trapped_runs_are_recorded_and_marked_in_the_tables(reference, capsys):
+def test_trapped_runs_are_recorded_and_the_stored_mark_shown_in_the_tables(reference, capsys):
     out, _ = reference
     raw = store.read_runs(out).to_pandas().set_index("case")
     assert {tuple(s) for s in raw.loc["deterministic_pair.gibbs", "stuck"]} == {("A", "B")}
     assert all(len(s) == 0 for s in raw.loc["deterministic_pair.prune", "stuck"])
     summary = pd.read_parquet(out / "summary.parquet").set_index("case")
     assert summary.loc["deterministic_pair.gibbs", "query_stuck_runs"] == TINY.n_runs
-    assert summary.loc["deterministic_pair.gibbs", "trapped"]
-    assert not summary.loc["deterministic_pair.prune", "trapped"]
-    assert not summary.loc["grid-3x3.prune", "trapped"]
-    # Tables 1-2: our alpha and time of a trapped case carry the mark, the others do not
+    marks = summary["mark"].to_dict()
+    assert marks["deterministic_pair.gibbs"] == "†"
+    assert "stuck in" in summary.loc["deterministic_pair.gibbs", "mark_reason"]
+    assert marks["deterministic_pair.prune"] == ""
+    assert all(summary.loc[c, "mark"] == mixing_verdict(summary.loc[c]).mark for c in summary.index)
+    # Tables 2-3: our alpha and time carry the case's stored mark, the others do not
     assert main(["tables", "--profile", "smoke", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    alpha = summary.loc["deterministic_pair.gibbs", "alpha"]
-    rows = [line for line in text.splitlines() if line.startswith("Deterministic") or line.startswith("Toy")]
-    assert any(f"{alpha:.2f} !" in line for line in rows) or "! trapped" in text
-    assert "! trapped: R-hat infinite" in text
-    prune_alpha = summary.loc["grid-3x3.prune", "alpha"]
-    grid_row = next(line for line in text.splitlines() if line.startswith("Grid 3x3"))
-    assert f"{prune_alpha:.2f}" in grid_row and f"{prune_alpha:.2f} !" not in grid_row
+    for label, case in (("Asia_ev0", "asia_ev0.gibbs"), ("Grid 3x3", "grid-3x3.prune")):
+        alpha, mark = summary.loc[case, "alpha"], summary.loc[case, "mark"]
+        line = next(line for line in text.splitlines() if line.startswith(label))
+        assert f"{alpha:.2f} {mark}".strip() in line
+        assert mark != "" or not any(f"{alpha:.2f} {m}" in line for m in MARKS)
+        assert (mark == "") or f"{mark} {MARKS[mark]}" in text
 
 
 def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, tmp_path):

@@ -4,12 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.lab import scorecard
+from prunelab.lab import paper_numbers, scorecard
+from prunelab.lab.experiments import by_benchmark
+from prunelab.lab.mixing import mixing_verdict
 from prunelab.lab.scorecard import (
     VERDICTS,
     accuracy_rows,
     alpha_rows,
-    ergodicity_mark,
     example_rows,
     figure6_rows,
     network_rows,
@@ -30,6 +31,7 @@ def case(benchmark, sampler, **values):
     row.update(values)
     if "alpha" in values and "alpha_low" not in values:
         row["alpha_low"], row["alpha_high"] = values["alpha"] - 0.01, values["alpha"] + 0.01
+    row["mark"], row["mark_reason"] = mixing_verdict(row)  # as the summary stores it
     return row
 
 
@@ -37,13 +39,12 @@ def summary_of(*rows):
     return pd.DataFrame(list(rows))
 
 
-def test_ergodicity_mark():
-    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.005, "constant_chains": 0}) == ""
-    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.02, "constant_chains": 0}) == "‡"
-    assert ergodicity_mark({"exact_query": 0.5, "rhat": 1.0, "constant_chains": 3}) == "†"
-    assert ergodicity_mark({"exact_query": 0.5, "rhat": float("nan"), "constant_chains": 0}) == "†"
-    # a query fixed by the evidence has nothing to estimate: never marked
-    assert ergodicity_mark({"exact_query": 1.0, "rhat": float("nan"), "constant_chains": 100}) == ""
+def test_the_stored_mark_is_what_the_scorecard_reads():
+    # the same rhat and constant runs, but the stored mark says the runs disagree: the row follows the mark
+    rows = [case("alarm_ev0", m, alpha=a) for m, a in zip(PAPER_SAMPLERS, (0.4, 0.4, 0.8))]
+    assert alpha_rows(summary_of(*rows), ["alarm_ev0"])[1].verdict == "reproduced"
+    rows[0]["mark"] = "‡"
+    assert alpha_rows(summary_of(*rows), ["alarm_ev0"])[1].verdict == "not testable"
 
 
 @pytest.mark.parametrize(
@@ -120,10 +121,10 @@ def test_alpha_table_reproduced_when_every_paper_value_is_inside():
 
 def test_time_claims():
     rows = []
-    for b in scorecard.SMALL_AND_MEDIUM:
+    for b in paper_numbers.SMALL_AND_MEDIUM_BENCHMARKS:
         rows += [case(b, "gibbs", seconds_to_target=1.0), case(b, "metropolis", seconds_to_target=2.0),
                  case(b, "prune", seconds_to_target=0.5, seconds_per_draw=5e-6)]
-    for b in scorecard.LARGE:
+    for b in paper_numbers.LARGE_BENCHMARKS:
         rows += [case(b, m) for m in ("gibbs", "metropolis")] + [case(b, "prune", seconds_per_draw=50e-6)]
     table, fast, slow = time_rows(summary_of(*rows))
     assert table.verdict == "not testable"
@@ -165,7 +166,7 @@ def test_theory_and_networks_from_exact_computation():
 
 def test_figure2_transcription_is_what_is_checked(monkeypatch):
     # leave the two Sports entries under l_g standing: l_g states survive, and S grows
-    struck = tuple(e for e in scorecard.FIGURE_2_STRUCK if e[0] != "Sports")
+    struck = tuple(e for e in paper_numbers.FIGURE_2_STRUCK if e[0] != "Sports")
     monkeypatch.setattr(scorecard, "FIGURE_2_STRUCK", struck)
     fig2 = network_rows()[1]
     assert fig2.verdict == "differs" and "l_g" in fig2.ours
@@ -187,7 +188,7 @@ def test_rows_have_known_verdicts_and_unique_keys():
 
 def test_by_benchmark_lays_out_the_paper_table():
     summary = summary_of(case("grid-8x8", "gibbs", alpha=4.4), case("asia_ev0", "prune", alpha=0.7))
-    table = scorecard.by_benchmark(summary, "alpha")
+    table = by_benchmark(summary, "alpha")
     assert list(table.columns) == ["gibbs", "metropolis", "prune"]
     assert table.index[0] == "Asia_ev0" and table.index[-1] == "Grid 8x8" and len(table) == 9
     assert table.loc["Grid 8x8", "gibbs"] == 4.4 and table.loc["Asia_ev0", "prune"] == 0.7
