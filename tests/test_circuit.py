@@ -25,7 +25,7 @@ from prunelab.circuit.passes import draw_nb, upward_py, vtree_log_sums_py
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
-from prunelab.samplers import prune
+from prunelab.samplers import prune, prune_plans
 from prunelab.samplers import prune_circuit
 from prunelab.samplers.uniform import count_pruned_states, enumerate_pruned_states
 
@@ -127,7 +127,7 @@ def test_pruned_set_sizes_equal_the_counting_plan(name, evidence, rng):
     bn = _network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit.plan(net)
-    assert np.array_equal(plan.random_label, prune.prune_plan(net).random_label)
+    assert np.array_equal(plan.random_label, prune_plans.prune_plan(net).random_label)
     x0 = prunelab_start(bn, net, evidence, rng)
     states = prune.run_chain(rng, net, x0, 50, uniform="count").draws
     work = passes_for(plan.circuit)

@@ -13,7 +13,7 @@ from prunelab import BayesianNetwork, EvidenceError, FileFormatError, NetworkErr
 from prunelab.exact import exact_marginals
 from prunelab.indicators import hellinger
 from prunelab.samplers import BUILT_IN, available_samplers, get_sampler, register_sampler
-from prunelab.samplers.tempering import check_betas
+from prunelab.samplers.tempering_ladder import check_betas
 
 from .test_io import GOOD_BIF
 

@@ -16,7 +16,7 @@ import prunelab
 from prunelab import load_network, make_grid
 from prunelab.clauses import network_clauses, satisfied_weight
 from prunelab.compiled import compile_network
-from prunelab.samplers import mcsat, prune
+from prunelab.samplers import mcsat, prune, prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
 from prunelab.samplers.samplesat import samplesat_py, samplesat_nb
@@ -102,7 +102,7 @@ def test_clause_selection_is_the_pruning(key):
     for seed, x in enumerate(states):
         kept, label_kept = select_clauses(np.random.default_rng(seed), net, x)
         pruned = prune.prune_around(np.random.default_rng(seed), net, x)
-        used = prune.prune_plan(net).base_kept  # labels some feasible state uses
+        used = prune_plans.prune_plan(net).base_kept  # labels some feasible state uses
         assert (label_kept[used] == pruned[used]).all()
         plan = mcsat_plan(net)
         random = plan.random_clause

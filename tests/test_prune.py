@@ -22,7 +22,7 @@ from scipy import stats
 from prunelab import BayesianNetwork, load_network, random_evidence
 from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune
+from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import InfeasibleStateError, initial_state
 from prunelab.theory import prune_transition_matrix
 from tests.test_exact import small_networks
@@ -55,7 +55,7 @@ def test_prune_around_keeps_x_and_respects_deterministic_labels(rng):
     net = compile_network(bn)
     x = initial_state(rng, net, "forward")
     labels = state_labels(net, x)
-    used_and_sure = prune.prune_plan(net).base_kept & (net.cpt == 1.0)
+    used_and_sure = prune_plans.prune_plan(net).base_kept & (net.cpt == 1.0)
     for _ in range(50):
         kept = prune.prune_around(rng, net, x)
         assert kept[labels].all()
@@ -80,11 +80,11 @@ def test_prune_around_keeps_a_label_with_probability_c(rng):
 def test_random_labels_skip_unused_and_fixed_labels():
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
-    plan = prune.compile_prune_plan(net)
+    plan = prune_plans.compile_prune_plan(net)
     assert plan.random_label.tolist() == [0, 1]  # A(1), A(2); B's labels are 0 or 1
     assert plan.base_kept.tolist() == [True, True, True, False, False, True]
     # with evidence B = 1, only A(2) is used by a state that agrees
-    plan_e = prune.compile_prune_plan(compile_network(bn, {"B": "1"}))
+    plan_e = prune_plans.compile_prune_plan(compile_network(bn, {"B": "1"}))
     assert plan_e.random_label.tolist() == [1]
 
 
@@ -304,7 +304,7 @@ CATALOGUE = ["deterministic_pair", "blood_pressure", "block_chain", "asia", "ala
 def test_used_labels_equal_one_count_per_label(name, with_evidence):
     bn = load_network(name)
     net = compile_network(bn, random_evidence(bn, 0.25, seed=13) if with_evidence else None)
-    plan = prune.compile_prune_plan(net)
+    plan = prune_plans.compile_prune_plan(net)
     reference = used_labels_by_counting(net)
     np.testing.assert_array_equal(plan.base_kept, reference)
     np.testing.assert_array_equal(plan.random_label, np.flatnonzero(reference & (net.cpt < 1.0)))
@@ -315,7 +315,7 @@ def test_used_labels_equal_one_count_per_label(name, with_evidence):
 def test_used_labels_on_random_networks(case):
     bn, evidence = case
     net = compile_network(bn, evidence)
-    np.testing.assert_array_equal(prune.compile_prune_plan(net).base_kept, used_labels_by_counting(net))
+    np.testing.assert_array_equal(prune_plans.compile_prune_plan(net).base_kept, used_labels_by_counting(net))
 
 
 def dense_network(n: int = 60, k: int = 8, seed: int = 0) -> BayesianNetwork:
@@ -364,7 +364,7 @@ def test_pathfinder_runs():
 def test_auto_counts_first_then_follows_the_last_size():
     """``"auto"`` counts the first step (no size yet) and then uses both methods, as the rule predicts."""
     bn, net = make_net("alarm", "random")
-    plan = prune.prune_plan(net)
+    plan = prune_plans.prune_plan(net)
     x0 = initial_state(np.random.default_rng(2), net, "forward")
     out = prune.run_chain(np.random.default_rng(3), net, x0, 2000, "auto")
     assert prune.UNIFORM_NAMES[out.uniform_code[0]] == "count"

@@ -13,7 +13,7 @@ import pytest
 from prunelab import load_evidence, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, tempering
+from prunelab.samplers import prune, prune_plans, tempering
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.prune_rb import pruned_set_marginals
@@ -41,7 +41,7 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares():
     """Force a pruning, list its set by brute force, and compare both references and the kernel path."""
     bn = load_network("blood_pressure")
     net = compile_network(bn)
-    plan = prune.prune_plan(net)
+    plan = prune_plans.prune_plan(net)
     offsets = state_offsets(net)
     rng = np.random.default_rng(4)
     x = initial_state(rng, net)
@@ -65,7 +65,7 @@ def test_the_circuit_outward_pass_gives_the_same_marginals():
 
     bn = load_network("alarm")
     net = compile_network(bn, load_evidence("alarm"))
-    plan, circuit_plan = prune.prune_plan(net), prune_circuit.plan(net)
+    plan, circuit_plan = prune_plans.prune_plan(net), prune_circuit.plan(net)
     rng = np.random.default_rng(6)
     x = initial_state(rng, net)
     for _ in range(20):
@@ -77,7 +77,7 @@ def test_the_circuit_outward_pass_gives_the_same_marginals():
 
 def test_an_empty_set_and_a_bad_method_are_refused():
     net = compile_network(load_network("deterministic_pair"))
-    plan = prune.prune_plan(net).uniform
+    plan = prune_plans.prune_plan(net).uniform
     with pytest.raises(ValueError, match="pruned set is empty"):
         pruned_set_marginals(net, plan, np.zeros(net.n_labels, dtype=bool))
     with pytest.raises(ValueError, match="unknown method 'heuristic'"):
@@ -106,7 +106,7 @@ def test_numba_sums_equal_the_reference_step_by_step(name, make_evidence, unifor
 @pytest.mark.parametrize("name,make_evidence", CHAIN_CASES[2:], ids=[c[0] for c in CHAIN_CASES[2:]])
 def test_sparse_and_full_counting_programs_give_the_same_sums(name, make_evidence):
     _, net, x0 = _case(name, make_evidence)
-    plan = prune.prune_plan(net)
+    plan = prune_plans.prune_plan(net)
     assert plan.count is not None
     cps = [10, 50]
     sparse = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count", plan=plan, rb_checkpoints=cps)

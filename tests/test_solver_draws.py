@@ -20,7 +20,7 @@ from scipy import stats
 
 from prunelab import load_network, random_evidence
 from prunelab.compiled import compile_network, state_labels
-from prunelab.samplers import prune
+from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.pruned_draws import PRUNED_DRAWS, pruned_draw
 from prunelab.samplers.solver_draws import NO_MODEL, SolverMissingError
@@ -176,7 +176,7 @@ def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, nam
     x = initial_state(np.random.default_rng(3), net)
     for seed in range(8):
         _, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
-        kept = prune.prune_around(np.random.default_rng(seed), net, x, prune.prune_plan(net))
+        kept = prune.prune_around(np.random.default_rng(seed), net, x, prune_plans.prune_plan(net))
         same = enumerate_pruned_states(net, label_kept & (net.cpt > 0)), enumerate_pruned_states(net, kept)
         np.testing.assert_array_equal(*same)  # the same pruned set, whatever labels no state uses
         state, info = mcsat.step(np.random.default_rng(seed), net, mcsat.init(net, x), sampler)

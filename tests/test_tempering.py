@@ -15,16 +15,10 @@ import pytest
 from prunelab import load_network, random_evidence, sample
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, tempering
+from prunelab.samplers import prune, prune_plans, tempering
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.tempering import (
-    _swap_phase_py,
-    check_betas,
-    geometric_betas,
-    swap_probability,
-    swap_rates,
-    tempered_plan,
-)
+from prunelab.samplers.tempering import _swap_phase_py, swap_probability, swap_rates, tempered_plan
+from prunelab.samplers.tempering_ladder import DEFAULT_BETAS, check_betas, geometric_betas
 from prunelab.theory import is_regular, prune_transition_matrix, stationary_check, transition_chi_square
 from tests.test_prune import CHI2_LEVEL, Z_TOLERANCE, effective_sample_size, fan_network
 
@@ -67,7 +61,7 @@ def test_tempered_plan_moves_as_the_exact_tempered_matrix(case, uniform):
     """Prune's kernel with :func:`tempered_plan` makes the transitions of the exact matrix at ``c^beta``."""
     bn, evidence = TINY[case]
     net = compile_network(bn, evidence)
-    plan = prune.prune_plan(net)
+    plan = prune_plans.prune_plan(net)
     hot = tempered_plan(plan, 0.3)
     assert hot.uniform is plan.uniform and hot.random_label is plan.random_label and hot.count is plan.count
     np.testing.assert_allclose(hot.random_c, plan.random_c**0.3, rtol=0, atol=0)
@@ -177,7 +171,7 @@ def test_cold_replica_agrees_with_exact_marginals():
     exact = exact_marginals(bn, evidence)
     n = 8000
     result = sample(bn, "prune-tempered", n, n_chains=4, evidence=evidence, seed=99, traps="off")
-    assert result.stats["swapped"].shape == (4, n, tempering.DEFAULT_BETAS.size - 1)
+    assert result.stats["swapped"].shape == (4, n, DEFAULT_BETAS.size - 1)
     assert (swap_rates(result.stats["swapped"]) > 0.1).all()
     draws = result.draws[:, n // 2:].astype(np.int64)
     failures = []
@@ -225,7 +219,7 @@ def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="n_draws must be >= 0"):
         tempering.run_chain(np.random.default_rng(0), net, [0, 0], -1)
     with pytest.raises(ValueError, match=r"beta must be in \(0, 1\]"):
-        tempered_plan(prune.prune_plan(net), 0.0)
+        tempered_plan(prune_plans.prune_plan(net), 0.0)
     with pytest.raises(ValueError, match=r"beta_min must be in \(0, 1\)"):
         geometric_betas(4, 1.0)
     with pytest.raises(ValueError, match="n_replicas must be an integer >= 1"):
@@ -249,6 +243,6 @@ def test_mixing_variant_draws_as_many_and_records_the_swap_rates():
     profile = replace(LARGE_PROFILES["smoke"], mixing_chains=2, mixing_steps=400)
     record = simulate_large_run(LargeRun("mixing", "hailfinder", True, sampler="prune-tempered"), profile)
     assert record["n_chains"] == 2 and record["steps_per_chain"] == 400
-    assert record["betas"] == tempering.DEFAULT_BETAS.tolist()
+    assert record["betas"] == DEFAULT_BETAS.tolist()
     rates = np.asarray(record["swap_acceptance"])
-    assert rates.shape == (tempering.DEFAULT_BETAS.size - 1,) and ((rates > 0) & (rates < 1)).all()
+    assert rates.shape == (DEFAULT_BETAS.size - 1,) and ((rates > 0) & (rates < 1)).all()

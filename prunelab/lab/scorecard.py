@@ -391,22 +391,24 @@ def theory_rows() -> list[Row]:
     Returns
     -------
     list of Row
-        Prune sampling regular and reversible (checked on the deterministic pair, the
-        block chain with three variables and BloodPressure); the paper's
+        Prune sampling regular and reversible (checked on
+        :data:`prunelab.theory.THEOREM_CASES`); the paper's
         Q((0,0) -> (0,0)); the communicating classes of a Gibbs sweep on Example 1.
     """
     from prunelab import theory
     from prunelab.catalogue import load_network
 
     worst, regular = 0.0, True
-    for bn in (load_network("deterministic_pair"), load_network("block_chain", n=3), load_network("blood_pressure")):
-        states, p = theory.feasible_states(bn)
-        _, R = theory.prune_transition_matrix(bn)
+    for case in theory.THEOREM_CASES:
+        bn, evidence = case.load()
+        states, p = theory.feasible_states(bn, evidence)
+        _, R = theory.prune_transition_matrix(bn, evidence)
         worst = max(worst, max(theory.stationary_check(states, R, p).values()))
         regular &= theory.is_regular(R)
     theorem = Row("claim_theorem", "Claim: \"A regular and reversible Markov chain\"",
                   "Prune sampling is regular and reversible with respect to P (eqs. (5)–(7)).",
-                  f"exact matrices of the deterministic pair, a 3-variable block chain and BloodPressure: "
+                  f"exact matrices of {len(theory.THEOREM_CASES)} cases "
+                  f"({'; '.join(case.label for case in theory.THEOREM_CASES)}): "
                   f"{'all regular' if regular else 'not all regular'}, largest violation of row sums, detailed "
                   f"balance and stationarity {worst:.1e}",
                   "reproduced" if regular and worst < 1e-12 else "differs")

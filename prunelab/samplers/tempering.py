@@ -84,10 +84,11 @@ import numpy as np
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
-from .prune import NO_SPARSE_COUNT, PrunePlan, PruneState, prune_chain_nb, prune_plan
+from .prune import NO_SPARSE_COUNT, PruneState, prune_chain_nb
 from .prune import step as prune_step
 from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
-from .tempering_ladder import DEFAULT_BETA_MIN, DEFAULT_BETAS, DEFAULT_N_REPLICAS, check_betas, geometric_betas
+from .prune_plans import PrunePlan, prune_plan
+from .tempering_ladder import DEFAULT_BETAS, check_betas
 from .uniform import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, ENUMERATE, make_workspace
 from .uniform.kernels import label_nb
 
@@ -98,12 +99,7 @@ __all__ = [
     "ChainOutput",
     "RAO_BLACKWELL",
     "rao_blackwell_refusal",
-    "DEFAULT_N_REPLICAS",
-    "DEFAULT_BETA_MIN",
-    "DEFAULT_BETAS",
     "TEMPERED_UNIFORM",
-    "geometric_betas",
-    "check_betas",
     "tempered_plan",
     "swap_probability",
     "swap_rates",

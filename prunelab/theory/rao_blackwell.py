@@ -23,7 +23,7 @@ import numpy as np
 
 from ..compiled import state_labels
 from ..network import BayesianNetwork
-from ..samplers.prune import prune_plan
+from ..samplers.prune_plans import prune_plan
 from ..samplers.prune_rb import count_marginals_arrays, rao_blackwell_sums
 from ..samplers.uniform import make_workspace
 from ..samplers.uniform.kernels import count_nb
