@@ -233,12 +233,23 @@ def test_provenance_has_the_required_fields(reference):
     assert set(prov["profile"]["cases"]) == set(pd.read_parquet(out / "runs.parquet")["case"])  # the cases it ran
     assert prov["regenerate"].endswith(" --cases " + " ".join(prov["profile"]["cases"]))
     assert prov["command"] == "pytest reference"
+    assert prov["out"] == out.name  # the folder's name, never a machine path
     assert "commit" in prov["git"]
     assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_draws"] == TINY.n_draws
     assert prov["profile"]["checkpoints"] == TINY.checkpoints.tolist()
     assert {"platform", "cpu_count"} <= set(prov["machine"])
     assert {"numpy", "numba", "pandas", "joblib", "dask", "distributed"} <= set(prov["libraries"])
     assert prov["sweep_seconds"] > 0 and "scheduler" in prov["machine"]
+
+
+def test_frozen_provenance_names_its_folder_not_a_machine_path():
+    from prunelab.catalogue import data_dir
+
+    frozen = sorted((data_dir() / "results").glob("*/provenance.json"))
+    assert len(frozen) >= 5
+    for path in frozen:
+        out = json.loads(path.read_text())["out"]
+        assert out and "/" not in out and "\\" not in out, (path, out)
 
 
 def test_tables_command_prints_ours_beside_the_papers(reference, capsys):
