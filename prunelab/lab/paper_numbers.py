@@ -31,7 +31,9 @@ __all__ = [
     "FIGURE_2_STATE",
     "FIGURE_2_STRUCK",
     "FIGURE_2_SURVIVORS",
+    "FIGURE_6_P",
     "LARGE_BENCHMARKS",
+    "NETWORK_SIZES",
     "PAPER_ALPHA",
     "PAPER_BENCHMARKS",
     "PAPER_LABELS",
@@ -129,3 +131,10 @@ transcribed from the figure's LaTeX source."""
 
 FIGURE_2_SURVIVORS = frozenset({("k_g", "l_b", "b_e", "s_y", "m_e"), ("k_g", "l_b", "b_e", "s_n", "m_e")})
 """The paper's Figure 2 caption: the two feasible states of the pruned network."""
+
+FIGURE_6_P = 0.81
+"""The paper's Figure 6 (a): 100 Metropolis runs on its 8x8 grid approximate ``P(X_8,8 = T) ≈ 0.81``."""
+
+NETWORK_SIZES = {"asia": (8, 18), "alarm": (37, 509), "win95pts": (76, 574)}
+"""The real-world networks as its section "Results" describes them: ``(nodes, parameters)``, the
+parameters counted free (every CPT entry but one per row)."""

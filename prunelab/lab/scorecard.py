@@ -39,6 +39,7 @@ from .experiments.tables import forward_cases
 from .paper_numbers import (
     FIGURE_2_STRUCK,
     FIGURE_2_SURVIVORS,
+    FIGURE_6_P,
     LARGE_BENCHMARKS,
     PAPER_ALPHA,
     PAPER_LABELS,
@@ -237,7 +238,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     summary, curves : pandas.DataFrame
         The experiment summary and curves (:func:`prunelab.lab.experiments.load_results`).
     exact_sink : float
-        Our grid's exact ``P(v_8_8 = T)`` (the paper's is about 0.81 on its grid).
+        Our grid's exact ``P(v_8_8 = T)`` (the paper's: :data:`~prunelab.lab.paper_numbers.FIGURE_6_P`).
     benchmark, sampler : str
         The case the figure shows.
 
@@ -247,7 +248,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     """
     cases = _cases(summary)
     paper_alpha = PAPER_ALPHA[benchmark][sampler]
-    rows = [Row("fig6a", "Figure 6 (a)", "100 Metropolis runs approximate P(X_8,8 = T) ≈ 0.81.",
+    rows = [Row("fig6a", "Figure 6 (a)", f"100 Metropolis runs approximate P(X_8,8 = T) ≈ {FIGURE_6_P}.",
                 f"our grid is another draw of the recipe: exact P(v_8_8 = T) = {exact_sink:.3f}",
                 "not testable")]
     if (benchmark, sampler) not in cases.index:
@@ -268,6 +269,12 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
         + (f", {case['mark']} not a rate: the runs do not mix" if case["mark"] else ""),
         "reproduced" if inside and not case["mark"] else "differs"))
     return rows
+
+
+def _paper_range(*samplers) -> str:
+    """The range of the paper's Table 2 over ``samplers``, as ``"0.37–0.55"``."""
+    values = [row[m] for row in PAPER_ALPHA.values() for m in samplers]
+    return f"{min(values):.2f}–{max(values):.2f}"
 
 
 def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
@@ -307,7 +314,8 @@ def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
             prune_smallest += alpha["prune"] <= alpha.min()
             ess_ratio[benchmark] = rows_b.loc["prune", "ess_bulk"] / rows_b.loc["gibbs", "ess_bulk"]
     table = Row(
-        "table2", "Table 2 (α)", "α for the 27 cells: Gibbs and Metropolis 0.37–0.55, prune 0.49–0.81.",
+        "table2", "Table 2 (α)", f"α for the {sum(len(row) for row in PAPER_ALPHA.values())} cells: Gibbs and "
+        f"Metropolis {_paper_range('gibbs', 'metropolis')}, prune {_paper_range('prune')}.",
         f"{n_cells} cells: {n_marked} marked as not ergodic; the paper's value lies inside our 95 % "
         f"bootstrap interval in {n_inside}",
         "not testable" if n_cells == 0 else ("reproduced" if n_inside == n_cells else "differs"))
