@@ -38,7 +38,10 @@ __all__ = ["MARKS", "RHAT_LIMIT", "MixingVerdict", "mixing_verdict"]
 RHAT_LIMIT = 1.01
 """R-hat above which the runs of a case disagree (Vehtari et al. 2021)."""
 
-MARKS = {"†": "not ergodic", "‡": "the runs disagree"}
+MARKS = {
+    "†": "not ergodic: a run never changes the query, the query is stuck in a run, or R-hat is infinite or undefined",
+    "‡": f"the runs disagree: R-hat above {RHAT_LIMIT}",
+}
 """Each mark and what it says (an unmarked case mixes)."""
 
 

@@ -512,8 +512,8 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
     ]
     shown = sorted(set(marks.to_numpy().ravel()) - {""})
     if shown:
-        lines += [""] + [f"{mark} {MARKS[mark]}: alpha and time describe a trap or a drift, not a rate of "
-                         "convergence" for mark in shown]
+        lines += [""] + [f"{mark} {MARKS[mark]}" for mark in shown]
+        lines += ["Marked: alpha and time describe a trap or a drift, not a rate of convergence."]
     return "\n".join(lines)
 
 
