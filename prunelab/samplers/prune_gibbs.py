@@ -140,23 +140,14 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     ----------
     rng : numpy.random.Generator
         Consumed exactly like ``n_draws`` calls of :func:`step`.
-    net : CompiledNetwork
-    x0 : array_like of int (n,)
-        A feasible start state (checked).
-    n_draws : int
-    prune_steps : int, default :data:`PRUNE_STEPS`
-    plan : PrunePlan, optional
+    net, x0, n_draws
+        As in :func:`prunelab.samplers.prune.run_chain` (``x0`` is checked the same way).
+    prune_steps, plan
+        As in :func:`step`.
 
     Returns
     -------
     PruneGibbsChain
-
-    Raises
-    ------
-    InfeasibleStateError
-        ``x0`` has ``P(x0, e) = 0``.
-    EvidenceError
-        ``x0`` disagrees with the evidence.
 
     Examples
     --------
