@@ -502,7 +502,7 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
         raise ValueError(f"alpha_column must be 'alpha' or 'alpha_free', got {alpha_column!r}")
     alpha = paper_table(summary, "alpha", alpha_column)
     seconds = paper_table(summary, "seconds", seconds_column)
-    marks = by_benchmark(forward_cases(summary), "mark").fillna("")
+    marks = by_benchmark(forward_cases(summary), "mark").astype(object).fillna("")  # "" where a case is missing
     lines = [
         f"Table 2: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
         _marked(alpha, marks, "{:.2f}"),
