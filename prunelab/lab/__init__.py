@@ -3,7 +3,7 @@
 Everything here serves the book (``notebooks/``): it runs the library
 (:func:`prunelab.sample`, :mod:`prunelab.indicators`, :mod:`prunelab.exact`) many times,
 freezes the results in ``data/``, and turns them into the chapters' tables and figures.
-The library never imports the lab (``tests/test_layout.py`` checks it), so a user of the
+The library never imports the lab (``tests/core/test_layout.py`` checks it), so a user of the
 samplers needs none of it, nor its extras (``experiments``, ``plots``, ``peers``).
 
 =======================  ==============================================================
