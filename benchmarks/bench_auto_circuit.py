@@ -31,7 +31,7 @@ from prunelab.circuit.inference import posterior_state  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
 from prunelab.elimination import TablesTooLargeError  # noqa: E402
 from prunelab.io import read_bif  # noqa: E402
-from prunelab.samplers import prune  # noqa: E402
+from prunelab.samplers import prune, prune_plans  # noqa: E402
 
 EVIDENCE_SEED = 7
 
@@ -85,7 +85,7 @@ def main(argv=None) -> None:
             net = compile_network(bn, evidence)
             label = "25%" if with_evidence else "none"
             try:
-                plan = prune.prune_plan(net)
+                plan = prune_plans.prune_plan(net)
                 units = plan.count_units
             except TablesTooLargeError:
                 plan, units = None, None

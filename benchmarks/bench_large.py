@@ -17,7 +17,7 @@ one row:
   (junction-tree compilation included);
 * ``plan s``: :func:`~prunelab.samplers.uniform.compile_uniform_plan` alone
   (elimination order and counting program); ``setup s``: all of the prune set-up,
-  :func:`~prunelab.samplers.prune.compile_prune_plan` (that plan, used labels, the
+  :func:`~prunelab.samplers.prune_plans.compile_prune_plan` (that plan, used labels, the
   specialised counting program); ``ratio`` is set-up over exact, the target is at
   most 2 (or a set-up under 1 s);
 * ``init s``, ``init``: :func:`~prunelab.samplers.init.initial_state` (forward, the
@@ -51,7 +51,7 @@ from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, treewidth
 from prunelab.lab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
-from prunelab.samplers import prune
+from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.uniform import UNIFORM_NAMES, compile_uniform_plan, uniform_pruned_state
 
@@ -92,7 +92,7 @@ def row(name: str, with_evidence: bool, seconds: float) -> str:
     if isinstance(uniform, ValueError):
         refused = "exact refused too" if isinstance(exact, ValueError) else f"exact {exact_s:.2f} s"
         return f"{head}  refused in {plan_s:.2f} s ({refused}): {str(uniform)[:110]}..."
-    setup, plan = timed(prune.compile_prune_plan, net)  # compiles its own uniform plan: all of the set-up
+    setup, plan = timed(prune_plans.compile_prune_plan, net)  # compiles its own uniform plan: all of the set-up
     exact_txt = "refused" if isinstance(exact, ValueError) else f"{exact_s:.3f}"
     ratio = "" if isinstance(exact, ValueError) else f"{setup / exact_s:.2f}"
     init_s, (_, info) = timed(initial_state, np.random.default_rng(0), bn, evidence=evidence, return_info=True)
@@ -115,7 +115,7 @@ def main(argv=None) -> None:
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (seconds are wall clock, "
               "steps/s per CPU second)")
     warm = compile_network(load_network("asia"))
-    run(warm, prune.compile_prune_plan(warm), 0.01)
+    run(warm, prune_plans.compile_prune_plan(warm), 0.01)
     print(f"{'network':<11}{'ev':<6}{'n':>6}{'tw':>4}{'exact s':>9}{'plan s':>8}{'setup s':>8}"
           f"{'ratio':>7}{'init s':>8} {'init':<8}{'steps/s':>10}{'mean|S|':>10}  drew")
     for name in args.networks or pgmpy_networks():

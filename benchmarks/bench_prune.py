@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from prunelab import load_network, random_evidence  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
-from prunelab.samplers import prune  # noqa: E402
+from prunelab.samplers import prune, prune_plans  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
 
 TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}
@@ -119,7 +119,7 @@ def main(argv=None) -> None:
         for with_evidence in (False, True):
             evidence = random_evidence(bn, 0.25, seed=EVIDENCE_SEED) if with_evidence else None
             net = compile_network(bn, evidence)
-            plan = prune.prune_plan(net)
+            plan = prune_plans.prune_plan(net)
             label = "25%" if with_evidence else "none"
             prune.run_chain(np.random.default_rng(0), net, initial_state(np.random.default_rng(0), net), 2)
             worst, sizes = first_steps(net, args.starts)

@@ -33,7 +33,8 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
     lab      lab/ahd         AHD(t) over runs, from the results' curves
     lab      lab/plots/      the book's figures and the display of its tables
-    lab      lab/paper_numbers   the paper's printed Tables 2 and 3
+    lab      lab/paper_numbers   every transcription of the paper: Tables 1-3, Figures 2 and 6
+    lab      lab/mixing      the one "did not mix" verdict of a case: a mark and its reason
     lab      lab/scorecard   each figure, table and claim of the paper beside ours
     lab      lab/notebook    what every chapter calls: setup, results, glue, watermark
     cli      __main__        python -m prunelab reproduce|tables|cases|large (runs the lab)

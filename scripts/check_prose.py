@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check what a reader sees for project process and for numbers typed into prose.
 
-Two rules of the book (see ``tests/test_reader_pages.py``, which runs both):
+Two rules of the book (see ``tests/book/test_reader_pages.py``, which runs both):
 
 1. **No project process on a reader's page.** A reader sees results, their
    provenance (command, version, date, machine) and their limits, never issue

@@ -213,7 +213,7 @@ REPORT_JS = r"""
 
 
 # ----------------------------------------------------------------------------------
-# Pure parts (tested without a browser in tests/test_screenshot_site.py)
+# Pure parts (tested without a browser in tests/book/test_screenshot_site.py)
 
 
 def find_chromium(explicit: str | None = None) -> Path | None:

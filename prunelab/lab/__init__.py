@@ -3,7 +3,7 @@
 Everything here serves the book (``notebooks/``): it runs the library
 (:func:`prunelab.sample`, :mod:`prunelab.indicators`, :mod:`prunelab.exact`) many times,
 freezes the results in ``data/``, and turns them into the chapters' tables and figures.
-The library never imports the lab (``tests/test_layout.py`` checks it), so a user of the
+The library never imports the lab (``tests/core/test_layout.py`` checks it), so a user of the
 samplers needs none of it, nor its extras (``experiments``, ``plots``, ``peers``).
 
 =======================  ==============================================================
@@ -15,7 +15,9 @@ subpackage or module     job
 ``peers``                pgmpy, pyAgrum and PyMC samplers on prunelab networks (their
                          comparison is the experiment ``experiments.peers``)
 ``ahd``                  AHD(t) over runs from ``curves.parquet`` (Figure 5's tables)
-``paper_numbers``        the paper's printed Tables 2 and 3, transcribed
+``paper_numbers``        every transcription of the paper: Tables 1-3, Figure 2's
+                         pruning, Figure 6's grid, the benchmark groups of its claims
+``mixing``               the one "did not mix" verdict of a case (mark and reason)
 ``scorecard``            each figure, table and claim of the paper beside ours
 ``headline``             the scorecard's rows in one call, and its per-draw headline
 ``plots``                the book's figures and the display of its tables

@@ -25,6 +25,7 @@ from prunelab.catalogue import load_network
 from prunelab.exact import exact_marginals
 
 from . import scorecard
+from .experiments.tables import forward_cases
 from .paper_numbers import PAPER_BENCHMARKS, PAPER_SAMPLERS
 
 __all__ = ["all_rows", "efficiency_where_all_mix", "verdict_counts"]
@@ -77,16 +78,14 @@ def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:
     """Per draw, the three samplers side by side on each benchmark where all three mix.
 
     A benchmark counts when its forward-start cases of Gibbs, Metropolis and prune
-    sampling are all present, none is marked by
-    :func:`prunelab.lab.scorecard.ergodicity_mark` and the evidence does not fix the
-    query.
+    sampling are all present, none carries a mark of :mod:`prunelab.lab.mixing` (the
+    summary's ``mark``) and the evidence does not fix the query.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         The experiment summary (columns ``benchmark``, ``sampler``, ``init``,
-        ``exact_query``, ``rhat``, ``constant_chains``, ``alpha``, ``ess_bulk``,
-        ``n_draws``, ``n_runs``).
+        ``exact_query``, ``mark``, ``alpha``, ``ess_bulk``, ``n_draws``, ``n_runs``).
 
     Returns
     -------
@@ -96,16 +95,14 @@ def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:
         samplers, ``best`` (the sampler of the smallest α), ``alpha_spread`` (largest α
         over smallest, minus one) and ``prune_over_gibbs`` (the ratio of ESS per draw).
     """
-    cases = summary[summary["init"] == "forward"] if "init" in summary.columns else summary
-    cases = cases.set_index(["benchmark", "sampler"])
+    cases = forward_cases(summary).set_index(["benchmark", "sampler"])
     rows = {}
     for benchmark in PAPER_BENCHMARKS:
         keys = [(benchmark, m) for m in PAPER_SAMPLERS]
         if not all(k in cases.index for k in keys):
             continue
         block = cases.loc[keys].droplevel("benchmark")
-        marked = any(scorecard.ergodicity_mark(r) for _, r in block.iterrows())
-        if marked or block["exact_query"].isin([0.0, 1.0]).any():
+        if (block["mark"] != "").any() or block["exact_query"].isin([0.0, 1.0]).any():
             continue
         ess = block["ess_bulk"] / (block["n_draws"] * block["n_runs"])
         row = {f"alpha_{m}": block.loc[m, "alpha"] for m in PAPER_SAMPLERS}

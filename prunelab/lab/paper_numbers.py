@@ -1,7 +1,8 @@
-"""The paper's printed numbers: Table 2 (alpha) and Table 3 (seconds to sigma_t = 0.01).
+"""Every transcription of the paper: Tables 1-3, Figure 2's pruning, the benchmark groups of its claims.
 
-Transcribed by hand from the LaTeX source of the paper (``\\label{ROC-table}`` and
-``\\label{time-table}``); these are the only hand-typed numbers in the package. Rows
+Transcribed by hand from the LaTeX source of the paper (``\\label{ROC-table}``,
+``\\label{time-table}``, the block CPT of Table 1 and the TikZ source of Figure 2); these are
+the only hand-typed numbers of the paper in the package. Rows
 are the nine benchmarks under the ids used by :mod:`prunelab.lab.experiments`
 (``asia_ev0``, ..., ``grid-8x8``), columns the three samplers.
 
@@ -26,7 +27,21 @@ Examples
 from __future__ import annotations
 
 
-__all__ = ["PAPER_SAMPLERS", "PAPER_BENCHMARKS", "PAPER_LABELS", "PAPER_ALPHA", "PAPER_SECONDS"]
+__all__ = [
+    "FIGURE_2_STATE",
+    "FIGURE_2_STRUCK",
+    "FIGURE_2_SURVIVORS",
+    "FIGURE_6_P",
+    "LARGE_BENCHMARKS",
+    "NETWORK_SIZES",
+    "PAPER_ALPHA",
+    "PAPER_BENCHMARKS",
+    "PAPER_LABELS",
+    "PAPER_SAMPLERS",
+    "PAPER_SECONDS",
+    "SMALL_AND_MEDIUM_BENCHMARKS",
+    "TABLE_1",
+]
 
 PAPER_SAMPLERS = ("gibbs", "metropolis", "prune")
 """The three samplers the paper compares, in the column order of its tables (the one definition:
@@ -84,3 +99,42 @@ PAPER_SECONDS = {
     "grid-8x8": {"gibbs": 20.50, "metropolis": 8.83, "prune": 105.17},
 }
 """Table 3: seconds to reach sigma_t = 0.01 (including the initial state)."""
+
+TABLE_1 = ((0.5, 0.5, 0.0, 0.0), (0.5, 0.5, 0.0, 0.0), (0.0, 0.0, 0.5, 0.5), (0.0, 0.0, 0.5, 0.5))
+"""Table 1: the block CPT ``P(X_i | X_{i-1})`` as printed, ``X_{i-1}`` in columns (0.5 inside the blocks
+{0, 1} and {2, 3}, 0 across)."""
+
+SMALL_AND_MEDIUM_BENCHMARKS = ("asia_ev0", "asia_ev25", "alarm_ev0", "alarm_ev25", "grid-3x3", "grid-5x5")
+"""The benchmarks on which the paper finds prune sampling the fastest (its Table 3 and conclusion: "small and
+medium BNs")."""
+
+LARGE_BENCHMARKS = ("win95pts_ev0", "win95pts_ev25", "grid-8x8")
+"""The benchmarks on which the paper finds prune sampling slow (its Table 3 and conclusion: "large BNs")."""
+
+FIGURE_2_STATE = {"Kidney": "k_g", "Lifestyle": "l_b", "BloodPressure": "b_e", "Sports": "s_y",
+                  "Measurement": "m_e"}
+"""The paper's Figure 2: the boldfaced state of BloodPressure that it prunes around."""
+
+FIGURE_2_STRUCK = (
+    ("Kidney", "k_b", ()),
+    ("BloodPressure", "b_n", (("Kidney", "k_b"), ("Lifestyle", "l_b"))),
+    ("BloodPressure", "b_n", (("Kidney", "k_b"), ("Lifestyle", "l_g"))),
+    ("BloodPressure", "b_n", (("Kidney", "k_g"), ("Lifestyle", "l_b"))),
+    ("BloodPressure", "b_e", (("Kidney", "k_g"), ("Lifestyle", "l_g"))),
+    ("Sports", "s_n", (("Lifestyle", "l_g"),)),
+    ("Sports", "s_y", (("Lifestyle", "l_g"),)),
+    ("Measurement", "m_n", (("BloodPressure", "b_e"),)),
+    ("Measurement", "m_e", (("BloodPressure", "b_n"),)),
+)
+"""The paper's Figure 2: every crossed-out entry, ``(variable, state, parents' states)``,
+transcribed from the figure's LaTeX source."""
+
+FIGURE_2_SURVIVORS = frozenset({("k_g", "l_b", "b_e", "s_y", "m_e"), ("k_g", "l_b", "b_e", "s_n", "m_e")})
+"""The paper's Figure 2 caption: the two feasible states of the pruned network."""
+
+FIGURE_6_P = 0.81
+"""The paper's Figure 6 (a): 100 Metropolis runs on its 8x8 grid approximate ``P(X_8,8 = T) ≈ 0.81``."""
+
+NETWORK_SIZES = {"asia": (8, 18), "alarm": (37, 509), "win95pts": (76, 574)}
+"""The real-world networks as its section "Results" describes them: ``(nodes, parameters)``, the
+parameters counted free (every CPT entry but one per row)."""

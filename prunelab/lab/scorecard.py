@@ -35,21 +35,23 @@ import pandas as pd
 
 from prunelab.compiled import entry_label
 from prunelab.indicators import sigma_t
-from .paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_LABELS
-from .paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
+from .experiments.tables import forward_cases
+from .paper_numbers import (
+    FIGURE_2_STRUCK,
+    FIGURE_2_SURVIVORS,
+    FIGURE_6_P,
+    LARGE_BENCHMARKS,
+    PAPER_ALPHA,
+    PAPER_LABELS,
+    SMALL_AND_MEDIUM_BENCHMARKS,
+    TABLE_1,
+)
 
 __all__ = [
-    "FIGURE_2_STATE",
-    "FIGURE_2_STRUCK",
-    "FIGURE_2_SURVIVORS",
-    "LARGE",
-    "SMALL_AND_MEDIUM",
     "VERDICTS",
     "Row",
     "accuracy_rows",
     "alpha_rows",
-    "by_benchmark",
-    "ergodicity_mark",
     "example_rows",
     "figure6_rows",
     "network_rows",
@@ -61,36 +63,9 @@ __all__ = [
 VERDICTS = ("reproduced", "differs", "reversed", "not testable")
 """The verdicts a row can have."""
 
-SMALL_AND_MEDIUM = ("asia_ev0", "asia_ev25", "alarm_ev0", "alarm_ev25", "grid-3x3", "grid-5x5")
-"""The benchmarks on which the paper finds prune sampling the fastest (its Table 3)."""
-
-LARGE = ("win95pts_ev0", "win95pts_ev25", "grid-8x8")
-"""The benchmarks on which the paper finds prune sampling slow (its Table 3)."""
-
-FIGURE_2_STATE = {"Kidney": "k_g", "Lifestyle": "l_b", "BloodPressure": "b_e", "Sports": "s_y",
-                  "Measurement": "m_e"}
-"""The paper's Figure 2: the boldfaced state of BloodPressure that it prunes around."""
-
-FIGURE_2_STRUCK = (
-    ("Kidney", "k_b", ()),
-    ("BloodPressure", "b_n", (("Kidney", "k_b"), ("Lifestyle", "l_b"))),
-    ("BloodPressure", "b_n", (("Kidney", "k_b"), ("Lifestyle", "l_g"))),
-    ("BloodPressure", "b_n", (("Kidney", "k_g"), ("Lifestyle", "l_b"))),
-    ("BloodPressure", "b_e", (("Kidney", "k_g"), ("Lifestyle", "l_g"))),
-    ("Sports", "s_n", (("Lifestyle", "l_g"),)),
-    ("Sports", "s_y", (("Lifestyle", "l_g"),)),
-    ("Measurement", "m_n", (("BloodPressure", "b_e"),)),
-    ("Measurement", "m_e", (("BloodPressure", "b_n"),)),
-)
-"""The paper's Figure 2: every crossed-out entry, ``(variable, state, parents' states)``,
-transcribed from the figure's LaTeX source."""
-
-FIGURE_2_SURVIVORS = frozenset({("k_g", "l_b", "b_e", "s_y", "m_e"), ("k_g", "l_b", "b_e", "s_n", "m_e")})
-"""The paper's Figure 2 caption: the two feasible states of the pruned network."""
-
-_SUMMARY_COLUMNS = ("benchmark", "sampler", "query_state", "exact_query", "estimate_query", "sigma_T", "n_runs", "rhat",
-                    "constant_chains", "alpha", "alpha_low", "alpha_high", "ahd_query", "seconds_per_draw",
-                    "seconds_to_target", "ess_bulk", "n_draws")
+_SUMMARY_COLUMNS = ("case", "init", "benchmark", "sampler", "query_state", "exact_query", "estimate_query", "sigma_T",
+                    "n_runs", "rhat", "constant_chains", "mark", "alpha", "alpha_low", "alpha_high", "ahd_query",
+                    "seconds_per_draw", "seconds_to_target", "ess_bulk", "n_draws")
 
 
 class Row(NamedTuple):
@@ -108,65 +83,6 @@ class Row(NamedTuple):
     """One of :data:`VERDICTS`."""
     note: str = ""
     """What qualifies the verdict, shown beside it (e.g. a reversal that comes from baselines that do not mix)."""
-
-
-def ergodicity_mark(row) -> str:
-    """The book's mark of a case whose sampler is not shown to mix.
-
-    Parameters
-    ----------
-    row : mapping
-        A case of the experiment summary, with ``exact_query``, ``rhat`` and
-        ``constant_chains``.
-
-    Returns
-    -------
-    str
-        ``"†"`` not ergodic (some run's query indicator never changes, or R-hat is
-        inf/nan), ``"‡"`` the runs disagree (R-hat above 1.01), ``""`` otherwise and
-        when the evidence fixes the query (nothing to estimate).
-
-    Examples
-    --------
-    >>> ergodicity_mark({"exact_query": 0.5, "rhat": 1.2, "constant_chains": 0})
-    '‡'
-    >>> ergodicity_mark({"exact_query": 0.5, "rhat": float("inf"), "constant_chains": 100})
-    '†'
-    """
-    if row["exact_query"] in (0.0, 1.0):
-        return ""
-    rhat = row.get("rhat", np.nan)
-    if row.get("constant_chains", 0) > 0 or not np.isfinite(rhat):
-        return "†"
-    return "‡" if rhat > 1.01 else ""
-
-
-def by_benchmark(summary: pd.DataFrame, column: str) -> pd.DataFrame:
-    """One column of the experiment summary laid out as the paper's Tables 2 and 3.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        One row per case, with ``benchmark`` and ``sampler`` columns (forward starts
-        only, one case per benchmark and sampler).
-    column : str
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows the nine benchmarks in the paper's order, labelled as printed
-        (:data:`prunelab.lab.paper_numbers.PAPER_LABELS`); columns the three samplers. A
-        case missing from ``summary`` is NaN.
-
-    Examples
-    --------
-    >>> summary = pd.DataFrame({"benchmark": ["grid-3x3"], "sampler": ["prune"], "alpha": [0.7]})
-    >>> by_benchmark(summary, "alpha").loc["Grid 3x3"].tolist()
-    [nan, nan, 0.7]
-    """
-    data = summary.pivot(index="benchmark", columns="sampler", values=column)
-    return data.reindex(index=list(BENCHMARKS), columns=list(PAPER_SAMPLERS)).set_axis(
-        [PAPER_LABELS[b] for b in BENCHMARKS], axis=0)
 
 
 def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "estimate"):
@@ -201,16 +117,11 @@ def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "
 
 
 def _cases(summary: pd.DataFrame) -> pd.DataFrame:
-    """The forward-start cases indexed by (benchmark, sampler), with their marks."""
+    """The forward-start cases indexed by (benchmark, sampler), with their stored marks."""
     missing = [c for c in _SUMMARY_COLUMNS if c not in summary.columns]
     if missing:
         raise ValueError(f"the experiment summary lacks the column(s) {missing}")
-    cases = summary[summary["init"] == "forward"] if "init" in summary.columns else summary
-    cases = cases.set_index(["benchmark", "sampler"])
-    if not cases.index.is_unique:
-        raise ValueError("the experiment summary has more than one forward-start case per benchmark and sampler")
-    cases = cases.assign(mark=[ergodicity_mark(r) for _, r in cases.iterrows()])
-    return cases
+    return forward_cases(summary).set_index(["benchmark", "sampler"])
 
 
 def _get(cases: pd.DataFrame, benchmark: str, samplers=("gibbs", "metropolis", "prune")) -> pd.DataFrame | None:
@@ -275,7 +186,7 @@ def accuracy_rows(summary: pd.DataFrame, benchmarks, tie: float = 0.1) -> list[R
     both others' by more than ``tie`` (relative), ``"reversed"`` when it is below both
     by more than ``tie``, ``"differs"`` otherwise (within ``tie`` of one of them, or in
     between), ``"not testable"`` when the evidence fixes the query. A reversal where
-    Gibbs or Metropolis is marked by :func:`ergodicity_mark` says so in its ``note``: it
+    Gibbs or Metropolis carries a mark (:mod:`prunelab.lab.mixing`) says so in its ``note``: it
     comes from a baseline that does not mix, not from a faster-mixing prune sampler.
 
     Parameters
@@ -334,7 +245,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     summary, curves : pandas.DataFrame
         The experiment summary and curves (:func:`prunelab.lab.experiments.load_results`).
     exact_sink : float
-        Our grid's exact ``P(v_8_8 = T)`` (the paper's is about 0.81 on its grid).
+        Our grid's exact ``P(v_8_8 = T)`` (the paper's: :data:`~prunelab.lab.paper_numbers.FIGURE_6_P`).
     benchmark, sampler : str
         The case the figure shows.
 
@@ -344,7 +255,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     """
     cases = _cases(summary)
     paper_alpha = PAPER_ALPHA[benchmark][sampler]
-    rows = [Row("fig6a", "Figure 6 (a)", "100 Metropolis runs approximate P(X_8,8 = T) ≈ 0.81.",
+    rows = [Row("fig6a", "Figure 6 (a)", f"100 Metropolis runs approximate P(X_8,8 = T) ≈ {FIGURE_6_P}.",
                 f"our grid is another draw of the recipe: exact P(v_8_8 = T) = {exact_sink:.3f}",
                 "not testable")]
     if (benchmark, sampler) not in cases.index:
@@ -368,11 +279,17 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     return rows
 
 
+def _paper_range(*samplers) -> str:
+    """The range of the paper's Table 2 over ``samplers``, as ``"0.37–0.55"``."""
+    values = [row[m] for row in PAPER_ALPHA.values() for m in samplers]
+    return f"{min(values):.2f}–{max(values):.2f}"
+
+
 def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
     """Table 2 (alpha) and the claim "prune sampling has a higher ROC where the others converge".
 
     The claim is tested on the benchmarks where no sampler is marked by
-    :func:`ergodicity_mark` (all three mix): ``"reproduced"`` when prune sampling's
+    :func:`prunelab.lab.mixing.mixing_verdict` (all three mix): ``"reproduced"`` when prune sampling's
     alpha is the largest there on every such benchmark, ``"reversed"`` when it is the
     smallest on every one, ``"differs"`` otherwise.
 
@@ -405,7 +322,8 @@ def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
             prune_smallest += alpha["prune"] <= alpha.min()
             ess_ratio[benchmark] = rows_b.loc["prune", "ess_bulk"] / rows_b.loc["gibbs", "ess_bulk"]
     table = Row(
-        "table2", "Table 2 (α)", "α for the 27 cells: Gibbs and Metropolis 0.37–0.55, prune 0.49–0.81.",
+        "table2", "Table 2 (α)", f"α for the {sum(len(row) for row in PAPER_ALPHA.values())} cells: Gibbs and "
+        f"Metropolis {_paper_range('gibbs', 'metropolis')}, prune {_paper_range('prune')}.",
         f"{n_cells} cells: {n_marked} marked as not ergodic; the paper's value lies inside our 95 % "
         f"bootstrap interval in {n_inside}",
         "not testable" if n_cells == 0 else ("reproduced" if n_inside == n_cells else "differs"))
@@ -428,13 +346,14 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
 
     Seconds on other hardware and software are not comparable: Table 3 and the claim
     "fastest on small and medium BNs" are ``"not testable"``. For the claim the row still
-    reports the ranks (the benchmarks of :data:`SMALL_AND_MEDIUM` where all three mix and
+    reports the ranks (the benchmarks of
+    :data:`~prunelab.lab.paper_numbers.SMALL_AND_MEDIUM_BENCHMARKS` where all three mix and
     prune sampling reaches sigma_t = 0.01 first), but margins of a few per cent, between
     kernels of other implementations on a loaded machine, decide no claim about the
     methods. "Slow on large BNs" is a ratio within one implementation; it compares one
-    prune step's cost, relative to one Gibbs sweep, on :data:`LARGE` with that on
-    :data:`SMALL_AND_MEDIUM`: reproduced when it is larger on every large benchmark
-    than on any small or medium one.
+    prune step's cost, relative to one Gibbs sweep, on
+    :data:`~prunelab.lab.paper_numbers.LARGE_BENCHMARKS` with that on the small and medium
+    ones: reproduced when it is larger on every large benchmark than on any small or medium one.
 
     Parameters
     ----------
@@ -447,7 +366,7 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
     """
     cases = _cases(summary)
     per_draw = {}
-    for benchmark in SMALL_AND_MEDIUM + LARGE:
+    for benchmark in SMALL_AND_MEDIUM_BENCHMARKS + LARGE_BENCHMARKS:
         rows_b = _get(cases, benchmark, ("gibbs", "prune"))
         if rows_b is not None:
             per_draw[benchmark] = rows_b.loc["prune", "seconds_per_draw"] / rows_b.loc["gibbs", "seconds_per_draw"]
@@ -457,7 +376,7 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
                 "our numba kernels on another machine: seconds not comparable, ranks compared below",
                 "not testable")
     clean, fastest = [], 0
-    for benchmark in SMALL_AND_MEDIUM:
+    for benchmark in SMALL_AND_MEDIUM_BENCHMARKS:
         rows_b = _get(cases, benchmark)
         if rows_b is None or (rows_b["mark"] != "").any():
             continue
@@ -472,8 +391,8 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
         ours = "no small or medium benchmark on which all three samplers mix"
     fast = Row("claim_fast", "Claim: Table 3, conclusion", "Prune sampling is the fastest on small and medium BNs.",
                ours, "not testable", "seconds of other implementations on other hardware, like Table 3")
-    small = [per_draw[b] for b in SMALL_AND_MEDIUM if b in per_draw]
-    large = [per_draw[b] for b in LARGE if b in per_draw]
+    small = [per_draw[b] for b in SMALL_AND_MEDIUM_BENCHMARKS if b in per_draw]
+    large = [per_draw[b] for b in LARGE_BENCHMARKS if b in per_draw]
     if small and large:
         verdict = "reproduced" if min(large) > max(small) else "differs"
         ours = (f"one prune step costs {min(large):.0f}–{max(large):.0f} Gibbs sweeps on the large benchmarks, "
@@ -491,22 +410,24 @@ def theory_rows() -> list[Row]:
     Returns
     -------
     list of Row
-        Prune sampling regular and reversible (checked on the deterministic pair, the
-        block chain with three variables and BloodPressure); the paper's
+        Prune sampling regular and reversible (checked on
+        :data:`prunelab.theory.THEOREM_CASES`); the paper's
         Q((0,0) -> (0,0)); the communicating classes of a Gibbs sweep on Example 1.
     """
     from prunelab import theory
     from prunelab.catalogue import load_network
 
     worst, regular = 0.0, True
-    for bn in (load_network("deterministic_pair"), load_network("block_chain", n=3), load_network("blood_pressure")):
-        states, p = theory.feasible_states(bn)
-        _, R = theory.prune_transition_matrix(bn)
+    for case in theory.THEOREM_CASES:
+        bn, evidence = case.load()
+        states, p = theory.feasible_states(bn, evidence)
+        _, R = theory.prune_transition_matrix(bn, evidence)
         worst = max(worst, max(theory.stationary_check(states, R, p).values()))
         regular &= theory.is_regular(R)
     theorem = Row("claim_theorem", "Claim: \"A regular and reversible Markov chain\"",
                   "Prune sampling is regular and reversible with respect to P (eqs. (5)–(7)).",
-                  f"exact matrices of the deterministic pair, a 3-variable block chain and BloodPressure: "
+                  f"exact matrices of {len(theory.THEOREM_CASES)} cases "
+                  f"({'; '.join(case.label for case in theory.THEOREM_CASES)}): "
                   f"{'all regular' if regular else 'not all regular'}, largest violation of row sums, detailed "
                   f"balance and stationarity {worst:.1e}",
                   "reproduced" if regular and worst < 1e-12 else "differs")
@@ -556,9 +477,8 @@ def network_rows() -> list[Row]:
                "reproduced" if survivors == FIGURE_2_SURVIVORS else "differs")
 
     chain = load_network("block_chain")
-    table1 = np.array([[0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5], [0, 0, 0.5, 0.5]])
     # the paper prints P(X_i | X_{i-1}) with X_{i-1} in columns; our CPT has the parent first
-    same = all(np.array_equal(chain.cpts[v].T, table1) for v in chain.variables[1:])
+    same = all(np.array_equal(chain.cpts[v].T, np.array(TABLE_1)) for v in chain.variables[1:])
     t1 = Row("table1", "Table 1", "The block CPT: 0.5 inside the blocks {0,1} and {2,3}, 0 across.",
              f"the CPTs of our {chain.n_variables}-variable block chain "
              + ("equal the table" if same else "differ from the table"),

@@ -25,13 +25,14 @@ no such move could change (see ``SampleResult.trap``).
 
 What Gibbs and Metropolis share (the state that is just ``x``, ``init``, the start
 of ``run_chain``) is written once in :mod:`prunelab.samplers.chain`; the inverse-CDF
-draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/test_sampler_contract.py``
+draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/samplers/test_sampler_contract.py``
 checks the interface for every name of :func:`available_samplers`, so a sampler added
 here is tested without a test file of its own.
 
 Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
-``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`)
-and ``"mc-sat"`` are known, and :func:`register_sampler` adds more.
+``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`),
+``"prune+gibbs"`` (:mod:`prunelab.samplers.prune_gibbs`) and ``"mc-sat"`` are
+known, and :func:`register_sampler` adds more.
 Modules are imported on first use.
 """
 
@@ -52,6 +53,7 @@ BUILT_IN: dict[str, str] = {
     "metropolis": "prunelab.samplers.metropolis",
     "prune": "prunelab.samplers.prune",
     "prune-tempered": "prunelab.samplers.tempering",
+    "prune+gibbs": "prunelab.samplers.prune_gibbs",
     "mc-sat": "prunelab.samplers.mcsat",
 }
 """The samplers that come with the package, by name; :func:`register_sampler` does not replace them."""

@@ -51,7 +51,7 @@ from ..compiled import CompiledNetwork, state_labels
 from ..elimination import TablesTooLargeError
 from .chain import start_chain
 from .init import check_state
-from .prune_plans import BACKWARD_UNITS, NODE_UNITS, PrunePlan, compile_prune_plan, prune_plan
+from .prune_plans import PrunePlan, prune_plan
 from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw
 from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
                        pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
@@ -74,10 +74,9 @@ from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, dr
 from .uniform.reference import uniform_draw_py
 
 __all__ = [
-    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "PrunePlan", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
-    "step", "run_chain", "prune_around", "prune_plan", "prune_chain_nb", "NO_SPARSE_COUNT", "compile_prune_plan",
-    "auto_searches", "auto_choice", "AUTO_SHARE", "BACKWARD_UNITS", "NODE_UNITS", "rao_blackwell_refusal",
-    "uniform_and_plan", "FIRST_PRUNED_DRAW",
+    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
+    "step", "run_chain", "prune_around", "prune_chain_nb", "NO_SPARSE_COUNT",
+    "auto_searches", "auto_choice", "AUTO_SHARE", "rao_blackwell_refusal", "uniform_and_plan", "FIRST_PRUNED_DRAW",
 ]
 
 RAO_BLACKWELL = False

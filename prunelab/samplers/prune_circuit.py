@@ -62,7 +62,7 @@ class CircuitPrunePlan(NamedTuple):
     theta_boolean, theta_label : int64
         Every label indicator and its label.
     random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune.PrunePlan` (the same sets: labels with
+        As in :class:`prunelab.samplers.prune_plans.PrunePlan` (the same sets: labels with
         ``0 < c < 1`` that some feasible state uses).
     """
 

@@ -50,7 +50,7 @@ class PerStepPlan(NamedTuple):
         For random label ``k``, the clause "not this row":
         ``label_literal[label_ptr[k]:label_ptr[k+1]]``.
     random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune.PrunePlan`.
+        As in :class:`prunelab.samplers.prune_plans.PrunePlan`.
     """
 
     states: CircuitEncoding

@@ -10,7 +10,7 @@ model it returns.
 
 **Not uniform.** CMSGen has no uniformity guarantee; its makers tested it with
 statistical uniformity checks on benchmark CNFs. Here its bias is measurable even
-on tiny sets (see ``tests/test_solver_draws.py`` and
+on tiny sets (see ``tests/samplers/test_solver_draws.py`` and
 ``benchmarks/bench_solver_draws.py``), so the chain's stationary distribution is
 not exactly ``P(x | e)``: :data:`EXACT` is False. It never counts: ``size`` is NaN.
 

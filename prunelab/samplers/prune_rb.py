@@ -194,7 +194,7 @@ def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan | None, checkpoin
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_plan
+    >>> from prunelab.samplers.prune_plans import prune_plan
     >>> from prunelab.samplers.prune_rb import rao_blackwell_sums
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> rao_blackwell_sums(net, prune_plan(net).uniform, [2, 4], 4).sums.shape
@@ -220,7 +220,7 @@ def message_inputs(plan: UniformPlan) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_plan
+    >>> from prunelab.samplers.prune_plans import prune_plan
     >>> from prunelab.samplers.prune_rb import message_inputs
     >>> ptr, inputs = message_inputs(prune_plan(compile_network(load_network("deterministic_pair"))).uniform)
     >>> ptr.tolist(), inputs.tolist()  # B is eliminated first, its output is read when A is
@@ -283,7 +283,7 @@ def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_plan
+    >>> from prunelab.samplers.prune_plans import prune_plan
     >>> from prunelab.samplers.prune_rb import pruned_set_marginals
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept = np.ones(net.n_labels, dtype=bool)  # nothing pruned: S holds (0, 0) and (1, 1)

@@ -8,7 +8,7 @@ module, imported on first use, that defines
 ``plan(net) -> Plan``
     Compiled once per (network, evidence) and cached by content; it has the
     pruning lists ``random_label``, ``random_c`` and ``base_kept`` of
-    :class:`prunelab.samplers.prune.PrunePlan` (the same sets), so the pruning
+    :class:`prunelab.samplers.prune_plans.PrunePlan` (the same sets), so the pruning
     step is shared.
 ``draw(rng, net, x, kept, plan) -> (y, size)``
     The next state given the pruning ``kept`` (the readable reference), and

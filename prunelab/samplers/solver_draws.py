@@ -19,7 +19,7 @@ limits, the chain stays at ``x`` and the step's ``size`` is :data:`NO_MODEL`
 
 The pruning. Which labels some feasible state uses is a question for a counter, not
 for these samplers; so every label with ``0 < c < 1`` that agrees with the evidence
-is pruned at random (a superset of :class:`prunelab.samplers.prune.PrunePlan`'s
+is pruned at random (a superset of :class:`prunelab.samplers.prune_plans.PrunePlan`'s
 ``random_label``). A label no feasible state uses never changes ``S``: the
 transition law is the same, only the random stream differs from the counting plan's.
 
@@ -100,7 +100,7 @@ class SolverCNF(NamedTuple):
     state_boolean : int64
         Every state indicator (the sampling set: the label indicators follow from them).
     random_label, random_c, base_kept
-        The pruning lists, as :class:`prunelab.samplers.prune.PrunePlan` names them
+        The pruning lists, as :class:`prunelab.samplers.prune_plans.PrunePlan` names them
         (``random_label``: every label with ``0 < c < 1`` that agrees with the
         evidence, see the module docstring).
     """

@@ -18,7 +18,7 @@ over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
    included); one ``rng.random()`` per proposed pair, in increasing ``i``.
 
 The replicas share everything prune compiles for the network (the uniform plan, the
-counting program, the lists of random labels: :class:`~prunelab.samplers.prune.PrunePlan`);
+counting program, the lists of random labels: :class:`~prunelab.samplers.prune_plans.PrunePlan`);
 only ``random_c``, the values of the labels pruned at random, is raised to
 ``beta_k``, one small array per replica (:func:`tempered_plan`). A draw costs ``K``
 prune steps. The default ladder, :data:`DEFAULT_BETAS`, is the usual first choice:
@@ -95,11 +95,12 @@ from ..circuit import passes_for
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
-from .prune import NO_SPARSE_COUNT, UNIFORM_NAMES, PrunePlan, PruneState, prune_chain_nb, uniform_and_plan
+from .prune import NO_SPARSE_COUNT, UNIFORM_NAMES, PruneState, prune_chain_nb, uniform_and_plan
 from .prune import step as prune_step
 from .prune_circuit import circuit_prune_chain_nb
 from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
-from .tempering_ladder import DEFAULT_BETA_MIN, DEFAULT_BETAS, DEFAULT_N_REPLICAS, check_betas, geometric_betas
+from .prune_plans import PrunePlan
+from .tempering_ladder import DEFAULT_BETAS, check_betas
 from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, make_workspace
 from .uniform.kernels import label_nb
 
@@ -110,12 +111,7 @@ __all__ = [
     "ChainOutput",
     "RAO_BLACKWELL",
     "rao_blackwell_refusal",
-    "DEFAULT_N_REPLICAS",
-    "DEFAULT_BETA_MIN",
-    "DEFAULT_BETAS",
     "TEMPERED_UNIFORM",
-    "geometric_betas",
-    "check_betas",
     "tempered_plan",
     "swap_probability",
     "swap_rates",
@@ -160,7 +156,7 @@ def tempered_plan(plan, beta: float):
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_plan
+    >>> from prunelab.samplers.prune_plans import prune_plan
     >>> plan = prune_plan(compile_network(load_network("blood_pressure")))
     >>> hot = tempered_plan(plan, 0.5)
     >>> bool(hot.uniform is plan.uniform), bool(np.allclose(hot.random_c ** 2, plan.random_c))

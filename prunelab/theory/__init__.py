@@ -44,15 +44,18 @@ References
 
 Modules
 -------
-===============  =================================================================
-module           job
-===============  =================================================================
-``states``       the feasible states and their posterior, by listing them
-``pruned_sets``  the distribution of the surviving set (the dynamic programme and
-                 its numba kernels)
-``matrices``     the transition matrices of prune, Gibbs, Metropolis and MC-SAT
-``chains``       stationarity, detailed balance, classes, regularity, chi-square
-===============  =================================================================
+===================  ===============================================================
+module               job
+===================  ===============================================================
+``states``           the feasible states and their posterior, by listing them
+``pruned_sets``      the distribution of the surviving set (the dynamic programme and
+                     its numba kernels)
+``matrices``         the transition matrices of prune, Gibbs, Metropolis and MC-SAT
+``chains``           stationarity, detailed balance, classes, regularity, chi-square
+``query_classes``    Gibbs's classes seen from a query, and the spread sigma_inf they
+                     leave
+``theorem_cases``    the networks on which the book checks the theorem exactly
+===================  ===============================================================
 """
 
 from .chains import (
@@ -70,7 +73,9 @@ from .matrices import (
     prune_transition_matrix,
 )
 from .pruned_sets import MAX_KERNEL_STATES, MAX_SETS_KERNEL, MAX_SETS_REFERENCE, UNMERGED_TAIL
+from .query_classes import QueryClasses, query_classes
 from .states import MAX_STATES, clause_states, enumerate_pruned_set, feasible_states
+from .theorem_cases import THEOREM_CASES, TheoremCase
 
 __all__ = [
     "MAX_KERNEL_STATES",
@@ -91,4 +96,8 @@ __all__ = [
     "transition_chi_square",
     "clause_states",
     "mcsat_transition_matrix",
+    "QueryClasses",
+    "query_classes",
+    "THEOREM_CASES",
+    "TheoremCase",
 ]

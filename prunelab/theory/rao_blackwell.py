@@ -31,7 +31,7 @@ from ..clauses import network_clauses, satisfied_clauses
 from ..compiled import CompiledNetwork, state_labels
 from ..network import BayesianNetwork
 from ..samplers.mcsat import mcsat_plan
-from ..samplers.prune import prune_plan
+from ..samplers.prune_plans import prune_plan
 from ..samplers.prune_rb import count_marginals_arrays, rao_blackwell_sums
 from ..samplers.uniform import make_workspace
 from ..samplers.uniform.kernels import count_nb

@@ -46,8 +46,17 @@ from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
 from .peers import PEERS
-from .tables import (consolidate, estimator_table, format_paper_tables, is_trapped, load_results, paper_table,
-                     summarise_case)
+from .tables import (
+    by_benchmark,
+    consolidate,
+    estimator_table,
+    format_paper_tables,
+    forward_cases,
+    load_results,
+    paper_table,
+    printed_table,
+    summarise_case,
+)
 
 EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
@@ -77,7 +86,9 @@ __all__ = [
     "consolidate",
     "estimator_table",
     "format_paper_tables",
-    "is_trapped",
+    "forward_cases",
+    "by_benchmark",
+    "printed_table",
     "get_profile",
     "load_results",
     "paper_table",

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import store
 from .cases import results_dir
-from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versions, previous_sessions
+from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versions, out_name, previous_sessions
 from .provenance import provenance_record, utc_now
 from .runner import SweepInterrupted, check_root_seed, stop_workers
 from .specs import DEFAULT_ROOT_SEED
@@ -270,7 +270,7 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
     base = provenance_record(experiment.name, regenerate, command=command, root_seed=root_seed,
                              profile=profile.to_dict(), git=git)
     sweep_part = {
-        "out": out.name, "n_jobs": n_jobs, "n_workers": n_workers,
+        "out": out_name(out), "n_jobs": n_jobs, "n_workers": n_workers,
         "n_runs": n_runs, "n_done": n_done, "n_skipped": n_skipped,
         "missing": [r.id for r in planned if not record_path(out, r.id).exists()],
         "rows": {k: len(t) for k, t in tables.items()},

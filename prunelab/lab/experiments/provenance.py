@@ -20,8 +20,8 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = [
-    "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions", "machine_info", "package_version",
-    "previous_sessions", "provenance_record", "utc_now",
+    "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions", "machine_info", "out_name",
+    "package_version", "previous_sessions", "provenance_record", "utc_now",
 ]
 
 LIBRARIES = (
@@ -37,10 +37,22 @@ PROVENANCE_KEYS = (
 )
 """The keys of every ``provenance.json`` (the one schema): what made the folder and how to make it again.
 
-``command`` is what ran, ``regenerate`` the command that makes the folder again,
+``command`` is what ran, ``regenerate`` the command that makes the folder again, ``out``
+the results folder's name (:func:`out_name`, never a path on the machine that ran it),
 ``git`` the commit (and whether the checkout had changes), ``machine`` includes the
 load average at the start and end, ``missing`` the runs of the plan without a
 record, ``previous_sessions`` the earlier sessions that wrote to the same folder."""
+
+
+def out_name(out) -> str:
+    """The ``out`` of a provenance record: the results folder's name, never a machine path.
+
+    Examples
+    --------
+    >>> out_name("/tmp/sweeps/paper")
+    'paper'
+    """
+    return Path(out).name
 
 
 def git_commit() -> dict:

@@ -30,7 +30,7 @@ from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
 from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
 from .provenance import PROVENANCE_KEYS, git_commit, library_versions, machine_info, previous_sessions
-from .provenance import provenance_record, utc_now
+from .provenance import out_name, provenance_record, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
 from .tables import consolidate
 
@@ -375,7 +375,7 @@ def reproduce(
     runs = tables.get("runs")
     runs = None if runs is None else runs[runs["case"].isin([c.id for c in specs])]  # this call's cases
     sweep_part = {
-        "out": str(out), "n_jobs": n_jobs, "n_workers": n_workers,
+        "out": out_name(out), "n_jobs": n_jobs, "n_workers": n_workers,
         "n_runs": len(specs) * prof.n_runs, "n_done": n_done, "n_skipped": len(specs) * prof.n_runs - len(todo),
         "missing": [f"{case.id}.run{run}" for case, run in _runs_to_do(out, specs, prof.n_runs)],
         "rows": {name: len(table) for name, table in tables.items()},

@@ -46,9 +46,11 @@ Columns of ``summary.parquet``
 ``trapped_runs``, ``query_stuck_runs``
     Runs stuck on some free variable, and on the query variable
     (``SampleResult.trap.stuck``: never changed although the evidence allows it,
-    and no single-site move could change it). ``trapped`` (bool): R-hat infinite,
-    the query never changed in any run, or stuck in some run; Tables 2-3 mark such
-    cases, whose alpha and time describe a trap, not a convergence rate.
+    and no single-site move could change it).
+``mark``, ``mark_reason``
+    :func:`~prunelab.lab.mixing.mixing_verdict`: ``"†"`` not ergodic, ``"‡"`` the runs
+    disagree, ``""`` they mix; Tables 2-3, the scorecard and the chapters show it beside
+    alpha and time, which then describe a trap or a drift, not a convergence rate.
 """
 
 from __future__ import annotations
@@ -71,16 +73,16 @@ from prunelab.indicators import (
     sigma_t,
     time_to_sigma,
 )
+from ..mixing import MARKS, mixing_verdict
 from ..paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 from . import store
 from .cases import prepare_case, results_dir
 from .specs import CaseSpec, Profile, case_key, get_profile
 
-__all__ = ["consolidate", "load_results", "summarise_case", "paper_table", "estimator_table", "format_paper_tables",
-           "is_trapped"]
-
-TRAPPED_MARK = " !"
-"""Appended by :func:`format_paper_tables` to our alpha and time of a trapped case."""
+__all__ = [
+    "by_benchmark", "consolidate", "estimator_table", "format_paper_tables", "forward_cases", "load_results",
+    "paper_table", "printed_table", "summarise_case",
+]
 
 TABLES = ("curves", "runs", "final_marginals", "summary")
 """The consolidated tables, each ``<name>.parquet``."""
@@ -209,20 +211,8 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     stuck = [list(s) if s is not None else [] for s in runs["stuck"]]
     row["trapped_runs"] = sum(bool(s) for s in stuck)
     row["query_stuck_runs"] = sum(first["query"] in s for s in stuck)
-    row["trapped"] = bool(is_trapped(row))
+    row["mark"], row["mark_reason"] = mixing_verdict(row)
     return row
-
-
-def is_trapped(row) -> bool:
-    """Whether a summary row describes a trapped sampler (see ``trapped`` in the module notes).
-
-    Works on rows written before ``query_stuck_runs`` existed (that column missing or null).
-    """
-    rhat = row.get("rhat", np.nan)
-    never = row.get("constant_chains", 0) == row.get("n_runs", -1)
-    stuck = row.get("query_stuck_runs", 0)
-    stuck = 0 if stuck is None or pd.isna(stuck) else stuck
-    return bool(rhat == np.inf or never or stuck > 0)
 
 
 def _curves(runs: pd.DataFrame, max_states: int) -> pd.DataFrame:
@@ -399,6 +389,90 @@ def _read_table(path: Path) -> pd.DataFrame:
         ) from None
 
 
+def forward_cases(summary: pd.DataFrame, cases=None) -> pd.DataFrame:
+    """The forward-start cases of an experiment summary, indexed by case id.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``summary.parquet`` (:func:`load_results`), with ``case``, ``init``, ``benchmark``
+        and ``sampler`` columns.
+    cases : iterable of str, optional
+        Keep only these case ids (those present).
+
+    Returns
+    -------
+    DataFrame
+        One row per (benchmark, sampler), in the summary's order.
+
+    Raises
+    ------
+    ValueError
+        If a (benchmark, sampler) has more than one forward-start case.
+
+    Examples
+    --------
+    >>> summary = pd.DataFrame({"case": ["a.prune", "a.prune.fixed"], "benchmark": ["a", "a"],
+    ...                         "sampler": ["prune", "prune"], "init": ["forward", "fixed"]})
+    >>> forward_cases(summary).index.tolist()
+    ['a.prune']
+    """
+    forward = summary[summary["init"] == "forward"]
+    if cases is not None:
+        forward = forward[forward["case"].isin(list(cases))]
+    twice = forward[forward.duplicated(["benchmark", "sampler"], keep=False)]
+    if len(twice):
+        raise ValueError("the experiment summary has more than one forward-start case per benchmark and sampler: "
+                         + ", ".join(sorted(twice["case"])))
+    return forward.set_index("case")
+
+
+def by_benchmark(cases: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One column of the forward-start cases laid out as the paper's Tables 2 and 3.
+
+    Parameters
+    ----------
+    cases : DataFrame
+        One row per case, with ``benchmark`` and ``sampler`` columns, one case per
+        benchmark and sampler (:func:`forward_cases`).
+    column : str
+
+    Returns
+    -------
+    DataFrame
+        Rows the nine benchmarks in the paper's order, labelled as printed
+        (:data:`prunelab.lab.paper_numbers.PAPER_LABELS`), index name ``"network"``;
+        columns the three samplers. A case missing from ``cases`` is NaN.
+
+    Examples
+    --------
+    >>> cases = pd.DataFrame({"benchmark": ["grid-3x3"], "sampler": ["prune"], "alpha": [0.7]})
+    >>> by_benchmark(cases, "alpha").loc["Grid 3x3"].tolist()
+    [nan, nan, 0.7]
+    """
+    data = cases.pivot(index="benchmark", columns="sampler", values=column)
+    data = data.reindex(index=list(PAPER_BENCHMARKS), columns=list(PAPER_SAMPLERS))
+    data = data.set_axis([PAPER_LABELS[b] for b in PAPER_BENCHMARKS], axis=0)
+    data.index.name, data.columns.name = "network", "sampler"
+    return data
+
+
+def printed_table(which: str = "alpha") -> pd.DataFrame:
+    """The paper's Table 2 (``which="alpha"``) or Table 3 (``"seconds"``) in :func:`by_benchmark`'s layout.
+
+    Examples
+    --------
+    >>> float(printed_table("seconds").loc["Grid 8x8", "prune"])
+    105.17
+    """
+    printed = {"alpha": PAPER_ALPHA, "seconds": PAPER_SECONDS}.get(which)
+    if printed is None:
+        raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")
+    cases = pd.DataFrame([{"benchmark": b, "sampler": m, which: printed[b][m]}
+                          for b in PAPER_BENCHMARKS for m in PAPER_SAMPLERS])
+    return by_benchmark(cases, which)
+
+
 def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None = None) -> pd.DataFrame:
     """Our Table 2 (``which="alpha"``) or Table 3 (``"seconds"``) beside the paper's.
 
@@ -413,23 +487,15 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
     Returns
     -------
     DataFrame
-        Index: the paper's row labels; columns ``(sampler, "ours"|"paper")``. Missing
-        cases are ``NaN``.
+        :func:`by_benchmark`'s layout with columns ``(sampler, "ours"|"paper")``.
+        Missing cases are ``NaN``.
     """
-    if which == "alpha":
-        column, printed = column or "alpha", PAPER_ALPHA
-    elif which == "seconds":
-        column, printed = column or "seconds_to_target", PAPER_SECONDS
-    else:
-        raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")
-    ours = summary[summary["init"] == "forward"].set_index(["benchmark", "sampler"])[column]
-    data = {}
-    for sampler in PAPER_SAMPLERS:
-        data[(sampler, "ours")] = [float(ours.get((b, sampler), np.nan)) for b in PAPER_BENCHMARKS]
-        data[(sampler, "paper")] = [printed[b][sampler] for b in PAPER_BENCHMARKS]
-    table = pd.DataFrame(data, index=[PAPER_LABELS[b] for b in PAPER_BENCHMARKS])
+    printed = printed_table(which)
+    column = column or {"alpha": "alpha", "seconds": "seconds_to_target"}[which]
+    ours = by_benchmark(forward_cases(summary), column).astype(float)
+    table = pd.concat({"ours": ours, "paper": printed}, axis=1, names=["source", "sampler"])
+    table = table.swaplevel(axis=1)[[(m, source) for m in PAPER_SAMPLERS for source in ("ours", "paper")]]
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["sampler", "source"])
-    table.index.name = "network"
     return table
 
 
@@ -495,20 +561,20 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
 
     ``alpha_column`` is ``"alpha"`` (the paper's construction, delta = 0.9) or
     ``"alpha_free"`` (delta fitted); Table 3 uses the matching time to sigma_t = 0.01.
+    Our cells carry the case's mark (:mod:`prunelab.lab.mixing`).
     """
     seconds_column = {"alpha": "seconds_to_target", "alpha_free": "seconds_to_target_free"}.get(alpha_column)
     if seconds_column is None:
         raise ValueError(f"alpha_column must be 'alpha' or 'alpha_free', got {alpha_column!r}")
     alpha = paper_table(summary, "alpha", alpha_column)
     seconds = paper_table(summary, "seconds", seconds_column)
-    forward = summary[summary["init"] == "forward"]
-    trapped = {(r["benchmark"], r["sampler"]) for _, r in forward.iterrows() if is_trapped(r)}
+    marks = by_benchmark(forward_cases(summary), "mark").astype(object).fillna("")  # "" where a case is missing
     lines = [
         f"Table 2: alpha, the rate-of-convergence constant (ours: {alpha_column}; paper: as printed)",
-        _marked(alpha, trapped, "{:.2f}"),
+        _marked(alpha, marks, "{:.2f}"),
         "",
         f"Table 3: seconds to sigma_t = 0.01 (ours: {seconds_column}; paper: as printed, i5-5300, PyMC)",
-        _marked(seconds, trapped, "{:.3g}"),
+        _marked(seconds, marks, "{:.3g}"),
     ]
     for which, title in (("alpha", "Table 2, prune sampling: alpha with the plain and the Rao-Blackwell estimator"),
                          ("seconds", "Table 3, prune sampling: seconds to sigma_t = 0.01, each estimator at its "
@@ -516,21 +582,21 @@ def format_paper_tables(summary: pd.DataFrame, alpha_column: str = "alpha") -> s
         both = estimator_table(summary, which, "prune")
         if both["rao_blackwell"].notna().any():
             lines += ["", title, both.to_string(float_format="{:.3g}".format, na_rep="-")]
-    if trapped:
-        lines += ["", f"{TRAPPED_MARK.strip()} trapped: R-hat infinite, or the query never changed in any run or was "
-                  "stuck in some run; alpha and time describe the trap, not a rate of convergence"]
+    shown = sorted(set(marks.to_numpy().ravel()) - {""})
+    if shown:
+        lines += [""] + [f"{mark} {MARKS[mark]}" for mark in shown]
+        lines += ["Marked: alpha and time describe a trap or a drift, not a rate of convergence."]
     return "\n".join(lines)
 
 
-def _marked(table: pd.DataFrame, trapped: set, fmt: str) -> str:
-    """``table`` as text, our cells of trapped (benchmark, sampler) pairs marked with :data:`TRAPPED_MARK`."""
-    labels = {PAPER_LABELS[b]: b for b in PAPER_BENCHMARKS}
+def _marked(table: pd.DataFrame, marks: pd.DataFrame, fmt: str) -> str:
+    """``table`` as text, our cells followed by their case's mark."""
     text = table.copy().astype(object)
     for label in table.index:
         for sampler, source in table.columns:
             x = table.loc[label, (sampler, source)]
             cell = "-" if pd.isna(x) else fmt.format(x)
-            if source == "ours" and (labels[label], sampler) in trapped:
-                cell += TRAPPED_MARK
+            if source == "ours" and marks.loc[label, sampler]:
+                cell += " " + marks.loc[label, sampler]
             text.loc[label, (sampler, source)] = cell
     return text.to_string()

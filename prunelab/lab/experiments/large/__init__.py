@@ -67,7 +67,7 @@ module          job
 """
 
 from .guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
-from .kinds import MIXED_PRUNE_STEPS, simulate_large_run
+from .kinds import simulate_large_run
 from .measures import CHECK_FALSE_ALARM, OFF_THRESHOLD
 from .networks import EVIDENCE_FRACTION, evidence_seed, freeze_evidence, load_large, pgmpy_networks
 from .profiles import (
@@ -93,7 +93,6 @@ __all__ = [
     "LONG_BUDGET_NETWORKS",
     "LargeProfile",
     "LargeRun",
-    "MIXED_PRUNE_STEPS",
     "MIXING_VARIANTS",
     "OFF_THRESHOLD",
     "PEER_GRACE_SECONDS",

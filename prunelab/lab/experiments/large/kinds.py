@@ -2,7 +2,7 @@
 
 :func:`simulate_large_run` computes one run (see :mod:`prunelab.lab.experiments.large`
 for what each kind records); the mixing variants of :data:`~.profiles.MIXING_VARIANTS`
-are drawn by :func:`_mixing_chains`.
+are drawn by :func:`_mixing_chains`, each by its registered sampler's name.
 """
 
 from __future__ import annotations
@@ -39,17 +39,13 @@ from .measures import (
     warm_up,
 )
 from .networks import load_large
-from .profiles import LargeProfile, LargeRun, get_large_profile
+from .profiles import MIXING_VARIANTS, LargeProfile, LargeRun, get_large_profile
 
-__all__ = ["MIXED_PRUNE_STEPS", "simulate_large_run"]
-
-
-MIXED_PRUNE_STEPS = 20
-"""Prune steps between two Gibbs sweeps in the ``prune+gibbs`` variant."""
+__all__ = ["simulate_large_run"]
 
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune
+    from prunelab.samplers import prune_plans
     from prunelab.samplers.uniform import UNIFORM_NAMES
     from prunelab.sampling import sample
 
@@ -66,7 +62,7 @@ def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
         "treewidth": int(treewidth(bn, evidence)),
     }
     exact_s, exact, exact_refusal = fresh_exact(bn, evidence)
-    setup_s, plan, setup_refusal = timed(prune.compile_prune_plan, net)
+    setup_s, plan, setup_refusal = timed(prune_plans.compile_prune_plan, net)
     record.update(exact_seconds=exact_s, exact_refused=exact_refusal or "", setup_seconds=setup_s,
                   setup_refused=setup_refusal or "", setup_ratio=setup_s / exact_s if exact is not None else math.nan)
     if plan is None:
@@ -121,50 +117,53 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
     """``(draws (chain, draw, variable), sizes or None, seconds, extra record fields)`` of one mixing variant."""
-    from prunelab.samplers import gibbs, prune
-    from prunelab.samplers.init import initial_state
     from prunelab.sampling import sample
 
-    total = prof.mixing_chains * prof.mixing_steps
-    if variant == "prune-tempered":
-        from prunelab.samplers.tempering import DEFAULT_BETAS, swap_rates
+    arm = MIXING_VARIANTS[variant]
+    if arm.sampler == "prune+gibbs":
+        return _chains_seeded_one_generator_each(arm.sampler, bn, evidence, prof, seed)
+    chains = prof.mixing_chains * arm.restarts
+    init = "forward"
+    if arm.init == "exact":
+        from prunelab.samplers.init import exact_posterior_state  # the initialiser's exact fallback
 
-        result = sample(bn, variant, prof.mixing_steps, n_chains=prof.mixing_chains, evidence=evidence,
-                        init="forward", seed=seed, traps="off")
-        swaps = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
-        return result.draws.astype(np.int64), result.stats["size"], float(result.sample_seconds.sum()), swaps
-    if variant in ("prune", "prune-restarts", "prune-exact-restarts", "gibbs"):
-        chains = prof.mixing_chains * (10 if variant.endswith("restarts") else 1)
-        sampler = "gibbs" if variant == "gibbs" else "prune"
-        options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if sampler == "gibbs" else {}
-        init = "forward"
-        if variant == "prune-exact-restarts":
-            from prunelab.samplers.init import exact_posterior_state  # the initialiser's exact fallback
+        rng = np.random.default_rng(seed.spawn(1)[0])
+        init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
+    options = {"rb_checkpoints": np.zeros(0, dtype=np.int64)} if arm.sampler == "gibbs" else {}
+    result = sample(bn, arm.sampler, prof.mixing_chains * prof.mixing_steps // chains, n_chains=chains,
+                    evidence=evidence, init=init, seed=seed, traps="off", **options)
+    extra = {}
+    if arm.sampler == "prune-tempered":
+        from prunelab.samplers.tempering import swap_rates
+        from prunelab.samplers.tempering_ladder import DEFAULT_BETAS
 
-            rng = np.random.default_rng(seed.spawn(1)[0])
-            init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
-        result = sample(bn, sampler, total // chains, n_chains=chains, evidence=evidence, init=init, seed=seed,
-                        traps="off", **options)
-        sizes = result.stats["size"] if sampler == "prune" else None
-        return result.draws.astype(np.int64), sizes, float(result.sample_seconds.sum()), {}
+        extra = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
+    return result.draws.astype(np.int64), result.stats.get("size"), float(result.sample_seconds.sum()), extra
+
+
+def _chains_seeded_one_generator_each(sampler: str, bn, evidence, prof: LargeProfile, seed):
+    """The mixing chains of ``sampler`` seeded as the frozen ``prune+gibbs`` runs were.
+
+    One generator per chain draws its forward start, one throw-away step of each kind
+    (compiling the kernels before the clock starts), then the chain.
+    """
+    from prunelab.samplers import get_sampler
+    from prunelab.samplers.init import initial_state
+    from prunelab.samplers.prune_plans import prune_plan
+
+    module = get_sampler(sampler)
     net = compile_network(bn, evidence)
-    plan = prune.prune_plan(net)
+    plan = prune_plan(net)
     draws, sizes, seconds = [], [], 0.0
     for chain_seed in seed.spawn(prof.mixing_chains):
         rng = np.random.default_rng(chain_seed)
         x = initial_state(rng, bn, "forward", evidence=evidence)
-        prune.run_chain(rng, net, x, 1, plan=plan)  # compiled before the clock starts
-        gibbs.run_chain(rng, net, x, 1)
-        rows, size_rows, tic = [], [], time.perf_counter()
-        while sum(len(r) for r in rows) < prof.mixing_steps:
-            out = prune.run_chain(rng, net, x, MIXED_PRUNE_STEPS, plan=plan)
-            sweep = gibbs.run_chain(rng, net, out.draws[-1], 1).draws
-            rows += [out.draws, sweep]
-            size_rows += [out.size, np.full(1, np.nan)]
-            x = sweep[-1]
+        module.run_chain(rng, net, x, 2, prune_steps=1, plan=plan)  # one prune step, one sweep: both compiled
+        tic = time.perf_counter()
+        out = module.run_chain(rng, net, x, prof.mixing_steps, plan=plan)
         seconds += time.perf_counter() - tic
-        draws.append(np.concatenate(rows)[: prof.mixing_steps])
-        sizes.append(np.concatenate(size_rows)[: prof.mixing_steps])
+        draws.append(out.draws)
+        sizes.append(out.size)
     return np.stack(draws), np.stack(sizes), seconds, {}
 
 
@@ -203,7 +202,7 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune
+    from prunelab.samplers import prune_plans
     from prunelab.sampling import sample
 
     warm_up()
@@ -214,7 +213,7 @@ def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     record = {"side": run.side, "determinism": run.determinism, "n_variables": bn.n_variables,
               "treewidth": int(treewidth(bn)), "deterministic_share": deterministic_share(bn)}
     exact_s, exact, exact_refusal = fresh_exact(bn, None)
-    setup_s, plan, setup_refusal = timed(prune.compile_prune_plan, net)
+    setup_s, plan, setup_refusal = timed(prune_plans.compile_prune_plan, net)
     record.update(exact_seconds=exact_s, exact_refused=exact_refusal or "", setup_seconds=setup_s,
                   setup_refused=setup_refusal or "")
     if plan is None:

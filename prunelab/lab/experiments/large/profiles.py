@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from .networks import pgmpy_networks
 
 __all__ = [
     "BUDGET_SAMPLERS", "LARGE_PROFILES", "LONG_BUDGET_NETWORKS", "MIXING_VARIANTS", "LargeProfile", "LargeRun",
+    "MixingVariant",
     "get_large_profile", "plan_runs",
 ]
 
@@ -30,8 +32,26 @@ LONG_BUDGET_NETWORKS = ("barley", "diabetes", "hailfinder", "link", "mildew", "m
 0.01 at 10 s in the first frozen run (barley, hailfinder)."""
 
 
-MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gibbs", "prune-tempered", "gibbs")
-"""What the mixing study compares, each at the same number of steps in all:
+class MixingVariant(NamedTuple):
+    """One arm of the mixing study: a registered sampler, how many chains, and their starts."""
+
+    sampler: str
+    """A name of :func:`prunelab.samplers.get_sampler`."""
+    restarts: int = 1
+    """Chains per :attr:`LargeProfile.mixing_chains`, each that much shorter (the same steps in all)."""
+    init: str = "forward"
+    """``"forward"`` (forward samples, evidence clamped) or ``"exact"`` (exact posterior draws)."""
+
+
+MIXING_VARIANTS = {
+    "prune": MixingVariant("prune"),
+    "prune-restarts": MixingVariant("prune", restarts=10),
+    "prune-exact-restarts": MixingVariant("prune", restarts=10, init="exact"),
+    "prune+gibbs": MixingVariant("prune+gibbs"),
+    "prune-tempered": MixingVariant("prune-tempered"),
+    "gibbs": MixingVariant("gibbs"),
+}
+"""What the mixing study compares, by variant name, each at the same number of steps in all:
 
 * ``prune``: :attr:`LargeProfile.mixing_chains` chains from forward starts;
 * ``prune-restarts``: ten times as many chains, each a tenth as long, from forward
@@ -40,11 +60,15 @@ MIXING_VARIANTS = ("prune", "prune-restarts", "prune-exact-restarts", "prune+gib
 * ``prune-exact-restarts``: the same from exact posterior draws (sequential exact
   conditioning, the initialiser's fallback): every chain is stationary from its first
   step, so pooling them is unbiased even where each chain is stuck;
-* ``prune+gibbs``: blocks of :data:`MIXED_PRUNE_STEPS` prune steps and one Gibbs sweep;
+* ``prune+gibbs``: the registered sampler of :mod:`prunelab.samplers.prune_gibbs`, blocks of
+  its default 20 prune steps and one Gibbs sweep;
 * ``prune-tempered``: parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`),
   its default ladder (4 replicas, geometric down to beta = 0.2), forward starts; the beta = 1
   replica's draws, one a step (the record adds ``betas`` and ``swap_acceptance`` per pair);
 * ``gibbs``: prunelab's Gibbs sampler, one draw a sweep.
+
+The restart variants are not samplers of their own: they are the ``prune`` sampler run as
+more, shorter chains.
 """
 
 

@@ -1,0 +1,435 @@
+"""Experiments: case specs, seeds, the resumable runner, joblib vs dask, provenance, the CLI.
+
+The sweeps here are tiny (a few runs of a few hundred draws on the toy networks, asia
+and the 3x3 grid) so the file stays well under a minute. "Same numbers" means equal
+tables once the wall-clock columns, which no two runs share, are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prunelab.__main__ import main
+from prunelab.lab.experiments import (
+    CASES,
+    PROVENANCE_KEYS,
+    CaseSpec,
+    Profile,
+    SweepMismatchError,
+    case_key,
+    reproduce,
+    run_seed,
+    select_cases,
+)
+from prunelab.lab.experiments import store
+from prunelab.lab.mixing import MARKS, mixing_verdict
+from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+
+TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
+TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
+N_TINY_RUNS = 5 * TINY.n_runs
+
+TIMING_COLUMNS = {
+    "init_seconds", "sample_seconds", "seconds_per_draw", "cpu_seconds", "seconds_to_target",
+    "seconds_to_target_free", "seconds_below_target", "ess_per_second",
+    "sample_seconds_rb", "seconds_per_draw_rb", "seconds_to_target_rb",
+}
+TABLES = ("curves", "runs", "final_marginals", "summary")
+
+
+def numbers(out) -> dict[str, pd.DataFrame]:
+    """The consolidated tables without their wall-clock columns, plus the raw query draws."""
+    tables = {}
+    for name in TABLES:
+        df = pd.read_parquet(out / f"{name}.parquet")
+        tables[name] = df.drop(columns=[c for c in df.columns if c in TIMING_COLUMNS])
+    raw = store.read_runs(out).to_pandas()
+    tables["draws"] = raw[["case", "run", "query_draws", "start_state", "spawn_key"]].assign(
+        start_state=raw["start_state"].map(list), spawn_key=raw["spawn_key"].map(list)
+    )
+    return tables
+
+
+def assert_same_numbers(a, b):
+    left, right = numbers(a), numbers(b)
+    for name in left:
+        pd.testing.assert_frame_equal(left[name], right[name], check_exact=True, obj=name)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The uninterrupted in-process sweep everything else is compared with."""
+    out = tmp_path_factory.mktemp("reference")
+    report = reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=out, progress=False, command="pytest reference")
+    return out, report
+
+
+# ----------------------------------------------------------------------------- specs and seeds
+
+
+def test_default_cases_are_eleven_benchmarks_times_three_samplers():
+    assert len(CASES) == 33
+    assert {c.sampler for c in CASES} == {"gibbs", "metropolis", "prune"}
+    assert len({c.benchmark for c in CASES}) == 11
+    assert set(PAPER_BENCHMARKS) <= {c.benchmark for c in CASES}
+    assert len({c.id for c in CASES}) == 33
+
+
+def test_each_list_of_names_has_one_home():
+    import prunelab.lab.experiments as experiments
+    import prunelab.lab.paper_numbers as paper_numbers
+    import prunelab.lab.plots as plots
+    from prunelab.lab.experiments import specs
+    from prunelab.samplers import init
+
+    assert experiments.PAPER_SAMPLERS is paper_numbers.PAPER_SAMPLERS is plots.PAPER_SAMPLERS
+    assert list(experiments.BENCHMARKS)[2:] == list(PAPER_BENCHMARKS)  # the two toy networks, then the paper's rows
+    assert specs.CASE_INITS == (*init.INITS, "fixed")
+
+
+def test_select_cases_by_pattern_and_errors():
+    assert [c.id for c in select_cases(["asia_ev0"])] == ["asia_ev0.gibbs", "asia_ev0.metropolis", "asia_ev0.prune"]
+    assert len(select_cases(["*.prune"])) == 11
+    fixed = select_cases(["grid-3x3.prune"], init="fixed")
+    assert [c.id for c in fixed] == ["grid-3x3.prune.fixed"]
+    with pytest.raises(ValueError, match="matches nothing"):
+        select_cases(["asai*"])
+    with pytest.raises(ValueError, match="init must be"):
+        CaseSpec("x", "asia", "gibbs", init="backward")
+
+
+def test_run_seed_depends_only_on_root_case_and_run():
+    a = run_seed(7, "asia_ev0.gibbs", 3)
+    assert a.spawn_key == (case_key("asia_ev0.gibbs"), 3)
+    by_spec = run_seed(7, CaseSpec("asia_ev0", "asia", "gibbs"), 3)
+    assert (a.generate_state(4) == by_spec.generate_state(4)).all()
+    assert not (run_seed(7, "asia_ev0.gibbs", 4).generate_state(4) == a.generate_state(4)).all()
+    assert not (run_seed(8, "asia_ev0.gibbs", 3).generate_state(4) == a.generate_state(4)).all()
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+def test_reference_sweep_writes_tidy_tables(reference):
+    out, report = reference
+    assert report["n_done"] == N_TINY_RUNS and report["n_skipped"] == 0
+    curves = pd.read_parquet(out / "curves.parquet")
+    assert len(curves) == N_TINY_RUNS * TINY.checkpoints.size
+    assert {"case", "network", "evidence", "sampler", "run", "t", "estimate_0", "hellinger_query", "hellinger_all",
+            "estimate_rb_0", "hellinger_all_rb"} <= set(curves.columns)
+    # the running estimates are distributions; Rao-Blackwell columns for Gibbs and prune, not Metropolis
+    k = curves[["estimate_0", "estimate_1"]].sum(axis=1)
+    np.testing.assert_allclose(k, 1.0)
+    assert curves.loc[curves.sampler == "metropolis", "estimate_rb_0"].isna().all()
+    assert curves.loc[curves.sampler != "metropolis", "estimate_rb_0"].notna().all()
+    summary = pd.read_parquet(out / "summary.parquet").set_index("case")
+    assert len(summary) == 5
+    assert {"alpha", "alpha_free", "seconds_to_target", "ahd_query", "ahd_all", "ess_bulk"} <= set(summary.columns)
+    # Gibbs on the deterministic pair never leaves its start: every run is constant
+    assert summary.loc["deterministic_pair.gibbs", "constant_chains"] == TINY.n_runs
+    # the run files are kept for resumption and ESS, but out of git
+    assert len(list((out / "runs").glob("*/run-*.parquet"))) == N_TINY_RUNS
+
+
+def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path):
+    written = []
+
+    def kill_after_four(case, run):
+        written.append((case, run))
+        if len(written) == 4:
+            raise KeyboardInterrupt("simulated kill")
+
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False, on_run_written=kill_after_four)
+    assert len(list((tmp_path / "runs").glob("*/run-*.parquet"))) == 4
+    assert not (tmp_path / "summary.parquet").exists()
+    # a writer killed mid-file leaves only a temporary file, never a half run file
+    stale = store.run_path(tmp_path, "grid-3x3.prune", 2)
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
+    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_bytes(b"half a parquet file")
+
+    second = []
+    report = reproduce(
+        TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False,
+        on_run_written=lambda case, run: second.append((case, run)),
+    )
+    assert report["n_skipped"] == 4 and report["n_done"] == N_TINY_RUNS - 4
+    assert not set(written) & set(second)
+    assert len(set(written) | set(second)) == N_TINY_RUNS
+    assert not list((tmp_path / "runs").glob("*/.*.tmp"))
+    assert_same_numbers(reference[0], tmp_path)
+    # a third start finds everything done and only consolidates
+    assert reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False)["n_done"] == 0
+    assert_same_numbers(reference[0], tmp_path)
+
+
+def test_n_jobs_do_not_change_the_numbers(reference, tmp_path):
+    reproduce(TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False)
+    assert_same_numbers(reference[0], tmp_path)
+
+
+def test_dask_cluster_gives_the_same_numbers(reference, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    # no dashboard: it would need bokeh and a free port, and warns without them
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        reproduce(TINY, cases=TINY_CASES, scheduler=cluster.scheduler_address, out=tmp_path, progress=False)
+    assert_same_numbers(reference[0], tmp_path)
+
+
+def test_resuming_with_other_settings_is_refused(reference, tmp_path):
+    reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+    longer = Profile("tiny", n_runs=3, n_draws=400, n_checkpoints=12)
+    with pytest.raises(SweepMismatchError, match="n_draws"):
+        reproduce(longer, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+    with pytest.raises(SweepMismatchError, match="root_seed"):
+        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
+    # runs made on a network that has changed since are not mixed with new ones
+    sweep = json.loads((tmp_path / "sweep.json").read_text())
+    sweep["cases"]["deterministic_pair.prune"]["network_sha1"] = "0" * 40
+    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
+    with pytest.raises(SweepMismatchError, match="deterministic_pair.prune: network_sha1"):
+        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+
+
+def test_fixed_init_starts_every_run_from_one_state(tmp_path):
+    reproduce(TINY, cases=["asia_ev0.metropolis"], init="fixed", n_jobs=1, out=tmp_path, progress=False)
+    raw = store.read_runs(tmp_path).to_pandas()
+    assert set(raw["case"]) == {"asia_ev0.metropolis.fixed"}
+    starts = {tuple(s) for s in raw["start_state"]}
+    assert len(starts) == 1
+    assert set(raw["init_used"]) == {"given"}
+
+
+def test_an_explicit_start_state_is_used_by_every_run(tmp_path):
+    case = CaseSpec("deterministic_pair", "deterministic_pair", "gibbs", init="fixed", start=(("A", "1"), ("B", "1")))
+    reproduce(TINY, cases=[case], n_jobs=1, out=tmp_path, progress=False)
+    raw = store.read_runs(tmp_path).to_pandas()
+    assert [list(s) for s in raw["start_state"]] == [[1, 1]] * TINY.n_runs
+    # Gibbs cannot leave (1, 1) on the deterministic pair: P(A = 0) is estimated as 0 throughout
+    curves = pd.read_parquet(tmp_path / "curves.parquet")
+    assert (curves["estimate_0"] == 0).all()
+
+
+# ----------------------------------------------------------------------------- provenance and CLI
+
+
+def test_provenance_has_the_required_fields(reference):
+    out, _ = reference
+    prov = json.loads((out / "provenance.json").read_text())
+    assert tuple(prov) == tuple(sorted(PROVENANCE_KEYS))  # the one schema (written with sorted keys)
+    assert prov["experiment"] == "paper" and prov["missing"] == [] and prov["n_runs"] == prov["n_done"]
+    assert prov["regenerate"].startswith(f"python -m prunelab reproduce --profile {TINY.name} ")
+    assert prov["rows"]["runs"] == prov["n_runs"] and prov["runs_wall_seconds"] > 0
+    assert set(prov["profile"]["cases"]) == set(pd.read_parquet(out / "runs.parquet")["case"])  # the cases it ran
+    assert prov["regenerate"].endswith(" --cases " + " ".join(prov["profile"]["cases"]))
+    assert prov["command"] == "pytest reference"
+    assert prov["out"] == out.name  # the folder's name, never a machine path
+    assert "commit" in prov["git"]
+    assert prov["profile"]["n_runs"] == TINY.n_runs and prov["profile"]["n_draws"] == TINY.n_draws
+    assert prov["profile"]["checkpoints"] == TINY.checkpoints.tolist()
+    assert {"platform", "cpu_count"} <= set(prov["machine"])
+    assert {"numpy", "numba", "pandas", "joblib", "dask", "distributed"} <= set(prov["libraries"])
+    assert prov["sweep_seconds"] > 0 and "scheduler" in prov["machine"]
+
+
+def test_frozen_provenance_names_its_folder_not_a_machine_path():
+    from prunelab.catalogue import data_dir
+
+    frozen = sorted((data_dir() / "results").glob("*/provenance.json"))
+    assert len(frozen) >= 5
+    for path in frozen:
+        out = json.loads(path.read_text())["out"]
+        assert out and "/" not in out and "\\" not in out, (path, out)
+
+
+def test_tables_command_prints_ours_beside_the_papers(reference, capsys):
+    out, _ = reference
+    assert main(["tables", "--profile", "smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    summary = pd.read_parquet(out / "summary.parquet").set_index("case")
+    ours = summary.loc["asia_ev0.gibbs"]
+    row = next(line for line in text.splitlines() if line.startswith("Asia_ev0"))
+    assert f"{ours['alpha']:.2f}" in row and f"{PAPER_ALPHA['asia_ev0']['gibbs']:.2f}" in row
+    assert "Table 2" in text
+    seconds_row = [line for line in text.splitlines() if line.startswith("Grid 8x8")][-1]
+    assert f"{PAPER_SECONDS['grid-8x8']['prune']:.3g}" in seconds_row
+
+
+def test_cli_reproduce_prints_the_wall_time(tmp_path, capsys):
+    args = ["reproduce", "--profile", "smoke", "--cases", "deterministic_pair.metropolis", "--jobs", "1",
+            "--out", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "wall time:" in text
+    prov = json.loads((tmp_path / "provenance.json").read_text())
+    assert prov["command"].startswith("python -m prunelab reproduce --profile smoke")
+    assert prov["n_done"] == 4
+
+
+def test_paper_numbers_match_the_latex_source():
+    from pathlib import Path
+
+    tex = Path("/work/shared/paper/prune-sampling.tex")
+    if not tex.exists():
+        pytest.skip("the paper's LaTeX source is not here")
+    text = tex.read_text()
+    labels = {bench: label.replace("_", "\\_") for bench, label in PAPER_LABELS.items()}
+    for table, label in ((PAPER_ALPHA, "ROC-table"), (PAPER_SECONDS, "time-table")):
+        block = text[: text.index(f"\\label{{{label}}}")]
+        block = block[block.rindex("\\begin{tabular}"):]
+        for bench, name in labels.items():
+            line = next(line for line in block.splitlines() if line.strip().startswith(name))
+            cells = [c.replace("\\textbf{", "").replace("}", "").replace("\\\\", "").strip() for c in line.split("&")[1:]]
+            assert [float(c) for c in cells] == [table[bench][m] for m in ("gibbs", "metropolis", "prune")]
+
+
+# ----------------------------------------------------------------------------- bad arguments, traps, signals
+
+
+def test_a_bad_seed_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune", "--seed", "-1",
+              "--jobs", "1", "--out", str(out), "--no-progress"])
+    assert "must be >= 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--profile", "smoke", "--jobs", "0", "--out", str(out)])
+    for bad, error in ((-1, ValueError), (np.random.default_rng(1), TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="root_seed"):
+            reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=out, progress=False, root_seed=bad)
+    assert not out.exists()
+
+
+def test_a_folder_without_finished_runs_is_never_locked(tmp_path):
+    # settings recorded by a sweep that died before its first run (e.g. an old crash)
+    store.write_json_atomic({"root_seed": "999", "n_draws": 1, "checkpoints": [1], "cases": {}}, tmp_path / "sweep.json")
+    report = reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+    assert report["n_done"] == TINY.n_runs
+    assert json.loads((tmp_path / "sweep.json").read_text())["root_seed"] == str(report["root_seed"])
+    # once runs exist the folder is locked as before
+    with pytest.raises(SweepMismatchError, match="root_seed"):
+        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
+
+
+def test_trapped_runs_are_recorded_and_the_stored_mark_shown_in_the_tables(reference, capsys):
+    out, _ = reference
+    raw = store.read_runs(out).to_pandas().set_index("case")
+    assert {tuple(s) for s in raw.loc["deterministic_pair.gibbs", "stuck"]} == {("A", "B")}
+    assert all(len(s) == 0 for s in raw.loc["deterministic_pair.prune", "stuck"])
+    summary = pd.read_parquet(out / "summary.parquet").set_index("case")
+    assert summary.loc["deterministic_pair.gibbs", "query_stuck_runs"] == TINY.n_runs
+    marks = summary["mark"].to_dict()
+    assert marks["deterministic_pair.gibbs"] == "†"
+    assert "stuck in" in summary.loc["deterministic_pair.gibbs", "mark_reason"]
+    assert marks["deterministic_pair.prune"] == ""
+    assert all(summary.loc[c, "mark"] == mixing_verdict(summary.loc[c]).mark for c in summary.index)
+    # Tables 2-3: our alpha and time carry the case's stored mark, the others do not
+    assert main(["tables", "--profile", "smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    for label, case in (("Asia_ev0", "asia_ev0.gibbs"), ("Grid 3x3", "grid-3x3.prune")):
+        alpha, mark = summary.loc[case, "alpha"], summary.loc[case, "mark"]
+        line = next(line for line in text.splitlines() if line.startswith(label))
+        assert f"{alpha:.2f} {mark}".strip() in line
+        assert mark != "" or not any(f"{alpha:.2f} {m}" in line for m in MARKS)
+        assert (mark == "") or f"{mark} {MARKS[mark]}" in text
+
+
+def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    import prunelab
+    from prunelab.lab.experiments import cases
+
+    shipped = Path(prunelab.__file__).resolve().parent / "_data"
+    monkeypatch.setattr(cases, "data_dir", lambda: shipped)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert cases.results_dir("smoke") == tmp_path / "prunelab" / "results" / "smoke"
+    monkeypatch.setattr(cases, "data_dir", lambda: tmp_path / "checkout-data")
+    assert cases.results_dir("smoke") == tmp_path / "checkout-data" / "results" / "smoke"
+
+
+def _cli(*args):
+    import os
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    return [sys.executable, "-m", "prunelab", *args], env
+
+
+def test_cases_into_a_closed_pipe_ends_quietly():
+    import os
+    import subprocess
+
+    read, write = os.pipe()
+    os.close(read)  # like `| head -1` that has already gone
+    cmd, env = _cli("cases")
+    try:
+        done = subprocess.run(cmd, stdout=write, stderr=subprocess.PIPE, env=env, timeout=120)
+    finally:
+        os.close(write)
+    assert done.stderr == b""
+    assert done.returncode == 1
+
+
+def _gated_cli(gate, *args):
+    """A CLI sweep whose runs after the first wait for ``gate`` (see tests/gated_sweep.py)."""
+    cmd, env = _cli(*args)
+    code = "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))"
+    return [cmd[0], "-c", code, *args], dict(env, PRUNELAB_TEST_GATE=str(gate))
+
+
+def _wait_for(condition, what, limit=600.0):
+    """Poll ``condition()`` until it holds; fail after a generous ``limit`` (never a race: the other side waits)."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {limit:.0f} s")
+        time.sleep(0.1)
+
+
+def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+
+    # every run but the first waits for a gate that never opens: the sweep cannot end before the signal
+    out_dir = tmp_path / "out"
+    cmd, env = _gated_cli(tmp_path / "gate", "reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune",
+                          "--jobs", "2", "--out", str(out_dir), "--no-progress")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        _wait_for(lambda: list((out_dir / "runs").glob("*/run-*.parquet")) or proc.poll() is not None,
+                  "the first run file")
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text
+    lines = [line for line in text.splitlines() if line.strip()]
+    ours = [line for line in lines if line.startswith("interrupted: ")]
+    assert len(ours) == 1 and "run the same command again to resume" in ours[0]
+    assert len(lines) == 1, text  # the workers are shut down cleanly: no leaked-semaphore note either
+    kept = int(ours[0].split()[1])
+    assert kept == len(list((out_dir / "runs").glob("*/run-*.parquet"))) == 1
+    assert not list((out_dir / "runs").glob("*/.*.tmp"))
+    # the same command, ungated, resumes: the three missing runs are made and the first is kept
+    (tmp_path / "gate").touch()
+    done = subprocess.run(cmd, capture_output=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "3 runs done, 1 already on disk" in done.stdout.decode()

@@ -1,0 +1,67 @@
+"""The interleaved prune + Gibbs sampler: its draws are blocks of the two kernels, and it targets P(x | e).
+
+The contract (step = run_chain, evidence, feasibility, bad starts) is checked in
+``tests/samplers/test_sampler_contract.py``, as for every registered sampler.
+"""
+
+import numpy as np
+import pytest
+
+import prunelab
+from prunelab.compiled import compile_network
+from prunelab.samplers import get_sampler, gibbs, prune, prune_gibbs
+from prunelab.samplers.init import initial_state
+from tests.helpers import Z_TOLERANCE, effective_sample_size
+
+
+def test_registered_under_its_name():
+    assert get_sampler("prune+gibbs") is prune_gibbs
+
+
+@pytest.mark.parametrize("prune_steps", [1, 3, 20])
+def test_draws_are_blocks_of_prune_steps_then_one_sweep(prune_steps):
+    bn = prunelab.load_network("asia")
+    net = compile_network(bn, {"xray": "yes"})
+    x0 = initial_state(np.random.default_rng(1), net)
+    n_draws = 2 * (prune_steps + 1) + 1  # two full blocks and one prune step
+    out = prune_gibbs.run_chain(np.random.default_rng(5), net, x0, n_draws, prune_steps=prune_steps)
+    # the same generator through the two kernels by hand
+    rng, x, expected = np.random.default_rng(5), x0, []
+    while len(expected) < n_draws:
+        block = prune.run_chain(rng, net, x, prune_steps).draws
+        sweep = gibbs.run_chain(rng, net, block[-1], 1).draws
+        expected += list(block) + list(sweep)
+        x = sweep[-1]
+    np.testing.assert_array_equal(out.draws, np.array(expected[:n_draws]))
+    pattern = ([False] * prune_steps + [True]) * 2 + [False]
+    assert out.sweep.tolist() == pattern
+    assert np.isnan(out.size[out.sweep]).all() and (out.size[~out.sweep] >= 1).all()
+
+
+def test_marginals_agree_with_the_exact_posterior():
+    bn = prunelab.load_network("blood_pressure")
+    evidence = {"Measurement": "m_e"}
+    result = prunelab.sample(bn, "prune+gibbs", 4_000, n_chains=4, evidence=evidence, seed=11, traps="off",
+                             prune_steps=3)
+    exact = prunelab.exact_marginals(bn, evidence)
+    for v, p in exact.items():
+        column = result.draws[:, :, bn.index(v)]
+        ess = effective_sample_size(column, p.size)
+        estimate = np.bincount(column.ravel(), minlength=p.size) / column.size
+        tolerance = Z_TOLERANCE * np.sqrt(p * (1 - p) / ess)
+        assert (np.abs(estimate - p) <= tolerance + 1e-12).all(), (v, estimate, p, tolerance)
+    assert result.stats["sweep"].sum() == 4 * (4_000 // 4)  # one sweep a block of 3 prune steps
+
+
+@pytest.mark.parametrize(("prune_steps", "error", "match"), [
+    (0, ValueError, "at least 1"),
+    (-2, ValueError, "at least 1"),
+    (2.5, TypeError, "must be an integer"),
+    ("3", TypeError, "must be an integer"),
+])
+def test_a_bad_block_length_is_refused(prune_steps, error, match):
+    net = compile_network(prunelab.load_network("deterministic_pair"))
+    with pytest.raises(error, match=match):
+        prune_gibbs.run_chain(np.random.default_rng(0), net, [0, 0], 4, prune_steps=prune_steps)
+    with pytest.raises(error, match=match):
+        prune_gibbs.step(np.random.default_rng(0), net, prune_gibbs.init(net, [0, 0]), prune_steps=prune_steps)
