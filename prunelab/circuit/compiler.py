@@ -199,7 +199,8 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     isolate : bool, default True
         Compile in a forked child process, so that the time cap is a hard stop
         (costs a fork, 40-90 ms measured on a loaded 2-core machine); False compiles
-        here and checks the time cap between applies only.
+        here and checks the time cap between applies only, as a daemonic process
+        (a dask worker) always does, since it may not start children.
     rivals : sequence of Vtree, optional
         Further vtrees to race against ``vt`` (isolated compilation only): each
         starts in a child of its own once the compilations running have run
@@ -236,7 +237,8 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     start = time.perf_counter() if started is None else started
     if conjoin not in CONJOIN:
         raise ValueError(f"conjoin must be one of {CONJOIN}, got {conjoin!r}")
-    forked = isolate and "fork" in mp.get_all_start_methods()
+    # a daemonic process (a dask worker, a multiprocessing pool's) may not have children: compile here then
+    forked = isolate and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon
     vtrees = [vt, *rivals] if forked else [vt]
     caps = _Caps(max_size, max_seconds, start, what)
     with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as top:

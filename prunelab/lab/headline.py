@@ -25,7 +25,7 @@ from prunelab.catalogue import load_network
 from prunelab.exact import exact_marginals
 
 from . import scorecard
-from .experiments.tables import forward_cases
+from .mixing import mixing_verdict
 from .paper_numbers import PAPER_BENCHMARKS, PAPER_SAMPLERS
 
 __all__ = ["all_rows", "efficiency_where_all_mix", "verdict_counts"]
@@ -79,13 +79,15 @@ def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:
 
     A benchmark counts when its forward-start cases of Gibbs, Metropolis and prune
     sampling are all present, none carries a mark of :mod:`prunelab.lab.mixing` (the
-    summary's ``mark``) and the evidence does not fix the query.
+    summary's ``mark``, or the rule applied to ``rhat`` and ``constant_chains`` where the
+    summary has none) and the evidence does not fix the query.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         The experiment summary (columns ``benchmark``, ``sampler``, ``init``,
-        ``exact_query``, ``mark``, ``alpha``, ``ess_bulk``, ``n_draws``, ``n_runs``).
+        ``exact_query``, ``mark`` (or ``rhat`` and ``constant_chains``), ``alpha``, ``ess_bulk``,
+        ``n_draws``, ``n_runs``).
 
     Returns
     -------
@@ -95,14 +97,16 @@ def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:
         samplers, ``best`` (the sampler of the smallest α), ``alpha_spread`` (largest α
         over smallest, minus one) and ``prune_over_gibbs`` (the ratio of ESS per draw).
     """
-    cases = forward_cases(summary).set_index(["benchmark", "sampler"])
+    cases = summary[summary["init"] == "forward"] if "init" in summary.columns else summary
+    cases = cases.set_index(["benchmark", "sampler"])
     rows = {}
     for benchmark in PAPER_BENCHMARKS:
         keys = [(benchmark, m) for m in PAPER_SAMPLERS]
         if not all(k in cases.index for k in keys):
             continue
         block = cases.loc[keys].droplevel("benchmark")
-        if (block["mark"] != "").any() or block["exact_query"].isin([0.0, 1.0]).any():
+        marks = block["mark"] if "mark" in block else [mixing_verdict(r).mark for _, r in block.iterrows()]
+        if any(marks) or block["exact_query"].isin([0.0, 1.0]).any():
             continue
         ess = block["ess_bulk"] / (block["n_draws"] * block["n_runs"])
         row = {f"alpha_{m}": block.loc[m, "alpha"] for m in PAPER_SAMPLERS}

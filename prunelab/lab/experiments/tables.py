@@ -29,10 +29,8 @@ Columns of ``summary.parquet``
 ``alpha_iid``
     ``sqrt(p (1 - p))`` for the exact ``p``: the alpha of independent draws.
 ``seconds_per_draw``, ``init_seconds``
-    Means over runs. ``cpu_seconds``: the case's total init + sampling time.
-    ``seconds_per_draw_rb``: of the chains that recorded the Rao-Blackwell sums
-    (Gibbs: the same chains; prune: a second chain of the same seed, see
-    :func:`~prunelab.lab.experiments.runner.rao_blackwell_mode`).
+    Means over runs. ``cpu_seconds``: the case's total init + sampling time. ``seconds_per_draw_rb``: of the
+    chains that recorded the Rao-Blackwell sums (Gibbs: the same; prune: a second chain of the same seed).
 ``draws_to_target``, ``seconds_to_target``
     :func:`~prunelab.indicators.time_to_sigma` from ``alpha`` (Table 3);
     ``_free`` from ``alpha_free``; ``_rb`` from ``alpha_rb`` at ``seconds_per_draw_rb``.
@@ -538,7 +536,7 @@ def estimator_table(summary: pd.DataFrame, which: str = "alpha", sampler: str = 
     >>> summary = pd.DataFrame({"benchmark": ["asia_ev0"], "sampler": ["prune"], "init": ["forward"],
     ...                         "alpha": [0.5], "alpha_rb": [0.4]})
     >>> estimator_table(summary, "alpha").loc["Asia_ev0"].round(2).tolist()
-    [0.5, 0.4, 0.8, 0.42]
+    [0.5, 0.4, 0.8, 0.81]
     """
     if which not in ESTIMATOR_COLUMNS:
         raise ValueError(f"which must be 'alpha' or 'seconds', got {which!r}")

@@ -60,10 +60,10 @@ _PAPER_SAMPLER_STYLES = {
 }
 
 _VARIANT_STYLES = {  # prunelab's samplers beyond the paper's three: a darker shade of the sampler's colour
-    "gibbs-rb": SamplerStyle("#0b5c45", "o"),
-    "prune-rb": SamplerStyle("#8c3a00", "*"),
+    "gibbs-rb": SamplerStyle("#0b5c45", "8"),
+    "prune-rb": SamplerStyle("#8c3a00", "d"),
     "prune-tempered": SamplerStyle("#f4a261", "p"),
-    "prune-tempered-rb": SamplerStyle("#b5651d", "p"),
+    "prune-tempered-rb": SamplerStyle("#b5651d", "H"),
 }
 
 _PEER_STYLES = {
@@ -79,7 +79,6 @@ _PEER_STYLES = {
 
 SAMPLER_STYLES: dict[str, SamplerStyle] = {
     **_PAPER_SAMPLER_STYLES,
-    **_VARIANT_STYLES,
     **{f"prunelab-{sampler}": style for sampler, style in {**_PAPER_SAMPLER_STYLES, **_VARIANT_STYLES}.items()},
     **_PEER_STYLES,
 }
@@ -97,10 +96,6 @@ SAMPLER_LABELS: dict[str, str] = {
     "prunelab-prune-rb": "prunelab prune (Rao-Blackwell)",
     "prunelab-prune-tempered": "prunelab tempered prune",
     "prunelab-prune-tempered-rb": "prunelab tempered prune (Rao-Blackwell)",
-    "gibbs-rb": "Gibbs (Rao-Blackwell)",
-    "prune-rb": "Prune (Rao-Blackwell)",
-    "prune-tempered": "Tempered prune",
-    "prune-tempered-rb": "Tempered prune (Rao-Blackwell)",
     "pgmpy-gibbs": "pgmpy Gibbs",
     "pyagrum-gibbs": "pyAgrum Gibbs",
     "pyagrum-lbp": "pyAgrum loopy BP",
