@@ -204,3 +204,36 @@ RB_EXACT_CASES = {
     "grid-3x3|e": (lambda: load_network("grid-3x3"), {"v_2_2": "F", "v_3_1": "F", "v_3_2": "T"}),
 }
 """Theory cases on which a Rao-Blackwell estimator's stationary mean is checked against P(x | e) exactly."""
+
+
+def assert_tempered_transitions(net, hot_plan, uniform: str, beta: float = 0.3, n_steps: int = 30_000) -> None:
+    """A chain over ``hot_plan`` (the plan tempered at ``beta``) makes the exact transitions of prune sampling on
+    the CPTs raised to ``beta`` (chi-square at :data:`CHI2_LEVEL`), and the test tells them from the untempered ones."""
+    from prunelab.samplers import prune
+    from prunelab.theory import prune_transition_matrix, transition_chi_square
+
+    states, R = prune_transition_matrix(net._replace(cpt=net.cpt**beta))
+    index = {tuple(s): a for a, s in enumerate(states.tolist())}
+    draws = prune.run_chain(np.random.default_rng(11), net, states[0], n_steps, uniform, plan=hot_plan).draws
+    visits = np.array([index[tuple(x)] for x in draws.tolist()])
+    counts = np.zeros_like(R)
+    np.add.at(counts, (visits[:-1], visits[1:]), 1)
+    assert transition_chi_square(counts, R).p_value > CHI2_LEVEL
+    cold = prune_transition_matrix(net)[1]
+    assert transition_chi_square(counts, cold).p_value < 1e-12  # the test tells the temperatures apart
+
+
+def rao_blackwell_agreement(result, exact: dict, burn: int, n_draws: int) -> tuple[float, dict]:
+    """Largest z-score (:func:`pooled_errors`) of the chains' estimates after ``burn`` against ``exact``, over both
+    estimators, and the summed spread between chains of each estimator (``"empirical"``, ``"rao_blackwell"``)."""
+    kept = n_draws - burn
+    z, spread = [], {}
+    for estimator in ("empirical", "rao_blackwell"):
+        spread[estimator] = 0.0
+        for v, p in exact.items():
+            running = result.running_marginals(v, [burn, n_draws], estimator)
+            per_chain = (running[:, 1, :] * n_draws - running[:, 0, :] * burn) / kept
+            off = np.abs(per_chain.mean(axis=0) - p) > 1e-12  # a determined variable's rounding is no error
+            z.append(np.where(off, pooled_errors(per_chain, p, kept), 0.0))
+            spread[estimator] += float(per_chain.std(axis=0, ddof=1).sum())
+    return float(np.max(np.concatenate(z))), spread

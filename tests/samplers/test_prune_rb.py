@@ -20,7 +20,7 @@ from prunelab.samplers.prune_rb import pruned_set_marginals
 from prunelab.sampling import sample
 from prunelab.theory import enumerate_pruned_set
 from prunelab.theory.rao_blackwell import rao_blackwell_expectation
-from tests.helpers import RB_EXACT_CASES, Z_MULTI, pooled_errors
+from tests.helpers import RB_EXACT_CASES, Z_MULTI, rao_blackwell_agreement
 
 CHAIN_CASES = [
     ("blood_pressure", lambda bn: {"Measurement": "m_e"}),
@@ -190,17 +190,8 @@ def test_rao_blackwell_marginals_agree_with_exact(case, sampler, uniform):
     burn = n_draws // 5
     result = sample(bn, sampler, n_draws, n_chains=16, evidence=evidence, seed=2017, uniform=uniform,
                     rb_checkpoints=[burn, n_draws])
-    kept = n_draws - burn
-    z, spread = [], {}
-    for estimator in ("empirical", "rao_blackwell"):
-        spread[estimator] = 0.0
-        for v, p in exact.items():
-            running = result.running_marginals(v, [burn, n_draws], estimator)
-            per_chain = (running[:, 1, :] * n_draws - running[:, 0, :] * burn) / kept
-            off = np.abs(per_chain.mean(axis=0) - p) > 1e-12  # a determined variable's rounding is no error
-            z.append(np.where(off, pooled_errors(per_chain, p, kept), 0.0))
-            spread[estimator] += float(per_chain.std(axis=0, ddof=1).sum())
-    assert float(np.max(np.concatenate(z))) < Z_MULTI
+    z_max, spread = rao_blackwell_agreement(result, exact, burn, n_draws)
+    assert z_max < Z_MULTI
     assert spread["rao_blackwell"] < spread["empirical"]  # the chains agree more closely with the estimator
 
 

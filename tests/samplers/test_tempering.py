@@ -19,8 +19,8 @@ from prunelab.samplers import prune, prune_plans, tempering
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.tempering import _swap_phase_py, swap_probability, swap_rates, tempered_plan
 from prunelab.samplers.tempering_ladder import DEFAULT_BETAS, check_betas, geometric_betas
-from prunelab.theory import is_regular, prune_transition_matrix, stationary_check, transition_chi_square
-from tests.helpers import CHI2_LEVEL, EXACT, TEMPERING_CASES, Z_TOLERANCE, effective_sample_size
+from prunelab.theory import is_regular, prune_transition_matrix, stationary_check
+from tests.helpers import EXACT, TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size
 
 
 
@@ -59,15 +59,7 @@ def test_tempered_plan_moves_as_the_exact_tempered_matrix(case, uniform):
     hot = tempered_plan(plan, 0.3)
     assert hot.uniform is plan.uniform and hot.random_label is plan.random_label and hot.count is plan.count
     np.testing.assert_allclose(hot.random_c, plan.random_c**0.3, rtol=0, atol=0)
-    states, R = prune_transition_matrix(net._replace(cpt=net.cpt**0.3))
-    index = {tuple(s): a for a, s in enumerate(states.tolist())}
-    draws = prune.run_chain(np.random.default_rng(11), net, states[0], 30_000, uniform, plan=hot).draws
-    visits = np.array([index[tuple(x)] for x in draws.tolist()])
-    counts = np.zeros_like(R)
-    np.add.at(counts, (visits[:-1], visits[1:]), 1)
-    assert transition_chi_square(counts, R).p_value > CHI2_LEVEL
-    cold = prune_transition_matrix(net)[1]
-    assert transition_chi_square(counts, cold).p_value < 1e-12  # the test tells the temperatures apart
+    assert_tempered_transitions(net, hot, uniform)
 
 
 def test_beta_one_is_prune_sampling_draw_for_draw():

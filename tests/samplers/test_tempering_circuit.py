@@ -21,8 +21,7 @@ from prunelab.samplers import prune, prune_circuit, tempering
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.tempering import tempered_plan
-from prunelab.theory import prune_transition_matrix, transition_chi_square
-from tests.helpers import CHI2_LEVEL, TEMPERING_CASES, Z_TOLERANCE, effective_sample_size
+from tests.helpers import TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size
 
 CIRCUIT = prune.UNIFORM_NAMES.index("circuit")
 LADDER = [1.0, 0.6, 0.3]
@@ -37,15 +36,7 @@ def test_tempered_circuit_plan_moves_as_the_exact_tempered_matrix(case):
     hot = tempered_plan(plan, 0.3)
     assert hot.circuit is plan.circuit and hot.random_label is plan.random_label  # one circuit for all betas
     np.testing.assert_allclose(hot.random_c, plan.random_c**0.3, rtol=0, atol=0)
-    states, R = prune_transition_matrix(net._replace(cpt=net.cpt**0.3))
-    index = {tuple(s): a for a, s in enumerate(states.tolist())}
-    draws = prune.run_chain(np.random.default_rng(11), net, states[0], 30_000, "circuit", plan=hot).draws
-    visits = np.array([index[tuple(x)] for x in draws.tolist()])
-    counts = np.zeros_like(R)
-    np.add.at(counts, (visits[:-1], visits[1:]), 1)
-    assert transition_chi_square(counts, R).p_value > CHI2_LEVEL
-    cold = prune_transition_matrix(net)[1]
-    assert transition_chi_square(counts, cold).p_value < 1e-12  # the test tells the temperatures apart
+    assert_tempered_transitions(net, hot, "circuit")
 
 
 def test_one_replica_is_prune_with_circuit_draws_draw_for_draw():

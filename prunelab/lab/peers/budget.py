@@ -87,7 +87,8 @@ class ChainTally:
         observed = bn.evidence_names(evidence)
         self.free = [v for v in bn.variables if v not in observed]
         self.columns = [bn.index(v) for v in self.free]
-        self._cards = [bn.states[v] for v in bn.variables]
+        starts = np.cumsum([0] + [len(bn.states[v]) for v in bn.variables])
+        self._rb_blocks = [slice(starts[c], starts[c + 1]) for c in self.columns]  # free variables in rb_sums
         self.counts = [np.zeros(len(bn.states[v]), dtype=np.int64) for v in self.free]
         self.last = np.asarray(start, dtype=np.int64)
         self.n_steps = 0
@@ -108,8 +109,7 @@ class ChainTally:
             raise ValueError("every chunk of a chain must bring Rao-Blackwell sums, or none")
         if rb_sums is not None:
             sums = np.asarray(rb_sums, dtype=np.float64)
-            offsets = np.concatenate([[0], np.cumsum([len(s) for s in self._cards])])
-            chunk = [sums[offsets[c]:offsets[c] + counts.size] for counts, c in zip(self.counts, self.columns)]
+            chunk = [sums[block] for block in self._rb_blocks]
             self.rb_sums = chunk if self.rb_sums is None else [a + b for a, b in zip(self.rb_sums, chunk)]
         for counts, c in zip(self.counts, self.columns):
             counts += np.bincount(draws[:, c].astype(np.intp), minlength=counts.size)
