@@ -25,6 +25,30 @@ ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = ROOT / "book" / "api.md"
 _MODULE = re.compile(r"^## `(?P<module>prunelab[\w.]*)`\s*$")
 _ROW = re.compile(r"^\| `(?P<name>\w+)` \|")
+_ROLE = re.compile(r":(?:py:)?(?:func|class|data|meth|attr|mod|obj|exc):`(?P<tilde>~?)(?P<target>[\w.]+)`")
+
+
+def purpose(doc: str) -> str:
+    """The first line of a docstring as a Markdown table cell: Sphinx roles and rst literals as code.
+
+    A role shows its name as Sphinx would, ``~`` keeping the last part only; a dotted
+    name outside ``~`` keeps its last two parts (``scorecard.VERDICTS``), so that no
+    cell holds a long unbreakable word that widens the table past the text column.
+
+    Examples
+    --------
+    >>> purpose("Rows in the order of :data:`prunelab.lab.scorecard.VERDICTS`; see :func:`~prunelab.sample`.")
+    'Rows in the order of `scorecard.VERDICTS`; see `sample`.'
+    >>> purpose("Exact ``P(X | e)``.\\n\\nMore.")
+    'Exact `P(X \\\\| e)`.'
+    """
+
+    def name(match: re.Match) -> str:
+        parts = match["target"].split(".")
+        return f"`{'.'.join(parts[-1:] if match['tilde'] else parts[-2:])}`"
+
+    line = (doc or "").split("\n")[0]
+    return _ROLE.sub(name, line.replace("``", "`")).replace("|", "\\|")
 
 
 def _code(path: Path) -> str:
@@ -125,8 +149,7 @@ def write_page(calls: dict[str, set[str]], page: Path = API_PAGE) -> None:
     for module in sorted(modules, key=lambda m: (m != "prunelab", m)):
         rows = ["| function | what it does | chapters |", "|---|---|---|"]
         for short in sorted(modules[module], key=str.lower):
-            doc = (inspect.getdoc(_resolve(f"{module}.{short}")) or "").split("\n")[0]
-            doc = doc.replace("``", "`").replace("|", "\\|")  # rst literals as markdown code
+            doc = purpose(inspect.getdoc(_resolve(f"{module}.{short}")) or "")
             refs = ", ".join(f"{{ref}}`{_chapter_label(stem)}`" for stem in sorted(calls[f"{module}.{short}"]))
             rows.append(f"| `{short}` | {doc} | {refs} |")
         parts.append(f"## `{module}`\n\n" + "\n".join(rows))

@@ -390,7 +390,7 @@ def time_rows(summary: pd.DataFrame) -> list[Row]:
     else:
         ours = "no small or medium benchmark on which all three samplers mix"
     fast = Row("claim_fast", "Claim: Table 3, conclusion", "Prune sampling is the fastest on small and medium BNs.",
-               ours, "not testable", "seconds of other implementations on other hardware, like Table 3")
+               ours, "not testable", "seconds of other code on other hardware, like Table 3")
     small = [per_draw[b] for b in SMALL_AND_MEDIUM_BENCHMARKS if b in per_draw]
     large = [per_draw[b] for b in LARGE_BENCHMARKS if b in per_draw]
     if small and large:
