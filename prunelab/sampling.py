@@ -59,7 +59,9 @@ counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Mem
 chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
 you can afford it; the empirical estimator always has every draw. Prune sampling
 records the sums of ``E[1{X_i = s} | S_t]`` over its pruned sets when
-``rb_checkpoints`` is given (:mod:`prunelab.samplers.prune_rb`).
+``rb_checkpoints`` is given (:mod:`prunelab.samplers.prune_rb`), and so does MC-SAT
+with exact uniform draws (``uniform="exact"``) over its solution sets ``M``
+(:mod:`prunelab.samplers.mcsat`); with approximate draws it has no such estimate.
 """
 
 from __future__ import annotations
@@ -336,7 +338,8 @@ def sample(
         (:func:`prunelab.checkpoints.log_checkpoints`). Prune sampling records the
         sums of its pruned sets' marginals only when given them
         (:mod:`prunelab.samplers.prune_rb`; ``uniform=`` "enumerate", "count", "auto" or "circuit"; and
-        ``"prune-tempered"``, for its cold replica).
+        ``"prune-tempered"``, for its cold replica), and MC-SAT those of its solution sets
+        with ``uniform="exact"`` only.
     traps : {"warn", "record", "off"}, default "warn"
         ``"warn"``: look for signs of a trapped sampler (see Traps in
         :mod:`prunelab.sampling`), record them in ``result.trap`` and warn
