@@ -331,7 +331,8 @@ def alpha_rows(summary: pd.DataFrame, benchmarks) -> list[Row]:
         verdict = ("reproduced" if prune_largest == len(clean) else
                    "reversed" if prune_smallest == len(clean) else "differs")
         ours = (f"where all three mix ({', '.join(PAPER_LABELS.get(b, b) for b in clean)}), prune's α is the "
-                f"largest on {prune_largest} and the smallest on {prune_smallest}; its ESS per draw is "
+                f"largest of the three on {prune_largest} of them and the smallest on {prune_smallest}; its ESS "
+                f"per draw is "
                 + ", ".join(f"{r:.1f}×" for r in ess_ratio.values()) + " Gibbs's")
     else:
         verdict, ours = "not testable", "no benchmark on which all three samplers mix"
