@@ -48,7 +48,7 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def one(ratio: float, side: int, seed: int, max_seconds: float) -> dict:
+def one(ratio: float, side: int, seed: int, max_seconds: float, max_size: int | None = None) -> dict:
     """Compile one grid in this process (the compiler forks its own child); the row's fields."""
     from prunelab import make_grid
     import numpy as np
@@ -60,7 +60,9 @@ def one(ratio: float, side: int, seed: int, max_seconds: float) -> dict:
     net = compile_network(bn)
     start, cpu = time.perf_counter(), _cpu()
     try:
-        circuit = compile_circuit(net, bn.variables, max_seconds=max_seconds, what=f"{ratio:g} {side}x{side} s{seed}")
+        caps = {"max_size": max_size} if max_size else {}
+        circuit = compile_circuit(net, bn.variables, max_seconds=max_seconds, what=f"{ratio:g} {side}x{side} s{seed}",
+                                  **caps)
     except CircuitTooLargeError as err:
         return {"error": str(err), "seconds": time.perf_counter() - start, "cpu": _cpu() - cpu, **_rss()}
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
@@ -105,20 +107,22 @@ def main(argv=None) -> None:
     parser.add_argument("--cases", nargs="+", help="ratio:side,side,... (default: the targets' grids)")
     parser.add_argument("--seeds", nargs="+", type=int, help="default: 1-10 at side 50, 1-3 otherwise")
     parser.add_argument("--timeout", type=float, default=600.0, help="the compiler's wall-seconds cap per case")
+    parser.add_argument("--max-size", type=int, help="the compiler's size cap (elements; default the library's)")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one(float(args.one[0]), int(args.one[1]), int(args.one[2]), args.timeout)))
+        print(json.dumps(one(float(args.one[0]), int(args.one[1]), int(args.one[2]), args.timeout, args.max_size)))
         return
     todo = cases(args.cases or (QUICK_CASES if args.quick else FULL_CASES), args.seeds)
     reference = frozen_sinks()
     env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's prunelab
-    print(f"timeout={args.timeout:g}s, load at start {os.getloadavg()[0]:.1f}")
+    print(f"timeout={args.timeout:g}s, size cap {args.max_size or 'default'}, load at start {os.getloadavg()[0]:.1f}")
     print(f"{'ratio':>5} {'side':>4} {'seed':>4} {'booleans':>8} {'size':>12} {'wall s':>8} {'cpu s':>8} "
           f"{'GiB':>6} {'P(sink)':>12} {'vs frozen':>10} vtree")
     for ratio, side, seed in todo:
         head = f"{ratio:>5g} {side:>4} {seed:>4}"
         cmd = [sys.executable, __file__, "--one", str(ratio), str(side), str(seed), "--timeout", str(args.timeout)]
+        cmd += ["--max-size", str(args.max_size)] if args.max_size else []
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout + 120, env=env)
         except subprocess.TimeoutExpired:
