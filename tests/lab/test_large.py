@@ -75,13 +75,13 @@ def test_prune_agrees_with_exact_within_its_ess(name):
     assert 2.5 < check["z_bound"] < 4.5
 
 
-def test_ess_check_flags_chains_stuck_in_the_wrong_state():
+def test_ess_check_flags_chains_stuck_in_the_wrong_state(rng):
     bn = load_network("deterministic_pair")
     exact = exact_marginals(bn)  # A and B uniform
     stuck = np.zeros((2, 500, 2), dtype=np.int64)  # both chains always at A = B = 0
     check = ess_check(stuck, bn, exact)
     assert check["n_z_failed"] == 2 and check["z_max"] == np.inf
-    fair = np.random.default_rng(1).integers(0, 2, size=(2, 500, 1)).repeat(2, axis=2)
+    fair = rng.integers(0, 2, size=(2, 500, 1)).repeat(2, axis=2)
     assert ess_check(fair, bn, exact)["n_z_failed"] == 0
 
 

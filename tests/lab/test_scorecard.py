@@ -155,10 +155,9 @@ def test_time_claims():
     assert fast.verdict == "not testable" and "0 of the 6" in fast.ours and slow.verdict == "differs"
 
 
-def test_figure6_slope_and_alpha():
+def test_figure6_slope_and_alpha(rng):
     t = np.array([1, 10, 100, 1000, 10000])
     runs = np.arange(100)
-    rng = np.random.default_rng(5)
     spread = rng.standard_normal(runs.size)
     spread = (spread - spread.mean()) / spread.std()
     curves = pd.DataFrame([{"case": "grid-8x8.metropolis", "run": r, "t": tt,
