@@ -110,7 +110,9 @@ def test_sparse_and_full_counting_programs_give_the_same_sums(name, make_evidenc
     sparse = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count", plan=plan, rb_checkpoints=cps)
     full = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count", plan=plan._replace(count=None),
                            rb_checkpoints=cps)
-    no_gather = plan.uniform._replace(gather_ptr=np.zeros_like(plan.uniform.gather_ptr))  # every step by strides
+    no_gather_ptr = np.zeros_like(plan.uniform.gather_ptr)
+    no_gather_ptr.setflags(write=False)  # read-only as the plan's own arrays: numba compiles no second signature
+    no_gather = plan.uniform._replace(gather_ptr=no_gather_ptr)  # every step by strides
     strided = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count",
                               plan=plan._replace(count=None, uniform=no_gather), rb_checkpoints=cps)
     for other in (full, strided):
