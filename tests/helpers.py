@@ -54,7 +54,7 @@ def random_network(draw):
     cards = [draw(st.integers(1, 3)) for _ in range(n)]
     parents = {f"V{i}": [f"V{j}" for j in range(i) if draw(st.booleans())][:3] for i in range(n)}
     seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # hypothesis's seed: a failing example replays
     cpts = {}
     for i in range(n):
         shape = [cards[int(p[1:])] for p in parents[f"V{i}"]] + [cards[i]]
@@ -83,7 +83,7 @@ def small_networks(draw):
         draw(st.lists(st.integers(0, k - 1), max_size=min(k, 3), unique=True)) if k else []
         for k in range(n)
     ]
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))  # hypothesis's seed: a failing example replays
     names = list(string.ascii_uppercase[:n])
     cpts = {}
     for k in range(n):
