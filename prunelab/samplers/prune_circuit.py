@@ -21,12 +21,13 @@ consume the generator in the same order (the pruning, then the draw's
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from ..circuit import Circuit, CircuitPasses, circuit_for, passes_for
+from ..circuit import VTREES, Circuit, CircuitPasses, check_vtree_choice, circuit_for, passes_for
 from ..circuit.passes import (
     decode_nb,
     decode_py,
@@ -74,8 +75,13 @@ class CircuitPrunePlan(NamedTuple):
     base_kept: np.ndarray
 
 
-def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None) -> CircuitPrunePlan:
-    """Compile ``net``'s circuit (or take ``circuit``, compiled for ``net``) and the pruning lists read off it.
+def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None,
+                               vtree: str = "dissection") -> CircuitPrunePlan:
+    """Compile ``net``'s circuit for ``vtree`` (or take ``circuit``, compiled for ``net``) and the pruning lists.
+
+    The circuit is :func:`prunelab.circuit.circuit_for` ``(net, vtree=vtree)``: one
+    fixed vtree, so the draws for a seed depend on the network, the evidence, the
+    vtree named and the seed only. A circuit given is used as it is.
 
     A label indicator is *used* when some model makes it true (a satisfiable path
     from the root reaches its positive literal); the labels that every state uses
@@ -90,7 +96,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     >>> plan.random_label.tolist()
     [0, 1]
     """
-    circuit = circuit_for(net) if circuit is None else circuit
+    circuit = circuit_for(net, vtree=vtree) if circuit is None else circuit
     enc = circuit.encoding
     n_nodes = circuit.n_nodes
     reached = np.zeros(enc.n_booleans + 1, dtype=np.bool_)
@@ -108,12 +114,26 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     return CircuitPrunePlan(circuit, *arrays)
 
 
-_plans = PlanCache(compile_circuit_prune_plan)
+_plans = {name: PlanCache(partial(compile_circuit_prune_plan, vtree=name)) for name in VTREES}
 
 
-def plan(net: CompiledNetwork) -> CircuitPrunePlan:
-    """The :class:`CircuitPrunePlan` of ``net``, compiled on first use and cached (by content)."""
-    return _plans(net)
+def plan(net: CompiledNetwork, vtree: str = "dissection") -> CircuitPrunePlan:
+    """The :class:`CircuitPrunePlan` of ``net`` over the vtree named ``vtree``, compiled on first use and cached.
+
+    Cached by the content of ``net`` and the vtree's name (one of :data:`prunelab.circuit.VTREES`).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> plan(compile_network(load_network("asia")), "turned").circuit.vtree_name
+    'turned'
+    """
+    check_vtree_choice(vtree)
+    if not isinstance(vtree, str):
+        raise TypeError("a sampler's vtree is named (one of prunelab.circuit.VTREES); for a Vtree of your own, "
+                        "pass plan=compile_circuit_prune_plan(net, compile_circuit(net, vtree=...))")
+    return _plans[vtree](net)
 
 
 def _set_weights(kept, theta_boolean, theta_label, log_true):
@@ -278,7 +298,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     ((3, 2), True)
     """
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
-    plan = _plans(net) if plan is None else plan
+    plan = _plans["dissection"](net) if plan is None else plan
     work = passes_for(plan.circuit)
     sizes = np.empty(n_draws, dtype=np.float64)
     kept = plan.base_kept.copy()
