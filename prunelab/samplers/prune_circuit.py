@@ -13,6 +13,10 @@ each with its label indicators. A prune step then
    member of ``S`` is drawn with probability ``1 / |S|``, up to the rounding of
    the log-space counts.
 
+The circuit is compiled once, for one fixed vtree: the dissection, or the one
+``vtree=`` names (:func:`~prunelab.samplers.pruned_draws.sampler_vtree`), never a
+race, so the draws for a seed do not depend on timing.
+
 :func:`step` is the numpy reference and :func:`run_chain` the numba path; they
 consume the generator in the same order (the pruning, then the draw's
 ``random()`` calls) and give identical draws.
@@ -27,7 +31,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import VTREES, Circuit, CircuitPasses, check_vtree_choice, circuit_for, passes_for
+from ..circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
 from ..circuit.passes import (
     decode_nb,
     decode_py,
@@ -43,6 +47,7 @@ from ..circuit.passes import (
 )
 from ..compiled import CompiledNetwork
 from .chain import start_chain
+from .pruned_draws import sampler_vtree
 from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
 from .pruning import prune_around_nb
 from .uniform import PlanCache
@@ -129,11 +134,7 @@ def plan(net: CompiledNetwork, vtree: str = "dissection") -> CircuitPrunePlan:
     >>> plan(compile_network(load_network("asia")), "turned").circuit.vtree_name
     'turned'
     """
-    check_vtree_choice(vtree)
-    if not isinstance(vtree, str):
-        raise TypeError("a sampler's vtree is named (one of prunelab.circuit.VTREES); for a Vtree of your own, "
-                        "pass plan=compile_circuit_prune_plan(net, compile_circuit(net, vtree=...))")
-    return _plans[vtree](net)
+    return _plans[sampler_vtree("circuit", vtree)](net)
 
 
 def _set_weights(kept, theta_boolean, theta_label, log_true):
