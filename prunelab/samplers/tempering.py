@@ -237,10 +237,10 @@ def _check_uniform(uniform: str) -> None:
         )
 
 
-def _tempered_uniform(net: CompiledNetwork, uniform: str, plan):
+def _tempered_uniform(net: CompiledNetwork, uniform: str, plan, vtree: str | None = None):
     """``(code, plan)`` of every replica's draw: ``"auto"`` resolved once, to the circuit or to ``"count"``."""
     _check_uniform(uniform)
-    code, plan = uniform_and_plan(net, uniform, plan)
+    code, plan = uniform_and_plan(net, uniform, plan, vtree)
     return (COUNT if code == AUTO else code), plan
 
 
@@ -361,6 +361,7 @@ def step(
     uniform: str = "count",
     *,
     plan: PrunePlan | None = None,
+    vtree: str | None = None,
 ) -> tuple[TemperedState, TemperedInfo]:
     """One tempered step (numpy reference): a prune step per replica, then the swaps.
 
@@ -377,6 +378,8 @@ def step(
         The exact uniform draw of every prune step (:data:`TEMPERED_UNIFORM`).
     plan : PrunePlan or CircuitPrunePlan, optional
         Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.uniform_and_plan`).
+    vtree : {"dissection", "turned", "elimination"}, optional
+        The circuit's vtree, as in :func:`prunelab.samplers.prune.step`.
 
     Returns
     -------
@@ -404,7 +407,7 @@ def step(
     ((2, 2), [1])
     """
     betas = check_betas(betas)
-    code, plan = _tempered_uniform(net, uniform, plan)
+    code, plan = _tempered_uniform(net, uniform, plan, vtree)
     k = betas.size
     if state.replicas is None:
         replicas = np.tile(state.x, (k, 1))
@@ -479,6 +482,7 @@ def run_chain(
     *,
     plan: PrunePlan | None = None,
     rb_checkpoints=None,
+    vtree: str | None = None,
 ) -> TemperedChain:
     """``n_draws`` tempered steps from ``x0`` (every replica starts there); numba path.
 
@@ -490,7 +494,7 @@ def run_chain(
     x0 : array_like of int (n,)
         A feasible start state (checked).
     n_draws : int
-    betas, uniform, plan
+    betas, uniform, plan, vtree
         As in :func:`step`.
     rb_checkpoints : array_like of int, optional
         Increasing step counts at which to record the sums of ``TemperedInfo.conditionals``.
@@ -526,7 +530,7 @@ def run_chain(
     betas = check_betas(betas)
     _check_uniform(uniform)
     start = start_chain(net, x0, n_draws)  # bad starts and sizes are refused before the plan is compiled
-    code, plan = _tempered_uniform(net, uniform, plan)
+    code, plan = _tempered_uniform(net, uniform, plan, vtree)
     k = betas.size
     random_c = np.stack([tempered_plan(plan, b).random_c for b in betas])
     replicas = np.tile(start.x, (k, 1))

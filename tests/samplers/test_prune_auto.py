@@ -34,7 +34,7 @@ def test_the_compile_is_capped_at_the_break_even(monkeypatch):
     """No compile where even a one-element-per-label circuit loses; otherwise one capped at the break-even size."""
     asked = []
 
-    def spy(net, *, max_seconds, max_size):
+    def spy(net, *, max_seconds, max_size, vtree):
         asked.append(max_size)
         raise CircuitTooLargeError("spy")
 
