@@ -138,8 +138,9 @@ FRONTIER_PROFILES = {
     ),
 }
 """``paper``: 55 grids (90 % to 50 x 50, 75 % to 26 x 26, 50 % to 20 x 20, seeds 1-3, and the 90 % 50 x 50
-grids of seeds 4-10, so that side has ten, as the published grid family does) with and without evidence, and budget runs of 10 s and 60 s on four of them (several hours on 2 cores: the provenance
-says how long); ``smoke``: two tiny grids (seconds, for the book's smoke build and the tests)."""
+grids of seeds 4-10, so that side has ten, as the published grid family does) with and without evidence, and
+budget runs of 10 s and 60 s on four of them (several hours on 2 cores: the
+provenance says how long); ``smoke``: two tiny grids (seconds, for the book's smoke build and the tests)."""
 
 
 @dataclass(frozen=True)
