@@ -28,7 +28,6 @@ from prunelab.sampling import sample
 from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
-from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
 from .provenance import PROVENANCE_KEYS, git_commit, library_versions, machine_info, previous_sessions
 from .provenance import out_name, provenance_record, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
