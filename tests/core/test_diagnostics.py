@@ -9,9 +9,11 @@ iid Bernoulli(1/2) draws. Tolerances are derived from the sample size in a comme
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from prunelab.diagnostics import convergence_summary, ess_from_alpha, to_inference_data
 from prunelab.indicators import running_marginals, sigma_t
@@ -55,9 +57,8 @@ def test_flip_chains_have_the_intended_autocorrelation(rng):
     assert lag1 == pytest.approx(0.8, abs=K_SIGMA * math.sqrt((1 + 0.64) / (1 - 0.64) / x.size))
 
 
-def test_iid_chains_rhat_near_one_and_ess_near_n():
-    # not the rng fixture: its draws hold exactly 20,000 ones in 40,000, the case of the xfail test below
-    x = flip_chains(np.random.default_rng(20190819), 8, 5000, rho=0.0)
+def test_iid_chains_rhat_near_one_and_ess_near_n(rng):
+    x = flip_chains(rng, 8, 5000, rho=0.0)  # this stream holds exactly 20,000 ones: the midpoint case below
     summary = convergence_summary(x)
     assert abs(summary["rhat"] - 1) < RHAT_BAND
     assert summary["n_draws"] == 40_000
@@ -67,13 +68,43 @@ def test_iid_chains_rhat_near_one_and_ess_near_n():
     assert summary["ess_tail"] == pytest.approx(x.size, rel=tolerance)
 
 
-@pytest.mark.xfail(raises=RuntimeWarning, strict=True,
-                   reason="arviz's rank R-hat folds the draws about their median: with exactly half ones the folded "
-                          "draws are constant, 0/0 warns and the tail half of R-hat is dropped")
-def test_an_indicator_with_exactly_half_ones_has_an_rhat(rng):
+def bulk_rhat(x: np.ndarray) -> float:
+    """Split R-hat of the rank-normalised draws (Vehtari et al. 2021, eqs. 3-4 and 14), written out.
+
+    Each chain is split in halves; all draws are ranked together (ties share their average rank r)
+    and mapped to z = Phi^-1((r - 3/8) / (S + 1/4)); R-hat = sqrt(((n - 1)/n W + B/n) / W).
+    """
+    half = x.shape[1] // 2
+    split = np.concatenate([x[:, :half], x[:, x.shape[1] - half:]])
+    z = stats.norm.ppf((stats.rankdata(split).reshape(split.shape) - 0.375) / (split.size + 0.25))
+    n = z.shape[1]
+    within = z.var(axis=1, ddof=1).mean()
+    between = n * z.mean(axis=1).var(ddof=1)
+    return math.sqrt(((n - 1) / n * within + between / n) / within)
+
+
+def test_an_indicator_with_exactly_half_ones_has_the_bulk_rhat(rng):
+    # folded about the median 0.5 every draw is 0.5: the tail R-hat is 0/0, the documented answer is the bulk R-hat
     x = rng.permutation(np.repeat(np.array([0, 1], dtype=np.int8), 200)).reshape(8, 50)
-    summary = convergence_summary(x)
-    assert np.isfinite(summary["rhat"]) and summary["constant_chains"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division warning reaches the user
+        summary = convergence_summary(x)
+    assert summary["rhat"] == pytest.approx(bulk_rhat(x.astype(float)), rel=1e-12)
+    assert summary["constant_chains"] == 0
+
+
+def test_a_two_valued_indicator_gets_the_rank_rhat_wherever_the_tail_rhat_is_defined(rng):
+    # with unequal counts the folding only relabels the two values: ArviZ's rank R-hat (max of bulk and tail) is
+    # defined and equals the bulk R-hat reported; chains that disagree keep an R-hat far from 1
+    az = pytest.importorskip("arviz")
+    x = (rng.random((4, 200)) < 0.3) + 2.0 * (np.arange(4)[:, None] % 2)  # values {0, 1} and {2, 3}: four values
+    agree = (rng.random((4, 200)) < 0.3).astype(float)
+    assert convergence_summary(agree)["rhat"] == pytest.approx(float(az.rhat(agree, method="rank")), rel=1e-12)
+    assert convergence_summary(agree)["rhat"] == pytest.approx(bulk_rhat(agree), rel=1e-12)
+    apart = np.concatenate([rng.random((2, 200)) < 0.1, rng.random((2, 200)) < 0.9]).astype(float)
+    assert convergence_summary(apart)["rhat"] == pytest.approx(float(az.rhat(apart, method="rank")), rel=1e-12)
+    assert convergence_summary(apart)["rhat"] > 1 + 10 * RHAT_BAND  # about 1.8 for these means (0.1 vs 0.9)
+    assert convergence_summary(x)["rhat"] == pytest.approx(float(az.rhat(x, method="rank")), rel=1e-12)
 
 
 def test_autocorrelated_chains_have_the_theoretical_ess(rng):

@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 from prunelab import load_network, random_evidence
+from prunelab.clauses import satisfied_clauses
 from prunelab.compiled import compile_network, state_labels
 from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import initial_state
@@ -166,19 +167,29 @@ def test_a_missing_package_is_refused_naming_the_extra(monkeypatch, name, rng):
 
 
 @pytest.mark.parametrize("name,evidence", [("block_chain", None), ASIA])
-def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, name, evidence):
-    """MC-SAT's ``M`` is prune sampling's ``S`` (same states for one seed's pruning); every draw lies in it."""
+def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, name, evidence, rng):
+    """MC-SAT's ``M`` is prune sampling's ``S`` for the same pruning; every draw lies in it.
+
+    The solver's plan (no counting tables) draws a number for every soft clause ``x`` satisfies, also for labels no
+    consistent state uses (with evidence: the labels that contradict it), where prune sampling draws none: for one
+    seed the two streams part there and the prunings differ. So ``M`` is compared with ``S`` of MC-SAT's own kept
+    labels, and the equal-seed comparison with :func:`prune.prune_around` uses the exact plan, whose random
+    labels are prune sampling's (asserted).
+    """
     from prunelab.samplers import mcsat
 
     net = _net(name, evidence)
-    plan = mcsat.mcsat_plan(net, sampler)
-    # not the rng fixture: from its start on asia, x = [1, 1, 1, 1, 1, 1, 0, 1], seed 0's M is {x} while S also
-    # holds [1, 0, 1, 1, 0, 1, 0, 1] (labels 27, 28, 31, 32, 34 differ): reported, left to MC-SAT's owner
-    x = initial_state(np.random.default_rng(3), net)
-    for seed in range(8):  # equal seeds below: MC-SAT's selection and prune sampling's pruning are compared
-        _, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
-        kept = prune.prune_around(np.random.default_rng(seed), net, x, prune_plans.prune_plan(net))
-        same = enumerate_pruned_states(net, label_kept & (net.cpt > 0)), enumerate_pruned_states(net, kept)
+    plan, exact_plan, pruning = mcsat.mcsat_plan(net, sampler), mcsat.mcsat_plan(net), prune_plans.prune_plan(net)
+    np.testing.assert_array_equal(exact_plan.clauses.label[exact_plan.random_clause], pruning.random_label)
+    feasible = enumerate_pruned_states(net, net.cpt > 0)  # every state with P(x, e) > 0: M holds no other
+    x = initial_state(rng, net)
+    for seed in range(5):  # equal seeds below: MC-SAT's selection and prune sampling's pruning are compared
+        kept, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
+        models = feasible[satisfied_clauses(plan.clauses, feasible)[:, kept].all(axis=1)]  # M by brute force
+        np.testing.assert_array_equal(models, enumerate_pruned_states(net, label_kept & (net.cpt > 0)))
+        _, exact_label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, exact_plan)
+        pruned = prune.prune_around(np.random.default_rng(seed), net, x, pruning)
+        same = enumerate_pruned_states(net, exact_label_kept & (net.cpt > 0)), enumerate_pruned_states(net, pruned)
         np.testing.assert_array_equal(*same)  # the same pruned set, whatever labels no state uses
         state, info = mcsat.step(np.random.default_rng(seed), net, mcsat.init(net, x), sampler)
         assert label_kept[state_labels(net, state.x)].all() and np.isnan(info.size)
