@@ -161,6 +161,17 @@ def convergence_summary(indicator, seconds_per_chain=None) -> dict:
 
         Check with :func:`numpy.isnan` / :func:`numpy.isinf`, or ``constant_chains``.
 
+        ``rhat`` is ArviZ's rank R-hat, the larger of the bulk R-hat (split R-hat of
+        the rank-normalised draws) and the tail R-hat (the same of the draws folded
+        about their median, ``|x - median|``). Draws with exactly two distinct values,
+        such as an indicator, are the exception: there ``rhat`` is the bulk R-hat.
+        Folding two values about any point but their midpoint only relabels them, so
+        the tail R-hat equals the bulk R-hat (ranks reversed at most, which leaves
+        split R-hat unchanged); when the median is the midpoint (exactly half the
+        draws at each value) every folded draw is the same and the tail R-hat is
+        0/0, undefined. The bulk R-hat is then the value the tail R-hat has for
+        every other split of the draws, and no division warning is raised.
+
     References
     ----------
     Vehtari, Gelman, Simpson, Carpenter and Buerkner, "Rank-normalization, folding,
@@ -174,6 +185,12 @@ def convergence_summary(indicator, seconds_per_chain=None) -> dict:
     >>> summary = convergence_summary(rng.random((4, 1000)) < 0.3, seconds_per_chain=0.5)
     >>> bool(summary["rhat"] < 1.01), summary["n_draws"]
     (True, 4000)
+
+    Half the draws at each value: the tail R-hat is undefined, the bulk R-hat is reported.
+
+    >>> half = rng.permutation(np.repeat([0, 1], 2000)).reshape(4, 1000)
+    >>> bool(abs(convergence_summary(half)["rhat"] - 1) < 0.01)
+    True
     """
     values = _as_chains(indicator, min_draws=4)
     n_chains = values.shape[0]
@@ -187,8 +204,10 @@ def convergence_summary(indicator, seconds_per_chain=None) -> dict:
         summary.update(rhat=rhat, ess_bulk=np.nan, ess_tail=np.nan)
     else:
         az = _arviz()
+        low, high = values.min(), values.max()
+        two_valued = bool(((values == low) | (values == high)).all())
         summary.update(
-            rhat=float(az.rhat(values, method="rank")),
+            rhat=float(az.rhat(values, method="z_scale" if two_valued else "rank")),  # z_scale: the bulk R-hat
             ess_bulk=float(az.ess(values, method="bulk")),
             ess_tail=float(az.ess(values, method="tail")),
         )

@@ -6,6 +6,9 @@ for two chains started 32 processes), and says so when it caps.
 :func:`sigterm_as_interrupt` turns a ``SIGTERM`` into a ``KeyboardInterrupt`` while a
 sweep runs, so that the sweep's Ctrl-C path ends its loky workers too (killed
 without it, the parent left them running for minutes).
+:func:`sigint_blocked` starts worker processes with ``SIGINT`` blocked, so that a
+terminal's Ctrl-C, which reaches every process of the group, stops only the parent,
+even while a worker is still starting (it would otherwise print its own traceback).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import signal
 import threading
 import warnings
 
-__all__ = ["Terminated", "sigterm_as_interrupt", "usable_cores", "worker_count"]
+__all__ = ["Terminated", "sigint_blocked", "sigterm_as_interrupt", "usable_cores", "worker_count"]
 
 
 def usable_cores() -> int:
@@ -88,3 +91,42 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def sigint_blocked():
+    """Within the block, ``SIGINT`` is blocked in this thread; processes started here are born with it blocked.
+
+    A terminal's Ctrl-C sends ``SIGINT`` to every process of the foreground group,
+    the workers included. A worker that has not yet set ``SIGINT`` aside (it is still
+    starting Python or importing) would end with a ``KeyboardInterrupt`` traceback of
+    its own. A signal mask is inherited across ``fork`` and ``exec`` and Python does
+    not clear it, so a worker started in this block never receives ``SIGINT``, from
+    its first instruction on (the ``resource_tracker`` of :mod:`multiprocessing`
+    starts its process the same way, and is started first here: its start unblocks
+    ``SIGINT`` in the calling thread). Threads started here keep it blocked too. The
+    parent leaves the block with its previous mask: a ``SIGINT`` that came meanwhile is
+    then raised as ``KeyboardInterrupt``, at the block's end. Outside the main thread
+    and where ``pthread_sigmask`` is missing (Windows), the block does nothing.
+
+    Examples
+    --------
+    >>> import signal
+    >>> with sigint_blocked():
+    ...     blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    >>> blocked, signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    (True, False)
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # the standard resource tracker, which loky starts with its first worker, ends its own start by unblocking
+    # SIGINT (SIG_UNBLOCK, not the previous mask): started first, it leaves the mask alone
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -10,6 +10,10 @@ ends with an error after :data:`GATE_LIMIT_SECONDS`, never with a finished sweep
 
 Run it as ``python -c "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))" ARGS``;
 the loky workers import this module by name (the repository root must be on ``PYTHONPATH``).
+
+:func:`hold_site` writes a ``sitecustomize`` that holds the first loky worker inside
+Python's start-up (before loky or prunelab is imported) until the test releases it:
+a signal sent meanwhile reaches a worker that is provably still starting.
 """
 
 from __future__ import annotations
@@ -40,6 +44,40 @@ def gated_simulate_run(case, run, *args, **kwargs):
                 raise RuntimeError(f"gate {gate} never opened")
             time.sleep(0.05)
     return _simulate_run(case, run, *args, **kwargs)
+
+
+HOLD_ENV = "PRUNELAB_TEST_HOLD"
+"""Environment variable naming the folder of :func:`hold_site`'s ``held`` and ``release`` files."""
+
+_HOLD_SITE = f'''"""Written by tests/gated_sweep.py: the first loky worker to start waits here, inside Python's start-up."""
+import os
+import sys
+import time
+
+if "popen_loky" in " ".join(sys.orig_argv) and os.environ.get("{HOLD_ENV}"):
+    folder = os.environ["{HOLD_ENV}"]
+    try:  # only the first worker: the file is made once
+        os.close(os.open(os.path.join(folder, "held"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        pass
+    else:
+        limit = time.monotonic() + {GATE_LIMIT_SECONDS!r}
+        while not os.path.exists(os.path.join(folder, "release")) and time.monotonic() < limit:
+            time.sleep(0.05)
+'''
+
+
+def hold_site(folder: Path) -> Path:
+    """Write ``folder/site/sitecustomize.py`` that holds the first loky worker at start-up; return ``folder/site``.
+
+    Put the returned folder on ``PYTHONPATH`` and :data:`HOLD_ENV` = ``folder`` in the
+    environment: the first loky worker to start creates ``folder/held`` and waits, inside
+    Python's start-up, until ``folder/release`` exists. Other processes are left alone.
+    """
+    site = Path(folder) / "site"
+    site.mkdir(parents=True)
+    (site / "sitecustomize.py").write_text(_HOLD_SITE, encoding="utf-8")
+    return site
 
 
 def run_cli(argv) -> int:

@@ -15,7 +15,9 @@ from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, CircuitToo
 from .encoding import CircuitEncoding, ImpossibleEvidenceError, encode_network
 from .inference import (
     AUTO_COMPILE_SECONDS,
+    VTREES,
     CircuitPasses,
+    check_vtree_choice,
     circuit_for,
     circuit_inference,
     compile_circuit,
@@ -35,7 +37,9 @@ __all__ = [
     "CircuitPasses",
     "CircuitTooLargeError",
     "ImpossibleEvidenceError",
+    "VTREES",
     "Vtree",
+    "check_vtree_choice",
     "circuit_for",
     "circuit_inference",
     "compile_circuit",

@@ -113,6 +113,12 @@ class Circuit(NamedTuple):
         CSR list of a decision node's elements ``(prime, sub)``.
     vtree : Vtree
     encoding : CircuitEncoding
+    vtree_name : str
+        Which vtree the diagram is for: ``"dissection"``, ``"turned"`` or
+        ``"elimination"`` (:data:`~prunelab.circuit.inference.VTREES`) when
+        :func:`~prunelab.circuit.inference.compile_circuit` chose it by name, and
+        after a race the name of the vtree that won; ``"given"`` for a vtree passed
+        in. Pass it as ``vtree=`` to compile, or to sample over, the same circuit again.
     """
 
     kind: np.ndarray
@@ -123,6 +129,7 @@ class Circuit(NamedTuple):
     sub: np.ndarray
     vtree: Vtree
     encoding: CircuitEncoding
+    vtree_name: str = "given"
 
     @property
     def n_nodes(self) -> int:
@@ -172,7 +179,8 @@ def _clause_regions(enc: CircuitEncoding, vt: Vtree, conjoin: str = "family") ->
 def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_SIZE,
                 max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
                 what: str = "the network", started: float | None = None, isolate: bool = True,
-                rivals: Sequence[Vtree] = (), race_after: float = RACE_AFTER_SECONDS) -> Circuit:
+                rivals: Sequence[Vtree] = (), race_after: float = RACE_AFTER_SECONDS,
+                names: Sequence[str] | None = None) -> Circuit:
     """Compile the CNF ``enc`` for the vtree ``vt`` and return the diagram's arrays.
 
     Parameters
@@ -209,6 +217,10 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         the size cap: when together they hold more than ``max_size`` elements,
         the largest is stopped. See the module docstring for why.
     race_after : float, default :data:`RACE_AFTER_SECONDS`
+    names : sequence of str, optional
+        The names of ``vt`` and of each rival, one each, for the circuit's
+        :attr:`Circuit.vtree_name`; default ``"given"`` for ``vt`` and
+        ``"rival 1"``, ``"rival 2"``, ... for the rivals.
 
     Returns
     -------
@@ -237,6 +249,9 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     start = time.perf_counter() if started is None else started
     if conjoin not in CONJOIN:
         raise ValueError(f"conjoin must be one of {CONJOIN}, got {conjoin!r}")
+    names = ["given", *(f"rival {k + 1}" for k in range(len(rivals)))] if names is None else list(names)
+    if len(names) != 1 + len(rivals):
+        raise ValueError(f"names must name the vtree and each of its {len(rivals)} rivals: got {len(names)} names")
     # a daemonic process (a dask worker, a multiprocessing pool's) may not have children: compile here then
     forked = isolate and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon
     vtrees = [vt, *rivals] if forked else [vt]
@@ -261,7 +276,7 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         kind, lit, node_vtree, elem_ptr, prime, sub = parse_sdd(sdd_path)
     for a in (kind, lit, node_vtree, elem_ptr, prime, sub):
         a.setflags(write=False)
-    return Circuit(kind, lit, node_vtree, elem_ptr, prime, sub, vt, enc)
+    return Circuit(kind, lit, node_vtree, elem_ptr, prime, sub, vt, enc, names[won])
 
 
 class _Caps(NamedTuple):

@@ -10,6 +10,7 @@ that state (:func:`~prunelab.circuit.passes.outward_py`).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -23,10 +24,11 @@ from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
 from .encoding import encode_network
 from .passes import decode_nb, draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
-from .vtree import dissection_vtree, elimination_vtree
+from .vtree import Vtree, dissection_vtree, elimination_vtree
 
 __all__ = [
-    "AUTO_COMPILE_SECONDS", "VTREES", "CircuitPasses", "circuit_for", "compile_circuit", "circuit_inference",
+    "AUTO_COMPILE_SECONDS", "VTREES", "CircuitPasses", "check_vtree_choice", "circuit_for", "compile_circuit",
+    "circuit_inference",
     "exact_weights", "passes_for", "log_count", "posterior_state",
 ]
 
@@ -56,9 +58,13 @@ def passes_for(circuit: Circuit) -> CircuitPasses:
     )
 
 
+VTREES = ("dissection", "turned", "elimination")
+"""Vtrees :func:`compile_circuit` builds by name (``vtree=``); :attr:`Circuit.vtree_name` is one of them."""
+
+
 def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIRCUIT_SIZE,
                     max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
-                    vtree: str = "dissection", race: bool = True, what: str = "the network") -> Circuit:
+                    vtree: str | Vtree = "dissection", race: bool = True, what: str = "the network") -> Circuit:
     """Encode, build the vtree, and compile ``net`` (a network with its evidence).
 
     The time cap counts from the call: encoding and vtree included.
@@ -70,49 +76,103 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
         Variable names, for messages.
     max_size, max_seconds, minimize, conjoin, what
         As in :func:`~prunelab.circuit.compiler.compile_cnf`.
-    vtree : {"dissection", "elimination"}, default "dissection"
-        :func:`~prunelab.circuit.vtree.dissection_vtree` (spectral bisection) or
+    vtree : {"dissection", "turned", "elimination"} or Vtree, default "dissection"
+        :func:`~prunelab.circuit.vtree.dissection_vtree` (spectral bisection);
+        ``"turned"``, the same dissection with the whole network's cut turned at
+        right angles (``dissection_vtree(..., turn_root=True)``; on some grids only
+        this one compiles: see :mod:`prunelab.circuit.compiler`);
         :func:`~prunelab.circuit.vtree.elimination_vtree` (measured 36 times larger
-        on a 90 % grid of side 30, and past a 60 s cap on another).
+        on a 90 % grid of side 30, and past a 60 s cap on another); or a
+        :class:`~prunelab.circuit.vtree.Vtree` over the Booleans of ``net``'s
+        encoding (:func:`~prunelab.circuit.encoding.encode_network`), e.g. the
+        ``vtree`` of a circuit compiled before. The circuit's
+        :attr:`~prunelab.circuit.compiler.Circuit.vtree_name` says which one it is for.
     race : bool, default True
-        With the dissection vtree, race it against the same dissection with the
-        whole network's cut turned at right angles
-        (``dissection_vtree(..., turn_root=True)``), the rival starting after
-        :data:`~prunelab.circuit.compiler.RACE_AFTER_SECONDS` (see
-        :func:`~prunelab.circuit.compiler.compile_cnf`): the first diagram
-        finished is returned. Not with ``minimize``. Where both run, which one
-        wins depends on timing: the answers are the same (to rounding), but
-        circuit draws for a seed can differ between runs; ``race=False`` fixes
-        the vtree.
+        With ``vtree="dissection"`` only: race it against ``"turned"``, the rival
+        starting after :data:`~prunelab.circuit.compiler.RACE_AFTER_SECONDS` (see
+        :func:`~prunelab.circuit.compiler.compile_cnf`), and return the first
+        diagram finished, its :attr:`~prunelab.circuit.compiler.Circuit.vtree_name`
+        naming the winner. Not with ``minimize``. Where both run, which one wins
+        depends on timing: the answers are the same (to rounding), but circuit draws
+        for a seed are not; ``race=False``, or the winner's name passed as
+        ``vtree=``, fixes the vtree. The other vtrees compile alone.
 
     Returns
     -------
     Circuit
+
+    Raises
+    ------
+    ValueError
+        An unknown vtree name, or a Vtree whose leaves are not the encoding's Booleans.
+    TypeError
+        ``vtree`` neither a name nor a Vtree.
 
     Examples
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> from prunelab.circuit import compile_circuit
-    >>> compile_circuit(compile_network(load_network("asia"))).size > 0
-    True
+    >>> net = compile_network(load_network("asia"))
+    >>> circuit = compile_circuit(net)
+    >>> circuit.size > 0, circuit.vtree_name
+    (True, 'dissection')
+    >>> compile_circuit(net, vtree="turned").vtree_name
+    'turned'
     """
-    if vtree not in VTREES:
-        raise ValueError(f"vtree must be one of {VTREES}, got {vtree!r}")
+    check_vtree_choice(vtree)
     started = time.perf_counter()
     enc = encode_network(net, names)
-    vt = dissection_vtree(net, enc) if vtree == "dissection" else elimination_vtree(net, enc)
+    if isinstance(vtree, Vtree):
+        _check_leaves(vtree, enc.n_booleans)
+        vt, name = vtree, "given"
+    elif vtree == "elimination":
+        vt, name = elimination_vtree(net, enc), vtree
+    else:
+        vt, name = dissection_vtree(net, enc, turn_root=vtree == "turned"), vtree
     rivals = []
     if vtree == "dissection" and race and not minimize:
         turned = dissection_vtree(net, enc, turn_root=True)
         if not np.array_equal(turned.leaf_boolean, vt.leaf_boolean) or not np.array_equal(turned.left, vt.left):
             rivals.append(turned)
     return compile_cnf(enc, vt, max_size=max_size, max_seconds=max_seconds, minimize=minimize, conjoin=conjoin,
-                       what=what, started=started, rivals=rivals)
+                       what=what, started=started, rivals=rivals, names=[name, "turned"][:1 + len(rivals)])
 
 
-VTREES = ("dissection", "elimination")
-"""Values of ``vtree=`` in :func:`compile_circuit`."""
+def check_vtree_choice(vtree) -> None:
+    """Refuse a ``vtree=`` that is neither a name of :data:`VTREES` nor a :class:`~prunelab.circuit.vtree.Vtree`.
+
+    Examples
+    --------
+    >>> check_vtree_choice("turned")
+    >>> check_vtree_choice("metis")
+    Traceback (most recent call last):
+    ...
+    ValueError: vtree must be one of ('dissection', 'turned', 'elimination') or a Vtree, got 'metis'
+    """
+    if isinstance(vtree, Vtree):
+        return
+    if not isinstance(vtree, str):
+        raise TypeError(f"vtree must be one of {VTREES} or a Vtree, got a {type(vtree).__name__}")
+    if vtree not in VTREES:
+        raise ValueError(f"vtree must be one of {VTREES} or a Vtree, got {vtree!r}")
+
+
+def _check_leaves(vtree: Vtree, n_booleans: int) -> None:
+    leaves = np.sort(np.asarray(vtree.leaf_boolean))
+    if leaves.shape[0] != n_booleans or not np.array_equal(leaves, np.arange(1, n_booleans + 1)):
+        raise ValueError(f"the vtree given has {leaves.shape[0]} leaves, not one for each of the {n_booleans} "
+                         f"Booleans of this network's encoding: was it built for another network or evidence?")
+
+
+def _choice_key(vtree) -> str | tuple:
+    """A vtree choice as a cache key: its name, or a digest of a given Vtree's shape and leaves."""
+    if not isinstance(vtree, Vtree):
+        return vtree
+    digest = hashlib.sha1()
+    for a in (vtree.left, vtree.right, vtree.leaf_boolean):
+        digest.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+    return "given", digest.hexdigest()
 
 
 AUTO_COMPILE_SECONDS = 120.0
@@ -126,14 +186,18 @@ _lock = threading.Lock()
 
 
 def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECONDS,
-                max_size: int = MAX_CIRCUIT_SIZE, race: bool = False) -> Circuit:
-    """The circuit of ``net``, compiled on first use and cached by content (the last few networks).
+                max_size: int = MAX_CIRCUIT_SIZE, race: bool = False, vtree: str | Vtree = "dissection") -> Circuit:
+    """The circuit of ``net``, compiled on first use and cached by content and vtree (the last few).
 
     Exact inference and prune sampling's circuit draws share it. A compilation
     that reached a cap is not cached (it raised). Exact inference asks for a raced
     compilation (``race=True``, see :func:`compile_circuit`), whose vtree can depend on
-    timing; samplers do not, so that their draws for a seed never do. The two are
-    cached apart.
+    timing; samplers name their vtree (``"dissection"`` unless told), so that their
+    draws for a seed never do. A raced circuit is cached under the name of the vtree
+    that won as well, so a sampler then told that name (its
+    :attr:`~prunelab.circuit.compiler.Circuit.vtree_name`) draws over it without
+    compiling again; and a race is not run where the dissection's or the turned
+    cut's circuit is cached already (the answers are the same).
 
     Parameters
     ----------
@@ -143,18 +207,42 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
     max_size : int, default :data:`~prunelab.circuit.compiler.MAX_CIRCUIT_SIZE`
         The cap on the elements alive while it compiles, if it compiles now.
     race : bool, default False
-        Race two vtrees (:func:`compile_circuit`); answers are the same either way.
+        Race the dissection against the turned cut (:func:`compile_circuit`); answers are the same either way.
+    vtree : {"dissection", "turned", "elimination"} or Vtree, default "dissection"
+        The vtree when not racing (:func:`compile_circuit`).
+
+    Raises
+    ------
+    ValueError
+        A bad ``vtree`` (:func:`check_vtree_choice`), or ``race=True`` with a ``vtree`` other than the dissection.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> net = compile_network(load_network("asia"))
+    >>> raced = circuit_for(net, race=True)
+    >>> circuit_for(net, vtree=raced.vtree_name) is raced  # the winner, not compiled again
+    True
     """
     from ..samplers.uniform import network_key
 
-    key = (network_key(net), bool(race))
+    check_vtree_choice(vtree)
+    if race and not (isinstance(vtree, str) and vtree == "dissection"):
+        raise ValueError(f"race=True races the dissection against the turned cut; vtree={_choice_key(vtree)!r} "
+                         f"is one vtree: ask for it with race=False")
+    net_key = network_key(net)
+    keys = [(net_key, name) for name in ("race", "dissection", "turned")] if race else [(net_key, _choice_key(vtree))]
     with _lock:
-        if key in _circuits:
-            _circuits.move_to_end(key)
-            return _circuits[key]
-    circuit = compile_circuit(net, max_seconds=max_seconds, max_size=max_size, race=race)
+        for key in keys:
+            if key in _circuits:
+                _circuits.move_to_end(key)
+                return _circuits[key]
+    circuit = compile_circuit(net, max_seconds=max_seconds, max_size=max_size, race=race, vtree=vtree)
     with _lock:
-        _circuits[key] = circuit
+        _circuits[keys[0]] = circuit
+        if race:  # the winner is the circuit its vtree compiles alone (canonical, the same arrays)
+            _circuits.setdefault((net_key, circuit.vtree_name), circuit)
         while len(_circuits) > _CACHE_SIZE:
             _circuits.popitem(last=False)
     return circuit

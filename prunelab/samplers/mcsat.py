@@ -74,14 +74,15 @@ from .init import check_state
 from .prune_rb import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
                        record_step_arrays)
 from .pruned_draws import pruned_draw
-from .samplesat import ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, clause_index, samplesat_nb
-from .samplesat import samplesat_py
+from .samplesat import (ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, SampleSatWork, clause_index, samplesat_nb,
+                        samplesat_py, samplesat_workspace)
 from .uniform import (
     COUNT,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
     PlanCache,
     UniformPlan,
+    UniformWorkspace,
     compile_uniform_plan,
     make_workspace,
     used_labels,
@@ -258,13 +259,17 @@ def mcsat_plan(net: CompiledNetwork, uniform: str = "exact") -> MCSatPlan:
     return (_search_plans if _check_uniform(uniform) > 0 else _mcsat_plans)(net)
 
 
-def _select_py(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
-                   clause_label, x, kept, label_kept):
+def _select_py(rng, clauses, random_clause, keep_below, x, kept, label_kept):
     """MC-SAT's clause selection on the random clauses, and the labels it leaves.
 
     Writes ``kept[c]`` for every random clause and ``label_kept`` of its label.
     Written once, compiled with numba (:data:`_select_nb`).
     """
+    clause_ptr = clauses.clause_ptr
+    literal_var = clauses.literal_var
+    literal_value = clauses.literal_value
+    literal_equal = clauses.literal_equal
+    clause_label = clauses.label
     for j in range(random_clause.shape[0]):
         c = random_clause[j]
         satisfied = False
@@ -321,9 +326,7 @@ def select_clauses(rng: np.random.Generator, net: CompiledNetwork, x, plan: MCSa
     plan = mcsat_plan(net) if plan is None else plan
     x = np.asarray(x, dtype=np.int64)
     kept, label_kept = plan.base_kept.copy(), plan.base_label_kept.copy()
-    c = plan.clauses
-    _select_py(rng, plan.random_clause, plan.keep_below, c.clause_ptr, c.literal_var, c.literal_value,
-                   c.literal_equal, c.label, x, kept, label_kept)
+    _select_py(rng, plan.clauses, plan.random_clause, plan.keep_below, x, kept, label_kept)
     return kept, label_kept
 
 
@@ -339,13 +342,6 @@ def init(net: CompiledNetwork, x0) -> MCSatState:
     [1, 1]
     """
     return MCSatState(check_state(net, x0))
-
-
-def _samplesat_workspace(plan: MCSatPlan, n: int):
-    m = plan.clauses.n_clauses
-    longest = int(np.diff(plan.clauses.clause_ptr).max(initial=1))
-    return (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(n, np.int64),
-            np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
 
 
 def _options(sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa, uniform="samplesat"):
@@ -433,30 +429,52 @@ def step(
         size, _, _ = uniform_draw_py(rng, net, plan.uniform, label_kept, x, y, COUNT, DEFAULT_N_CANDIDATES,
                                      DEFAULT_MAX_RESTARTS, plan.uniform.node_budget)
         return MCSatState(y), MCSatInfo(float(size), 0, 1, pruned_set_marginals(net, plan.uniform, label_kept))
-    c = plan.clauses
-    n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value = _samplesat_workspace(plan, net.n_variables)
-    best[:] = x
-    flips, found = samplesat_py(
-        rng, c.cardinality, plan.movable, plan.is_movable, c.clause_ptr, c.literal_var, c.literal_value,
-        c.literal_equal, plan.index.var_ptr, plan.index.var_clause, plan.index.var_literal, kept, y,
-        *options, n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
-    )
-    return MCSatState(best), MCSatInfo(float("nan"), int(flips), int(found))
+    work = samplesat_workspace(plan.clauses)
+    work.best[:] = x
+    flips, found = samplesat_py(rng, plan.clauses, plan.index, plan.movable, plan.is_movable, kept, y, options, work)
+    return MCSatState(work.best), MCSatInfo(float("nan"), int(flips), int(found))
+
+
+class _MCSatWork(NamedTuple):
+    """The chain's scratch, rewritten at every step.
+
+    ``kept`` (m,) and ``label_kept`` (n_labels,): the clauses and labels the step keeps; ``y`` (n,): the next
+    state; ``uniform``, ``samplesat``: the workspaces of the exact draw and of SampleSAT.
+    """
+
+    kept: np.ndarray
+    label_kept: np.ndarray
+    y: np.ndarray
+    uniform: UniformWorkspace
+    samplesat: SampleSatWork
 
 
 @numba.njit(cache=True, nogil=True)
-def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause_ptr, literal_var,
-                    literal_value, literal_equal, clause_label, var_ptr, var_clause, var_literal,
-                    movable, is_movable, kept, label_kept, x, y, n_draws,
-                    sa_probability, temperature, noise, tabu_length, n_solutions, max_flips, late_sa,
-                    n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value,
-                    draws, sizes, flips, founds, rb):
+def _mcsat_chain_nb(rng, net, plan, mode, options, x, work, out, rb):
+    """``out.draws.shape[0]`` MC-SAT steps from ``x``, in place: the numba body of :func:`run_chain`.
+
+    ``plan`` is the :class:`MCSatPlan`, ``mode`` the code of the uniform step (0 exact, 1 SampleSAT),
+    ``options`` the checked :class:`SampleSatOptions`, ``work`` an :class:`_MCSatWork`; ``out`` an
+    :class:`MCSatChain` without sums, whose arrays the steps fill; ``rb`` the Rao-Blackwell sums (mode 0).
+    """
     n = x.shape[0]
-    cardinality = net.cardinality
+    uplan = plan.uniform
+    clauses = plan.clauses
+    random_clause = plan.random_clause
+    keep_below = plan.keep_below
+    kept = work.kept
+    label_kept = work.label_kept
+    y = work.y
+    ws = work.uniform
+    sat = work.samplesat
+    best = sat.best
+    draws = out.draws
+    sizes = out.size
+    flips = out.n_flips
+    founds = out.n_found
     rb_on = rb.checkpoints.shape[0] > 0  # only with mode 0: the count's tables are fresh after the draw
-    for t in range(n_draws):
-        _select_nb(rng, random_clause, keep_below, clause_ptr, literal_var, literal_value, literal_equal,
-                   clause_label, x, kept, label_kept)
+    for t in range(draws.shape[0]):
+        _select_nb(rng, clauses, random_clause, keep_below, x, kept, label_kept)
         for i in range(n):
             y[i] = x[i]
         if mode == 0:
@@ -478,11 +496,8 @@ def _mcsat_chain_nb(rng, net, uplan, ws, mode, random_clause, keep_below, clause
         else:
             for i in range(n):
                 best[i] = x[i]
-            n_flips, found = samplesat_nb(
-                rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
-                var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise, tabu_length,
-                n_solutions, max_flips, late_sa, n_true, unsat, unsat_pos, last_flip, best, cand_var,
-                cand_value)
+            n_flips, found = samplesat_nb(rng, clauses, plan.index, plan.movable, plan.is_movable, kept, y,
+                                          options, sat)
             sizes[t] = np.nan
             flips[t] = n_flips
             founds[t] = found
@@ -563,7 +578,6 @@ def run_chain(
     plan = mcsat_plan(net, uniform) if plan is None else plan
     rb = NO_RAO_BLACKWELL if rb_checkpoints is None else rao_blackwell_sums(net, plan.uniform, rb_checkpoints,
                                                                             n_draws)
-    c, index = plan.clauses, plan.index
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.zeros(n_draws, dtype=np.int64)
     founds = np.ones(n_draws, dtype=np.int64)
@@ -573,11 +587,7 @@ def run_chain(
             state, info = step(rng, net, state, uniform, plan=plan)
             draws[t], sizes[t] = state.x, info.size
         return MCSatChain(draws, sizes, flips, founds)
-    _mcsat_chain_nb(
-        rng, net, plan.uniform, make_workspace(net, plan.uniform), mode, plan.random_clause, plan.keep_below,
-        c.clause_ptr, c.literal_var, c.literal_value, c.literal_equal, c.label, index.var_ptr,
-        index.var_clause, index.var_literal, plan.movable, plan.is_movable, plan.base_kept.copy(),
-        plan.base_label_kept.copy(), x, x.copy(), n_draws, *options,
-        *_samplesat_workspace(plan, net.n_variables), draws, sizes, flips, founds, rb,
-    )
+    work = _MCSatWork(plan.base_kept.copy(), plan.base_label_kept.copy(), x.copy(), make_workspace(net, plan.uniform),
+                     samplesat_workspace(plan.clauses))
+    _mcsat_chain_nb(rng, net, plan, mode, options, x, work, MCSatChain(draws, sizes, flips, founds), rb)
     return MCSatChain(draws, sizes, flips, founds, *rb.output(net))

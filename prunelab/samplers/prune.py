@@ -42,17 +42,19 @@ References
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
+from ..circuit import VTREES
 from ..compiled import CompiledNetwork, state_labels
 from ..elimination import TablesTooLargeError
 from .chain import start_chain
 from .init import check_state
 from .prune_plans import PrunePlan, prune_plan
-from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw
+from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw, sampler_vtree
 from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
                        pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
 from .pruning import prune_around_nb
@@ -170,20 +172,20 @@ FIRST_PRUNED_DRAW = 4
 """Codes from here on are the draws of :mod:`prunelab.samplers.pruned_draws`, in its order."""
 
 
-def _auto_plan(net: CompiledNetwork):
+def _auto_plan(net: CompiledNetwork, vtree: str = "dissection"):
     """``(code, plan)`` of ``uniform="auto"``: the counting plan, or the circuit (cheaper, or the tables refuse).
 
-    See :func:`~prunelab.samplers.pruned_draws.circuit_plan_if_cheaper`.
+    See :func:`~prunelab.samplers.pruned_draws.circuit_plan_if_cheaper`; the circuit is over the vtree named ``vtree``.
     """
     try:
         plan = prune_plan(net)
     except TablesTooLargeError as refusal:
-        return uniform_index("circuit"), circuit_plan_after(net, refusal)
-    circuit = circuit_plan_if_cheaper(net, plan.count_units, plan.random_label.size)
+        return uniform_index("circuit"), circuit_plan_after(net, refusal, vtree)
+    circuit = circuit_plan_if_cheaper(net, plan.count_units, plan.random_label.size, vtree)
     return (AUTO, plan) if circuit is None else (uniform_index("circuit"), circuit)
 
 
-_auto_plans = PlanCache(_auto_plan)
+_auto_plans = {name: PlanCache(partial(_auto_plan, vtree=name)) for name in VTREES}
 
 
 def auto_choice(net: CompiledNetwork) -> str:
@@ -201,39 +203,43 @@ def auto_choice(net: CompiledNetwork) -> str:
     >>> auto_choice(compile_network(load_network("asia")))  # small tables: no circuit is compiled
     'auto'
     """
-    return UNIFORM_NAMES[_auto_plans(net)[0]]
+    return UNIFORM_NAMES[_auto_plans["dissection"](net)[0]]
 
 
-def _code_and_plan(net: CompiledNetwork, uniform: str, plan):
+def _code_and_plan(net: CompiledNetwork, uniform: str, plan, vtree: str | None = None):
     """The uniform draw's code and its plan; ``"auto"``'s choice is :func:`auto_choice`."""
     code = uniform_index(uniform)
+    name = sampler_vtree(uniform, vtree, plan)
     own = isinstance(plan, PrunePlan)
     if code >= FIRST_PRUNED_DRAW or (plan is not None and not own):
         if code < FIRST_PRUNED_DRAW or own:
             raise ValueError(f"the plan given does not serve uniform={uniform!r}")
-        return code, (pruned_draw(uniform).plan(net) if plan is None else plan)
+        if plan is not None:
+            return code, plan
+        return code, (pruned_draw(uniform).plan(net, name) if uniform == "circuit" else pruned_draw(uniform).plan(net))
     if plan is not None:
         return code, plan
     if code == AUTO:
-        return _auto_plans(net)
+        return _auto_plans[name](net)
     return code, prune_plan(net)
 
 
-def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None):
+def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None, vtree: str | None = None):
     """The code of the uniform draw ``uniform`` names and its plan, as :func:`step` and :func:`run_chain` settle them.
 
     ``"auto"`` stays :data:`~prunelab.samplers.uniform.AUTO` with the counting plan, or turns to the circuit
     (its code and :class:`~prunelab.samplers.prune_circuit.CircuitPrunePlan`) where :func:`step` would.
+    ``vtree`` names the circuit's vtree (as in :func:`step`).
 
     Examples
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> code, plan = uniform_and_plan(compile_network(load_network("deterministic_pair")), "circuit")
-    >>> UNIFORM_NAMES[code], type(plan).__name__
-    ('circuit', 'CircuitPrunePlan')
+    >>> UNIFORM_NAMES[code], type(plan).__name__, plan.circuit.vtree_name
+    ('circuit', 'CircuitPrunePlan', 'dissection')
     """
-    return _code_and_plan(net, uniform, plan)
+    return _code_and_plan(net, uniform, plan, vtree)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:
@@ -301,6 +307,7 @@ def step(
     max_restarts: int = DEFAULT_MAX_RESTARTS,
     node_budget: int | None = None,
     plan: PrunePlan | None = None,
+    vtree: str | None = None,
 ) -> tuple[PruneState, PruneInfo]:
     """One prune-sampling step (numpy reference).
 
@@ -319,7 +326,12 @@ def step(
     node_budget : int, optional
         Search nodes ``"auto"`` allows before it counts (default: the plan's).
     plan : PrunePlan, optional
-        Default: :func:`prune_plan` of ``net``.
+        Default: :func:`prune_plan` of ``net`` (for ``uniform="circuit"``, the
+        :func:`~prunelab.samplers.prune_circuit.plan` of ``net`` and ``vtree``).
+    vtree : {"dissection", "turned", "elimination"}, optional
+        With ``uniform="circuit"`` or ``"auto"``: the vtree of the circuit drawn
+        over, one fixed vtree, never a race (see
+        :func:`~prunelab.samplers.pruned_draws.sampler_vtree`; default the dissection).
 
     Returns
     -------
@@ -346,7 +358,7 @@ def step(
     >>> state.x.tolist(), info.size, info.uniform_name
     ([0, 0], 1.0, 'count')
     """
-    code, plan = _code_and_plan(net, uniform, plan)
+    code, plan = _code_and_plan(net, uniform, plan, vtree)
     x = state.x
     kept = prune_around(rng, net, x, plan)
     if code >= FIRST_PRUNED_DRAW:
@@ -508,6 +520,7 @@ def run_chain(
     node_budget: int | None = None,
     plan: PrunePlan | None = None,
     rb_checkpoints=None,
+    vtree: str | None = None,
 ) -> PruneChain:
     """``n_draws`` prune-sampling steps from ``x0`` (numba path).
 
@@ -526,6 +539,8 @@ def run_chain(
         As in :func:`step`.
     rb_checkpoints : array_like of int, optional
         Increasing step counts at which to record the sums of ``PruneInfo.conditionals``; none by default.
+    vtree : {"dissection", "turned", "elimination"}, optional
+        As in :func:`step`.
 
     Returns
     -------
@@ -558,8 +573,10 @@ def run_chain(
     >>> out = prune.run_chain(np.random.default_rng(1), net, [0, 0], 4)
     >>> out.draws.tolist(), out.size.tolist()
     ([[0, 0], [0, 0], [1, 1], [1, 1]], [1.0, 1.0, 2.0, 2.0])
+    >>> prune.run_chain(np.random.default_rng(1), net, [0, 0], 4, uniform="circuit", vtree="turned").draws.shape
+    (4, 2)
     """
-    code, plan = _code_and_plan(net, uniform, plan)
+    code, plan = _code_and_plan(net, uniform, plan, vtree)
     rb = chain_sums(net, plan, rb_checkpoints, n_draws, uniform, UNIFORM_NAMES[code])
     if code >= FIRST_PRUNED_DRAW:
         draws, sizes = pruned_draw(UNIFORM_NAMES[code]).run_chain(rng, net, x0, n_draws, plan, *rb.asked())

@@ -13,6 +13,10 @@ each with its label indicators. A prune step then
    member of ``S`` is drawn with probability ``1 / |S|``, up to the rounding of
    the log-space counts.
 
+The circuit is compiled once, for one fixed vtree: the dissection, or the one
+``vtree=`` names (:func:`~prunelab.samplers.pruned_draws.sampler_vtree`), never a
+race, so the draws for a seed do not depend on timing.
+
 :func:`step` is the numpy reference and :func:`run_chain` the numba path; they
 consume the generator in the same order (the pruning, then the draw's
 ``random()`` calls) and give identical draws.
@@ -21,12 +25,13 @@ consume the generator in the same order (the pruning, then the draw's
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from ..circuit import Circuit, CircuitPasses, circuit_for, passes_for
+from ..circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
 from ..circuit.passes import (
     decode_nb,
     decode_py,
@@ -42,6 +47,7 @@ from ..circuit.passes import (
 )
 from ..compiled import CompiledNetwork
 from .chain import start_chain
+from .pruned_draws import sampler_vtree
 from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
 from .pruning import prune_around_nb
 from .uniform import PlanCache
@@ -74,8 +80,13 @@ class CircuitPrunePlan(NamedTuple):
     base_kept: np.ndarray
 
 
-def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None) -> CircuitPrunePlan:
-    """Compile ``net``'s circuit (or take ``circuit``, compiled for ``net``) and the pruning lists read off it.
+def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None,
+                               vtree: str = "dissection") -> CircuitPrunePlan:
+    """Compile ``net``'s circuit for ``vtree`` (or take ``circuit``, compiled for ``net``) and the pruning lists.
+
+    The circuit is :func:`prunelab.circuit.circuit_for` ``(net, vtree=vtree)``: one
+    fixed vtree, so the draws for a seed depend on the network, the evidence, the
+    vtree named and the seed only. A circuit given is used as it is.
 
     A label indicator is *used* when some model makes it true (a satisfiable path
     from the root reaches its positive literal); the labels that every state uses
@@ -90,7 +101,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     >>> plan.random_label.tolist()
     [0, 1]
     """
-    circuit = circuit_for(net) if circuit is None else circuit
+    circuit = circuit_for(net, vtree=vtree) if circuit is None else circuit
     enc = circuit.encoding
     n_nodes = circuit.n_nodes
     reached = np.zeros(enc.n_booleans + 1, dtype=np.bool_)
@@ -108,12 +119,22 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     return CircuitPrunePlan(circuit, *arrays)
 
 
-_plans = PlanCache(compile_circuit_prune_plan)
+_plans = {name: PlanCache(partial(compile_circuit_prune_plan, vtree=name)) for name in VTREES}
 
 
-def plan(net: CompiledNetwork) -> CircuitPrunePlan:
-    """The :class:`CircuitPrunePlan` of ``net``, compiled on first use and cached (by content)."""
-    return _plans(net)
+def plan(net: CompiledNetwork, vtree: str = "dissection") -> CircuitPrunePlan:
+    """The :class:`CircuitPrunePlan` of ``net`` over the vtree named ``vtree``, compiled on first use and cached.
+
+    Cached by the content of ``net`` and the vtree's name (one of :data:`prunelab.circuit.VTREES`).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> plan(compile_network(load_network("asia")), "turned").circuit.vtree_name
+    'turned'
+    """
+    return _plans[sampler_vtree("circuit", vtree)](net)
 
 
 def _set_weights(kept, theta_boolean, theta_label, log_true):
@@ -278,7 +299,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     ((3, 2), True)
     """
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
-    plan = _plans(net) if plan is None else plan
+    plan = _plans["dissection"](net) if plan is None else plan
     work = passes_for(plan.circuit)
     sizes = np.empty(n_draws, dtype=np.float64)
     kept = plan.base_kept.copy()

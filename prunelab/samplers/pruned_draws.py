@@ -26,7 +26,7 @@ import importlib
 from types import ModuleType
 
 __all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if_cheaper", "CIRCUIT_UNITS_PER_ELEMENT",
-           "AUTO_CHEAPER_SECONDS"]
+           "AUTO_CHEAPER_SECONDS", "CIRCUIT_VTREE_DRAWS", "sampler_vtree"]
 
 CIRCUIT_UNITS_PER_ELEMENT = 6.0
 """Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element is taken to
@@ -51,6 +51,60 @@ PRUNED_DRAWS: dict[str, str] = {
 """``uniform=`` name -> module; the codes follow the four classic options in this order."""
 
 
+CIRCUIT_VTREE_DRAWS = ("circuit", "auto")
+"""The ``uniform=`` options that may draw over the whole network's circuit, and so take ``vtree=``."""
+
+
+def sampler_vtree(uniform: str, vtree, plan=None) -> str:
+    """The name of the vtree a prune sampler's circuit is compiled for: ``vtree``, checked, or the dissection.
+
+    A sampler compiles one fixed vtree, never a race, so its draws for a seed depend
+    on the network, the evidence, the vtree named and the seed only. To draw over the
+    circuit exact inference compiled (it races two vtrees), name the one that won, its
+    :attr:`~prunelab.circuit.Circuit.vtree_name`: the circuit is then taken from the
+    cache, not compiled again (:func:`prunelab.circuit.circuit_for`).
+
+    Parameters
+    ----------
+    uniform : str
+        The sampler's ``uniform=``; ``vtree`` applies to :data:`CIRCUIT_VTREE_DRAWS` only.
+    vtree : {"dissection", "turned", "elimination"} or None
+        One of :data:`prunelab.circuit.VTREES`; None is the dissection.
+    plan : optional
+        The sampler's ``plan=``; a plan holds its circuit already, so it excludes ``vtree``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, ``vtree`` with another ``uniform=``, or with ``plan=``.
+    TypeError
+        A ``vtree`` that is not a name (a :class:`~prunelab.circuit.Vtree` goes in a plan).
+
+    Examples
+    --------
+    >>> sampler_vtree("circuit", "turned"), sampler_vtree("count", None)
+    ('turned', 'dissection')
+    >>> sampler_vtree("count", "turned")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: vtree='turned' names the vtree of the whole network's circuit, which uniform='count' does not ...
+    """
+    from ..circuit import check_vtree_choice
+
+    if vtree is None:
+        return "dissection"
+    if uniform not in CIRCUIT_VTREE_DRAWS:
+        raise ValueError(f"vtree={vtree!r} names the vtree of the whole network's circuit, which uniform={uniform!r} "
+                         f"does not draw over: it applies to uniform= {CIRCUIT_VTREE_DRAWS}")
+    if plan is not None:
+        raise ValueError("give vtree= or plan=, not both: a plan given holds its circuit already")
+    check_vtree_choice(vtree)
+    if not isinstance(vtree, str):
+        raise TypeError("a sampler's vtree= is a name, one of prunelab.circuit.VTREES; for a Vtree of your own, pass "
+                        "plan=compile_circuit_prune_plan(net, compile_circuit(net, vtree=...))")
+    return vtree
+
+
 def pruned_draw(name: str) -> ModuleType:
     """The module of the pruned-set draw ``name``, imported on first use.
 
@@ -63,24 +117,24 @@ def pruned_draw(name: str) -> ModuleType:
     return importlib.import_module(PRUNED_DRAWS[name])
 
 
-def circuit_plan_after(net, refusal: Exception):
+def circuit_plan_after(net, refusal: Exception, vtree: str = "dissection"):
     """The circuit plan that ``uniform="auto"`` turns to when the counting plan refused with ``refusal``.
 
-    The circuit is compiled for at most :data:`prunelab.circuit.AUTO_COMPILE_SECONDS`;
-    if it too outgrows its caps, the error names both refusals.
+    The circuit (for the vtree named ``vtree``) is compiled for at most
+    :data:`prunelab.circuit.AUTO_COMPILE_SECONDS`; if it too outgrows its caps, the error names both refusals.
     """
     from ..circuit import CircuitTooLargeError, inference
     from ..elimination import TablesTooLargeError
 
     try:
-        inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS)  # cached for the plan below
+        inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS, vtree=vtree)  # cached for the plan
     except CircuitTooLargeError as exc:
         raise TablesTooLargeError(f"{refusal} uniform='auto' then tried a circuit: {exc}") from None
-    return pruned_draw("circuit").plan(net)
+    return pruned_draw("circuit").plan(net, vtree)
 
 
-def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int):
-    """The circuit plan if a circuit step costs less than a counting step of ``count_units``, else None.
+def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int, vtree: str = "dissection"):
+    """The circuit plan (its vtree named ``vtree``) if a circuit step costs less than a counting step, else None.
 
     The circuit is cheaper when its size (elements) times :data:`CIRCUIT_UNITS_PER_ELEMENT` is below
     ``count_units``: that size is the break-even. Every label pruned at random has an indicator in the circuit, so
@@ -95,9 +149,9 @@ def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int):
     if break_even < max(n_random_labels, 1):
         return None
     try:
-        circuit = inference.circuit_for(net, max_seconds=AUTO_CHEAPER_SECONDS, max_size=break_even)
+        circuit = inference.circuit_for(net, max_seconds=AUTO_CHEAPER_SECONDS, max_size=break_even, vtree=vtree)
     except CircuitTooLargeError:
         return None
     if circuit.size >= break_even:  # compiled before, without this cap
         return None
-    return pruned_draw("circuit").plan(net)
+    return pruned_draw("circuit").plan(net, vtree)

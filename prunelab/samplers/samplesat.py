@@ -63,7 +63,8 @@ from numba.extending import register_jitable
 from ..clauses import WeightedClauses
 
 __all__ = [
-    "ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "samplesat_nb", "samplesat_py",
+    "ALCHEMY_DEFAULTS", "SampleSatOptions", "ClauseIndex", "clause_index", "SampleSatWork", "samplesat_workspace",
+    "samplesat_nb", "samplesat_py",
 ]
 
 
@@ -162,6 +163,50 @@ def clause_index(clauses: WeightedClauses) -> ClauseIndex:
     return ClauseIndex(var_ptr, var_clause, order.astype(np.int64))
 
 
+class SampleSatWork(NamedTuple):
+    """SampleSAT's scratch arrays (:func:`samplesat_workspace`), reused from call to call.
+
+    Attributes
+    ----------
+    n_true : int64 (m,)
+        True literals of every kept clause.
+    unsat, unsat_pos : int64 (m,)
+        The unsatisfied kept clauses (a list) and each clause's place in it.
+    last_flip : int64 (n,)
+        The flip at which each variable last moved (the tabu rule).
+    best : int64 (n,)
+        The last solution visited: the draw.
+    cand_var, cand_value : int64 (longest clause,)
+        A WalkSAT move's candidates.
+    """
+
+    n_true: np.ndarray
+    unsat: np.ndarray
+    unsat_pos: np.ndarray
+    last_flip: np.ndarray
+    best: np.ndarray
+    cand_var: np.ndarray
+    cand_value: np.ndarray
+
+
+def samplesat_workspace(clauses: WeightedClauses) -> SampleSatWork:
+    """Fresh scratch for :func:`samplesat_py` on ``clauses``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.clauses import network_clauses
+    >>> work = samplesat_workspace(network_clauses(compile_network(load_network("deterministic_pair"))))
+    >>> work.n_true.shape, work.best.shape
+    ((4,), (2,))
+    """
+    m, n = clauses.n_clauses, clauses.cardinality.shape[0]
+    longest = int(np.diff(clauses.clause_ptr).max(initial=1))
+    return SampleSatWork(np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(n, np.int64),
+                         np.zeros(n, np.int64), np.zeros(longest, np.int64), np.zeros(longest, np.int64))
+
+
 @register_jitable
 def _move_gain(i, b, y, kept, n_true, literal_value, literal_equal, var_ptr, var_clause, var_literal):
     """``(made - broken, broken)``: kept clauses made satisfied / unsatisfied by ``y[i] := b``."""
@@ -220,16 +265,75 @@ def _other_value(u, current, card):
     return r if r < current else r + 1
 
 
-def samplesat_py(rng, cardinality, movable, is_movable, clause_ptr, literal_var, literal_value, literal_equal,
-                      var_ptr, var_clause, var_literal, kept, y, sa_probability, temperature, noise,
-                      tabu_length, n_solutions, max_flips, late_sa,
-                      n_true, unsat, unsat_pos, last_flip, best, cand_var, cand_value):
-    """SampleSAT on the kept clauses from a random start; ``best`` gets the solution.
+def samplesat_py(rng, clauses, index, movable, is_movable, kept, y, options, work):
+    """SampleSAT on the kept clauses from a random start; ``work.best`` gets the solution.
 
-    ``y`` holds the evidence on entry; ``movable`` lists the free variables with two
-    or more values, ``is_movable`` marks them. Returns ``(flips, solutions visited)``; with no solution visited
-    ``best`` is untouched. Written once, compiled with numba (:func:`samplesat_nb`).
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        ``rng.random()`` only.
+    clauses : WeightedClauses
+        The clauses (their weights play no part: unit costs).
+    index : ClauseIndex
+        :func:`clause_index` of ``clauses``.
+    movable : int64 (k,)
+        The free variables with two or more values; ``is_movable``, bool (n,), marks them.
+    kept : bool (m,)
+        The clauses to satisfy.
+    y : int64 (n,)
+        Holds the evidence on entry; the walk's state.
+    options : SampleSatOptions
+        Checked (:meth:`SampleSatOptions.checked`).
+    work : SampleSatWork
+        Scratch (:func:`samplesat_workspace`); with no solution visited ``work.best`` is untouched.
+
+    Returns
+    -------
+    flips, found : int
+        Flips made and solutions visited.
+
+    Written once, compiled with numba (:func:`samplesat_nb`).
+
+    Examples
+    --------
+    Two clauses on the deterministic pair, ``not A(1)`` dropped: the only solution is ``(0, 0)``.
+
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.clauses import network_clauses
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> clauses = network_clauses(net)
+    >>> work = samplesat_workspace(clauses)
+    >>> movable = np.array([0, 1])
+    >>> kept = np.array([False, True, True, True])
+    >>> samplesat_py(np.random.default_rng(1), clauses, clause_index(clauses), movable, movable >= 0, kept,
+    ...              np.zeros(2, np.int64), ALCHEMY_DEFAULTS, work)[1], work.best.tolist()
+    (10, [0, 0])
     """
+    # every array and option is taken out of its tuple once, here (as prune's chain kernel does)
+    cardinality = clauses.cardinality
+    clause_ptr = clauses.clause_ptr
+    literal_var = clauses.literal_var
+    literal_value = clauses.literal_value
+    literal_equal = clauses.literal_equal
+    var_ptr = index.var_ptr
+    var_clause = index.var_clause
+    var_literal = index.var_literal
+    sa_probability = options.sa_probability
+    temperature = options.temperature
+    noise = options.noise
+    tabu_length = options.tabu_length
+    n_solutions = options.n_solutions
+    max_flips = options.max_flips
+    late_sa = options.late_sa
+    n_true = work.n_true
+    unsat = work.unsat
+    unsat_pos = work.unsat_pos
+    last_flip = work.last_flip
+    best = work.best
+    cand_var = work.cand_var
+    cand_value = work.cand_value
     for f in range(movable.shape[0]):
         i = movable[f]
         y[i] = min(int(rng.random() * cardinality[i]), cardinality[i] - 1)

@@ -91,7 +91,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import passes_for
+from ..circuit import CircuitPasses, passes_for
 from ..compiled import CompiledNetwork, state_labels
 from .chain import start_chain
 from .init import check_state
@@ -101,7 +101,7 @@ from .prune_circuit import circuit_prune_chain_nb
 from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
 from .prune_plans import PrunePlan
 from .tempering_ladder import DEFAULT_BETAS, check_betas
-from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, make_workspace
+from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformWorkspace, make_workspace
 from .uniform.kernels import label_nb
 
 __all__ = [
@@ -237,10 +237,10 @@ def _check_uniform(uniform: str) -> None:
         )
 
 
-def _tempered_uniform(net: CompiledNetwork, uniform: str, plan):
+def _tempered_uniform(net: CompiledNetwork, uniform: str, plan, vtree: str | None = None):
     """``(code, plan)`` of every replica's draw: ``"auto"`` resolved once, to the circuit or to ``"count"``."""
     _check_uniform(uniform)
-    code, plan = uniform_and_plan(net, uniform, plan)
+    code, plan = uniform_and_plan(net, uniform, plan, vtree)
     return (COUNT if code == AUTO else code), plan
 
 
@@ -361,6 +361,7 @@ def step(
     uniform: str = "count",
     *,
     plan: PrunePlan | None = None,
+    vtree: str | None = None,
 ) -> tuple[TemperedState, TemperedInfo]:
     """One tempered step (numpy reference): a prune step per replica, then the swaps.
 
@@ -377,6 +378,8 @@ def step(
         The exact uniform draw of every prune step (:data:`TEMPERED_UNIFORM`).
     plan : PrunePlan or CircuitPrunePlan, optional
         Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.uniform_and_plan`).
+    vtree : {"dissection", "turned", "elimination"}, optional
+        The circuit's vtree, as in :func:`prunelab.samplers.prune.step`.
 
     Returns
     -------
@@ -404,7 +407,7 @@ def step(
     ((2, 2), [1])
     """
     betas = check_betas(betas)
-    code, plan = _tempered_uniform(net, uniform, plan)
+    code, plan = _tempered_uniform(net, uniform, plan, vtree)
     k = betas.size
     if state.replicas is None:
         replicas = np.tile(state.x, (k, 1))
@@ -426,47 +429,93 @@ def step(
             TemperedInfo(infos[0].size, infos[0].uniform_code, swapped, infos[0].conditionals))
 
 
+class _Replicas(NamedTuple):
+    """Every replica's chain, row ``k`` for replica ``k`` (``K`` rows), and the scratch they share.
+
+    ``x`` (K, n): the states; ``y`` (K, n): the next states (prune's draw buffer; unused by the circuit);
+    ``labels`` (K, n): the labels each state uses; ``kept`` (K, n_labels): each pruning; ``random_c`` (K, r):
+    each replica's tempered label values; ``one_draw`` (K, 1, n), ``one_size`` (K, 1), ``one_uniform_code``
+    (K, 1): the outputs of a one-step prune chain. Shared: ``marked`` (n_labels,), ``x_labels`` (n,), and
+    ``draw``, the workspace of the uniform draw (of the counting draw, or the circuit's passes).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    labels: np.ndarray
+    kept: np.ndarray
+    random_c: np.ndarray
+    one_draw: np.ndarray
+    one_size: np.ndarray
+    one_uniform_code: np.ndarray
+    marked: np.ndarray
+    x_labels: np.ndarray
+    draw: UniformWorkspace | CircuitPasses
+
+
+class _Ladder(NamedTuple):
+    """What the swaps weigh: ``betas`` (K,) and ``log_c``, the log of every label (:func:`_log_labels`)."""
+
+    betas: np.ndarray
+    log_c: np.ndarray
+
+
 @numba.njit(cache=True, nogil=True)
-def _tempered_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, kept, marked, x_labels,
-                       replicas, scratch, labels, log_c, betas, n_draws, uniform_code, budget, ratio, ws,
-                       one_draw, one_size, one_uniform_code, draws, sizes, uniform_codes, swapped, rb, no_rb):
+def _tempered_chain_nb(rng, net, plan, use_sparse, uniform_code, ladder, rep, out, rb, no_rb):
+    """``out.draws.shape[0]`` tempered steps with prune's counting or search draw (:func:`run_chain`).
+
+    ``plan`` is the :class:`PrunePlan` (its ``count`` a :data:`NO_SPARSE_COUNT` when ``use_sparse`` is off);
+    ``rep`` the :class:`_Replicas`, moved in place; ``out`` a :class:`TemperedChain` without sums, filled.
+    """
+    replicas = rep.x
     n_replicas, n = replicas.shape
     offset = net.cpt_offset
     parent_ptr = net.parent_ptr
     parent_index = net.parent_index
     parent_stride = net.parent_stride
-    for t in range(n_draws):
+    uplan = plan.uniform
+    sparse = plan.count
+    random_label = plan.random_label
+    budget = plan.node_budget
+    ratio = plan.nodes_per_member
+    scratch = rep.y
+    labels = rep.labels
+    draws = out.draws
+    for t in range(draws.shape[0]):
         for r in range(n_replicas):
             for i in range(n):  # the draw's buffer starts at the state, as in prune's own steps
                 scratch[r, i] = replicas[r, i]
-            prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c[r], kept[r], marked,
-                           x_labels, replicas[r], scratch[r], 1, uniform_code, DEFAULT_N_CANDIDATES,
-                           DEFAULT_MAX_RESTARTS, budget, ratio, ws, one_draw[r], one_size[r], one_uniform_code[r],
-                           rb if r == 0 else no_rb)
+            prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, rep.random_c[r], rep.kept[r],
+                           rep.marked, rep.x_labels, replicas[r], scratch[r], 1, uniform_code, DEFAULT_N_CANDIDATES,
+                           DEFAULT_MAX_RESTARTS, budget, ratio, rep.draw, rep.one_draw[r], rep.one_size[r],
+                           rep.one_uniform_code[r], rb if r == 0 else no_rb)
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
-        _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
+        _swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
         for i in range(n):
             draws[t, i] = replicas[0, i]
-        sizes[t] = one_size[0, 0]
-        uniform_codes[t] = one_uniform_code[0, 0]
+        out.size[t] = rep.one_size[0, 0]
+        out.uniform_code[t] = rep.one_uniform_code[0, 0]
 
 
 @numba.njit(cache=True, nogil=True)
-def _tempered_circuit_chain_nb(rng, net, plan, random_c, work, kept, marked, x_labels, replicas, labels, log_c,
-                               betas, n_draws, one_draw, one_size, draws, sizes, swapped, rb, no_rb):
+def _tempered_circuit_chain_nb(rng, net, plan, ladder, rep, out, rb, no_rb):
+    """As :func:`_tempered_chain_nb`, every replica drawing from ``plan``'s circuit (a ``CircuitPrunePlan``)."""
+    replicas = rep.x
     n_replicas, n = replicas.shape
-    for t in range(n_draws):
+    labels = rep.labels
+    draws = out.draws
+    for t in range(draws.shape[0]):
         for r in range(n_replicas):
-            circuit_prune_chain_nb(rng, net, plan, random_c[r], work, kept[r], marked, x_labels, replicas[r], 1,
-                                   one_draw[r], one_size[r], rb if r == 0 else no_rb)
+            circuit_prune_chain_nb(rng, net, plan, rep.random_c[r], rep.draw, rep.kept[r], rep.marked,
+                                   rep.x_labels, replicas[r], 1, rep.one_draw[r], rep.one_size[r],
+                                   rb if r == 0 else no_rb)
             for i in range(n):
                 labels[r, i] = label_nb(net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
                                         replicas[r], i)
-        _swap_phase_nb(rng, betas, log_c, labels, replicas, t % 2, swapped[t])
+        _swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
         for i in range(n):
             draws[t, i] = replicas[0, i]
-        sizes[t] = one_size[0, 0]
+        out.size[t] = rep.one_size[0, 0]
 
 
 def run_chain(
@@ -479,6 +528,7 @@ def run_chain(
     *,
     plan: PrunePlan | None = None,
     rb_checkpoints=None,
+    vtree: str | None = None,
 ) -> TemperedChain:
     """``n_draws`` tempered steps from ``x0`` (every replica starts there); numba path.
 
@@ -490,7 +540,7 @@ def run_chain(
     x0 : array_like of int (n,)
         A feasible start state (checked).
     n_draws : int
-    betas, uniform, plan
+    betas, uniform, plan, vtree
         As in :func:`step`.
     rb_checkpoints : array_like of int, optional
         Increasing step counts at which to record the sums of ``TemperedInfo.conditionals``.
@@ -526,31 +576,25 @@ def run_chain(
     betas = check_betas(betas)
     _check_uniform(uniform)
     start = start_chain(net, x0, n_draws)  # bad starts and sizes are refused before the plan is compiled
-    code, plan = _tempered_uniform(net, uniform, plan)
+    code, plan = _tempered_uniform(net, uniform, plan, vtree)
     k = betas.size
-    random_c = np.stack([tempered_plan(plan, b).random_c for b in betas])
     replicas = np.tile(start.x, (k, 1))
-    sizes = np.empty(start.n_draws, dtype=np.float64)
-    uniform_codes = np.full(start.n_draws, code, dtype=np.int8)
-    swapped = np.empty((start.n_draws, k - 1), dtype=np.int8)
+    out = TemperedChain(start.draws, np.empty(start.n_draws, dtype=np.float64),
+                        np.full(start.n_draws, code, dtype=np.int8), np.empty((start.n_draws, k - 1), dtype=np.int8))
     rb = chain_sums(net, plan, rb_checkpoints, start.n_draws, uniform, UNIFORM_NAMES[code])
     if code == CIRCUIT:
-        _tempered_circuit_chain_nb(
-            rng, net, plan, random_c, passes_for(plan.circuit), np.tile(plan.base_kept, (k, 1)),
-            np.zeros(net.n_labels, dtype=np.bool_), np.zeros(net.n_variables, dtype=np.int64), replicas,
-            state_labels(net, replicas), _log_labels(net), betas, start.n_draws,
-            np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), start.draws, sizes, swapped, rb,
-            NO_RAO_BLACKWELL,
-        )
-        return TemperedChain(start.draws, sizes, uniform_codes, swapped, *rb.output(net))
-    sparse = plan.count
-    ws = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
-    _tempered_chain_nb(
-        rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
-        plan.random_label, random_c, np.tile(plan.base_kept, (k, 1)), np.zeros(net.n_labels, dtype=np.bool_),
-        np.zeros(net.n_variables, dtype=np.int64), replicas, replicas.copy(), state_labels(net, replicas),
-        _log_labels(net), betas, start.n_draws, code, plan.node_budget, plan.nodes_per_member, ws,
-        np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), dtype=np.int8),
-        start.draws, sizes, uniform_codes, swapped, rb, NO_RAO_BLACKWELL,
-    )
-    return TemperedChain(start.draws, sizes, uniform_codes, swapped, *rb.output(net))
+        draw = passes_for(plan.circuit)
+    else:
+        sparse = plan.count
+        draw = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
+    rep = _Replicas(replicas, replicas.copy(), state_labels(net, replicas), np.tile(plan.base_kept, (k, 1)),
+                    np.stack([tempered_plan(plan, b).random_c for b in betas]),
+                    np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), np.int8),
+                    np.zeros(net.n_labels, dtype=np.bool_), np.zeros(net.n_variables, dtype=np.int64), draw)
+    ladder = _Ladder(betas, _log_labels(net))
+    if code == CIRCUIT:
+        _tempered_circuit_chain_nb(rng, net, plan, ladder, rep, out, rb, NO_RAO_BLACKWELL)
+    else:
+        _tempered_chain_nb(rng, net, plan if sparse is not None else plan._replace(count=NO_SPARSE_COUNT),
+                           sparse is not None, code, ladder, rep, out, rb, NO_RAO_BLACKWELL)
+    return TemperedChain(*out[:4], *rb.output(net))

@@ -206,10 +206,10 @@ def test_serve_serves_the_folder_on_loopback_and_stops(tmp_path):
     (tmp_path / "sub" / "page.html").write_text("<h1>hello</h1>", encoding="utf-8")
     with shots.serve(tmp_path) as origin:
         assert origin.startswith("http://127.0.0.1:")
-        with urllib.request.urlopen(f"{origin}/sub/page.html", timeout=10) as answer:
+        with urllib.request.urlopen(f"{origin}/sub/page.html", timeout=120) as answer:  # a hang guard only
             assert answer.status == 200 and answer.read() == b"<h1>hello</h1>"
         with pytest.raises(urllib.error.HTTPError) as missing:
-            urllib.request.urlopen(f"{origin}/sub/absent.html", timeout=10)
+            urllib.request.urlopen(f"{origin}/sub/absent.html", timeout=120)
         missing.value.close()
         assert missing.value.code == 404
     with pytest.raises(urllib.error.URLError):

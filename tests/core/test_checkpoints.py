@@ -40,14 +40,14 @@ def test_increasing_is_checked_only_when_asked():
         checked_checkpoints([5, 5], 10, name="rb_checkpoints", increasing=True)
 
 
-def test_every_caller_gives_the_same_message():
+def test_every_caller_gives_the_same_message(rng):
     """sample(), gibbs.run_chain, SampleResult.running_marginals and indicators.running_marginals share the check."""
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     with pytest.raises(ValueError, match="rb_checkpoints must increase strictly within 1..5"):
         sample(bn, "gibbs", 5, init=[1, 1], rb_checkpoints=[3, 2], traps="off")
     with pytest.raises(ValueError, match="rb_checkpoints must increase strictly within 1..5"):
-        gibbs.run_chain(np.random.default_rng(0), net, [1, 1], 5, rb_checkpoints=[3, 2])
+        gibbs.run_chain(rng, net, [1, 1], 5, rb_checkpoints=[3, 2])
     result = sample(bn, "prune", 5, init=[1, 1], seed=0, traps="off")
     with pytest.raises(TypeError, match="checkpoints must be integers"):
         result.running_marginals("A", checkpoints=[2.0])

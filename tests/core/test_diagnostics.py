@@ -9,14 +9,15 @@ iid Bernoulli(1/2) draws. Tolerances are derived from the sample size in a comme
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from prunelab.diagnostics import convergence_summary, ess_from_alpha, to_inference_data
 from prunelab.indicators import running_marginals, sigma_t
 
-SEED = 20190819
 K_SIGMA = 4.0
 """Standard errors allowed in a statistical check."""
 
@@ -47,11 +48,6 @@ def flip_chains(rng, n_chains: int, n_draws: int, rho: float) -> np.ndarray:
     return (np.cumsum(flips, axis=1) % 2).astype(np.int8)
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng(SEED)
-
-
 def test_flip_chains_have_the_intended_autocorrelation(rng):
     # guards the generator the other tests rely on: lag-1 correlation of 0/1 draws
     x = flip_chains(rng, 8, 20_000, rho=0.8).astype(float)
@@ -62,7 +58,7 @@ def test_flip_chains_have_the_intended_autocorrelation(rng):
 
 
 def test_iid_chains_rhat_near_one_and_ess_near_n(rng):
-    x = flip_chains(rng, 8, 5000, rho=0.0)
+    x = flip_chains(rng, 8, 5000, rho=0.0)  # this stream holds exactly 20,000 ones: the midpoint case below
     summary = convergence_summary(x)
     assert abs(summary["rhat"] - 1) < RHAT_BAND
     assert summary["n_draws"] == 40_000
@@ -70,6 +66,45 @@ def test_iid_chains_rhat_near_one_and_ess_near_n(rng):
     tolerance = ess_relative_error(x.size, 0.0)
     assert summary["ess_bulk"] == pytest.approx(x.size, rel=tolerance)
     assert summary["ess_tail"] == pytest.approx(x.size, rel=tolerance)
+
+
+def bulk_rhat(x: np.ndarray) -> float:
+    """Split R-hat of the rank-normalised draws (Vehtari et al. 2021, eqs. 3-4 and 14), written out.
+
+    Each chain is split in halves; all draws are ranked together (ties share their average rank r)
+    and mapped to z = Phi^-1((r - 3/8) / (S + 1/4)); R-hat = sqrt(((n - 1)/n W + B/n) / W).
+    """
+    half = x.shape[1] // 2
+    split = np.concatenate([x[:, :half], x[:, x.shape[1] - half:]])
+    z = stats.norm.ppf((stats.rankdata(split).reshape(split.shape) - 0.375) / (split.size + 0.25))
+    n = z.shape[1]
+    within = z.var(axis=1, ddof=1).mean()
+    between = n * z.mean(axis=1).var(ddof=1)
+    return math.sqrt(((n - 1) / n * within + between / n) / within)
+
+
+def test_an_indicator_with_exactly_half_ones_has_the_bulk_rhat(rng):
+    # folded about the median 0.5 every draw is 0.5: the tail R-hat is 0/0, the documented answer is the bulk R-hat
+    x = rng.permutation(np.repeat(np.array([0, 1], dtype=np.int8), 200)).reshape(8, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division warning reaches the user
+        summary = convergence_summary(x)
+    assert summary["rhat"] == pytest.approx(bulk_rhat(x.astype(float)), rel=1e-12)
+    assert summary["constant_chains"] == 0
+
+
+def test_a_two_valued_indicator_gets_the_rank_rhat_wherever_the_tail_rhat_is_defined(rng):
+    # with unequal counts the folding only relabels the two values: ArviZ's rank R-hat (max of bulk and tail) is
+    # defined and equals the bulk R-hat reported; chains that disagree keep an R-hat far from 1
+    az = pytest.importorskip("arviz")
+    x = (rng.random((4, 200)) < 0.3) + 2.0 * (np.arange(4)[:, None] % 2)  # values {0, 1} and {2, 3}: four values
+    agree = (rng.random((4, 200)) < 0.3).astype(float)
+    assert convergence_summary(agree)["rhat"] == pytest.approx(float(az.rhat(agree, method="rank")), rel=1e-12)
+    assert convergence_summary(agree)["rhat"] == pytest.approx(bulk_rhat(agree), rel=1e-12)
+    apart = np.concatenate([rng.random((2, 200)) < 0.1, rng.random((2, 200)) < 0.9]).astype(float)
+    assert convergence_summary(apart)["rhat"] == pytest.approx(float(az.rhat(apart, method="rank")), rel=1e-12)
+    assert convergence_summary(apart)["rhat"] > 1 + 10 * RHAT_BAND  # about 1.8 for these means (0.1 vs 0.9)
+    assert convergence_summary(x)["rhat"] == pytest.approx(float(az.rhat(x, method="rank")), rel=1e-12)
 
 
 def test_autocorrelated_chains_have_the_theoretical_ess(rng):
@@ -206,11 +241,11 @@ def test_chain_disagreement_sees_chains_that_move_apart(rng):
         chain_disagreement(np.zeros((1, 200)))
 
 
-def test_without_arviz_the_error_names_the_extra(monkeypatch):
+def test_without_arviz_the_error_names_the_extra(monkeypatch, rng):
     import sys
 
     from prunelab.diagnostics import convergence_summary
 
     monkeypatch.setitem(sys.modules, "arviz", None)  # as if not installed
     with pytest.raises(ImportError, match=r"need ArviZ.*prunelab\[experiments\]"):
-        convergence_summary(np.random.default_rng(0).random((2, 50)) < 0.5)
+        convergence_summary(rng.random((2, 50)) < 0.5)

@@ -76,11 +76,6 @@ def assert_matches_brute_force(bn, evidence=None, atol=EXACT):
         assert ours[v].dtype == np.float64
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng(20170407)
-
-
 # ------------------------------------------------------------ tiny networks
 def deterministic_pair() -> BayesianNetwork:
     return BayesianNetwork(

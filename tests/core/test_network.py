@@ -141,7 +141,7 @@ def rounds_order(names, parents):
 @settings(max_examples=60, deadline=None)
 @given(random_network())
 def test_order_is_the_round_by_round_order(bn):
-    rng = np.random.default_rng(len(bn.variables))
+    rng = np.random.default_rng(len(bn.variables))  # a function of hypothesis's example, so a failure replays
     shuffled = [bn.variables[i] for i in rng.permutation(bn.n_variables)]
     again = BayesianNetwork(
         states={v: bn.states[v] for v in shuffled},

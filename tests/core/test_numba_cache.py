@@ -14,7 +14,7 @@ import numpy as np
 from prunelab import load_network
 from prunelab.compiled import compile_network
 from prunelab.samplers.init import hybrid_forward_nb, initial_state
-initial_state(np.random.default_rng(0), compile_network(load_network("asia")), "forward")
+initial_state(np.random.default_rng(0), compile_network(load_network("asia")), "forward")  # only the cache counts are read
 print(sum(hybrid_forward_nb.stats.cache_hits.values()), sum(hybrid_forward_nb.stats.cache_misses.values()))
 """
 

@@ -18,6 +18,7 @@ from prunelab.samplers.gibbs import state_offsets
 from prunelab.sampling import sample
 
 SEED = 31
+"""The seed given to ``sample`` and used again to rebuild its chain's stream (the seed is what is tested)."""
 
 
 def _reference_terms(bn, evidence, result, n):

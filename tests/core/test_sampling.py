@@ -314,6 +314,7 @@ def test_a_generator_seed_is_accepted_everywhere_and_spawns_a_child():
     from prunelab import random_evidence
 
     bn = load_network("asia")
+    # the seeds are what is tested here: equal generators give equal draws, a used one moves on
     a = sample(bn, "prune", 30, n_chains=2, seed=np.random.default_rng(5))
     b = sample(bn, "prune", 30, n_chains=2, seed=np.random.default_rng(5))
     assert_same_result(a, b)  # same generator state: same draws

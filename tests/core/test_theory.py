@@ -142,8 +142,7 @@ def test_kernel_surviving_sets_equal_the_dict(matrices, key):
     assert abs(sum(reference.values()) + empty - 1.0) < EXACT
 
 
-def test_members_kernel_lists_the_bits():
-    rng = np.random.default_rng(3)
+def test_members_kernel_lists_the_bits(rng):
     masks = [1, 1 << 63, (1 << 64) - 1] + [int(m) for m in rng.integers(1, 1 << 63, 50)]
     masks += [m | (1 << 63) for m in masks[3:]]
     out = np.empty(64, np.int64)

@@ -66,8 +66,7 @@ def test_a_chain_that_leaves_once_a_state_the_others_never_see_is_flagged():
     assert (column[0] == column[0, 0]).mean() > 0.2 and exact[column[0, 0]] < 1e-3
 
 
-def test_held_apart_on_forced_columns():
-    rng = np.random.default_rng(0)
+def test_held_apart_on_forced_columns(rng):
     mixing = rng.integers(0, 3, size=(4, 400))
     assert not held_apart(mixing, mixing[:, 0], 3)
     # one chain held at 2 from the start while the others mix between 0 and 1 only
@@ -84,10 +83,9 @@ def test_held_apart_on_forced_columns():
     assert held_apart(rare, rare[:, 0], 2)
 
 
-def test_a_chain_that_never_moves_counts_in_the_disagreement_test():
+def test_a_chain_that_never_moves_counts_in_the_disagreement_test(rng):
     """Three chains mix A in {0, 1}; the fourth sits at 0 throughout: the chain means disagree."""
     bn = BayesianNetwork(states={"A": ["0", "1"]}, parents={}, cpts={"A": [0.5, 0.5]})
-    rng = np.random.default_rng(1)
     draws = rng.integers(0, 2, size=(4, 500, 1)).astype(np.int8)
     draws[3] = 0
     starts = draws[:, 0, :].astype(np.int64)

@@ -2,7 +2,8 @@
 
 Statistical tolerances are derived from the sample size in the comment beside each one
 (k standard errors, k = 4 unless said otherwise), never tuned. All randomness comes from
-``np.random.default_rng(SEED)``.
+``TEST_SEED`` (tests/conftest.py): the ``rng`` fixture, and a child of its ``SeedSequence`` for
+the module's iid draws.
 """
 
 from __future__ import annotations
@@ -31,16 +32,11 @@ from prunelab.indicators import (
     sigma_t,
     time_to_sigma,
 )
+from tests.conftest import TEST_SEED
 from tests.helpers import EXACT
 
-SEED = 20190819  # arXiv:1908.06335
 K_SIGMA = 4.0
 """Standard errors allowed in statistical checks (two-sided P(|Z| > 4) = 6e-5 per check)."""
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(SEED)
 
 
 def intercept_weights(t, delta):
@@ -295,7 +291,7 @@ sigma / sqrt(2N). The running mean of t Bernoulli(0.3) draws has negative excess
 
 @pytest.fixture(scope="module")
 def iid_draws():
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(np.random.SeedSequence(TEST_SEED).spawn(1)[0])  # not the stream of `rng`
     return (rng.random((IID_RUNS, IID_T)) < IID_P).astype(np.int8)
 
 
@@ -383,7 +379,7 @@ def test_bootstrap_alpha_input_forms_agree(iid_draws):
     draws = iid_draws[:100, :500]
     cps = log_checkpoints(500, 30)
     estimates = running_marginals(draws, 2, cps)
-    seed = 7
+    seed = 7  # the seed is what is tested: one seed, the same bootstrap from every input form
     from_estimates = bootstrap_alpha(estimates, cps, 1, 50, rng=np.random.default_rng(seed), delta=0.9)
     from_draws = bootstrap_alpha(draws, cps, 1, 50, rng=np.random.default_rng(seed), delta=0.9)
     from_indicator = bootstrap_alpha(draws == 1, cps, None, 50, rng=np.random.default_rng(seed), delta=0.9)
@@ -396,7 +392,7 @@ def test_bootstrap_alpha_input_forms_agree(iid_draws):
 def test_bootstrap_alpha_free_fit_is_reproducible(iid_draws):
     draws = iid_draws[:100, :1000]
     cps = log_checkpoints(1000, 30)
-    first = bootstrap_alpha(draws, cps, 1, 40, rng=np.random.default_rng(3))
+    first = bootstrap_alpha(draws, cps, 1, 40, rng=np.random.default_rng(3))  # same seed, same samples: tested
     again = bootstrap_alpha(draws, cps, 1, 40, rng=np.random.default_rng(3))
     assert isinstance(first, AlphaInterval)
     assert first.samples.shape == (40,)
@@ -404,12 +400,12 @@ def test_bootstrap_alpha_free_fit_is_reproducible(iid_draws):
     assert first.low <= first.alpha <= first.high
 
 
-def test_bootstrap_alpha_requires_a_generator(iid_draws):
+def test_bootstrap_alpha_requires_a_generator(iid_draws, rng):
     cps = log_checkpoints(100, 10)
     with pytest.raises(TypeError, match="Generator"):
         bootstrap_alpha(iid_draws[:10, :100], cps, 1, rng=0)
     with pytest.raises(ValueError, match="running estimates"):
-        bootstrap_alpha(np.ones((10, 3, 2)), cps, 1, rng=np.random.default_rng(0))
+        bootstrap_alpha(np.ones((10, 3, 2)), cps, 1, rng=rng)
 
 
 # ------------------------------------------------------------------ time consumption

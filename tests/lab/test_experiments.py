@@ -405,15 +405,21 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     import signal
     import subprocess
 
-    # every run but the first waits for a gate that never opens: the sweep cannot end before the signal
-    out_dir = tmp_path / "out"
+    from tests.gated_sweep import HOLD_ENV, hold_site
+
+    # every run but the first waits for a gate that never opens: the sweep cannot end before the signal; and the
+    # first worker to start is held inside Python's start-up, so Ctrl-C comes while a worker is provably starting
+    # (the moment that once printed its KeyboardInterrupt traceback under load)
+    out_dir, hold = tmp_path / "out", tmp_path / "hold"
     cmd, env = _gated_cli(tmp_path / "gate", "reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune",
                           "--jobs", "2", "--out", str(out_dir), "--no-progress")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    held_env = dict(env, PYTHONPATH=os.pathsep.join([str(hold_site(hold)), env["PYTHONPATH"]]), **{HOLD_ENV: str(hold)})
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=held_env, start_new_session=True)
     try:
-        _wait_for(lambda: list((out_dir / "runs").glob("*/run-*.parquet")) or proc.poll() is not None,
-                  "the first run file")
+        _wait_for(lambda: ((hold / "held").exists() and list((out_dir / "runs").glob("*/run-*.parquet")))
+                  or proc.poll() is not None, "a held worker and the first run file")
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+        (hold / "release").touch()  # a held worker that survived the signal goes on starting, and is stopped
         out, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:

@@ -36,9 +36,8 @@ def test_data_dir_finds_the_frozen_networks_and_obeys_the_environment(monkeypatc
     assert frozen_network_path("grid-3x3") == tmp_path / "networks" / "grid-3x3.uai"
 
 
-def test_seconds_per_uniform_draw_rejects_a_bad_budget():
+def test_seconds_per_uniform_draw_rejects_a_bad_budget(rng):
     net = compile_network(load_network("deterministic_pair"))
-    rng = np.random.default_rng(1)
     with pytest.raises(ValueError, match="rounds must be >= 1"):
         seconds_per_uniform_draw(rng, net, net.cpt > 0, rounds=0)
     with pytest.raises(ValueError, match="unknown|uniform"):
@@ -49,7 +48,7 @@ def test_setup_gives_the_chapter_generator_and_profile(monkeypatch, capsys):
     monkeypatch.setenv("PRUNELAB_PROFILE", "smoke")
     rng, profile = setup(seed=20170901, packages=["numpy", "surely-not-a-package"])
     assert profile == "smoke"
-    assert rng.integers(2**32) == np.random.default_rng(20170901).integers(2**32)
+    assert rng.integers(2**32) == np.random.default_rng(20170901).integers(2**32)  # the seed given is tested
     line = capsys.readouterr().out
     assert f"numpy {np.__version__}" in line and "surely-not-a-package not installed" in line
     assert line.rstrip().endswith("profile 'smoke'")
@@ -130,7 +129,7 @@ def test_glue_range_refuses_swapped_ends_before_gluing(glued):
 
 
 def test_draw_seed_is_one_draw_of_the_chapter_generator():
-    rng, same = np.random.default_rng(11), np.random.default_rng(11)
+    rng, same = np.random.default_rng(11), np.random.default_rng(11)  # equal seeds: the draws are compared
     seeds = [draw_seed(rng) for _ in range(3)]
     assert seeds == [int(same.integers(2**31 - 1)) for _ in range(3)]
     assert all(type(s) is int for s in seeds)

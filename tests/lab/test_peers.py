@@ -34,11 +34,6 @@ def _case(name, with_evidence):
     return bn, (load_evidence(name) if with_evidence else None)
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng(20170607)
-
-
 # --------------------------------------------------------------------------- pyAgrum
 @pytest.mark.parametrize(("name", "with_evidence"), CASES)
 def test_pyagrum_exact_inference_equals_prunelab(name, with_evidence):

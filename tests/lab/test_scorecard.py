@@ -155,10 +155,9 @@ def test_time_claims():
     assert fast.verdict == "not testable" and "0 of the 6" in fast.ours and slow.verdict == "differs"
 
 
-def test_figure6_slope_and_alpha():
+def test_figure6_slope_and_alpha(rng):
     t = np.array([1, 10, 100, 1000, 10000])
     runs = np.arange(100)
-    rng = np.random.default_rng(5)
     spread = rng.standard_normal(runs.size)
     spread = (spread - spread.mean()) / spread.std()
     curves = pd.DataFrame([{"case": "grid-8x8.metropolis", "run": r, "t": tt,
@@ -176,8 +175,14 @@ def test_figure6_slope_and_alpha():
     assert d.verdict == "not testable" and "not a rate" in d.ours and "paper's value outside" in d.ours
 
 
-def test_theory_and_networks_from_exact_computation():
-    rows = theory_rows() + network_rows()
+@pytest.fixture(scope="module")
+def theory():
+    """The theory rows (exact matrices, ~4 s): computed once for the tests that read them (rows are tuples)."""
+    return tuple(theory_rows())
+
+
+def test_theory_and_networks_from_exact_computation(theory):
+    rows = list(theory) + network_rows()
     assert [r.key for r in rows] == ["claim_theorem", "claim_q", "claim_trap", "fig1", "fig2", "table1"]
     assert all(r.verdict == "reproduced" for r in rows), rows
     assert "0.75" in rows[1].ours and "2 communicating classes" in rows[2].ours
@@ -191,13 +196,13 @@ def test_figure2_transcription_is_what_is_checked(monkeypatch):
     assert fig2.verdict == "differs" and "l_g" in fig2.ours
 
 
-def test_rows_have_known_verdicts_and_unique_keys():
+def test_rows_have_known_verdicts_and_unique_keys(theory):
     from prunelab.lab.experiments import load_results
     from prunelab.lab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
     results = load_results("paper")
     summary = results["summary"]
-    rows = (network_rows() + theory_rows() + example_rows(summary) + accuracy_rows(summary, BENCHMARKS)
+    rows = (network_rows() + list(theory) + example_rows(summary) + accuracy_rows(summary, BENCHMARKS)
             + figure6_rows(summary, results["curves"], exact_sink=0.5) + alpha_rows(summary, BENCHMARKS)
             + time_rows(summary))
     assert {r.verdict for r in rows} <= set(VERDICTS)

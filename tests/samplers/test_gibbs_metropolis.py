@@ -158,7 +158,7 @@ def test_numba_path_equals_numpy_reference(sampler, name, make_evidence, rng):
     net = compile_network(bn, evidence)
     x0 = initial_state(rng, bn, "random_forward", evidence=evidence)
     n_draws = 150
-    fast_rng, slow_rng = np.random.default_rng(11), np.random.default_rng(11)
+    fast_rng, slow_rng = np.random.default_rng(11), np.random.default_rng(11)  # equal seeds: the paths are compared
     fast = module.run_chain(fast_rng, net, x0, n_draws)
     state = module.init(net, x0)
     slow, infos = [], []
@@ -179,6 +179,7 @@ def test_gibbs_rao_blackwell_sums_equal_reference(rng):
     net = compile_network(bn, evidence)
     x0 = initial_state(rng, bn, evidence=evidence)
     checkpoints = np.array([1, 2, 7, 50, 100])
+    # equal seeds: the kernel's sums and the numpy steps are compared
     fast = gibbs.run_chain(np.random.default_rng(5), net, x0, 100, rb_checkpoints=checkpoints)
     slow_rng, state, running, sums = np.random.default_rng(5), gibbs.init(net, x0), 0.0, []
     for t in range(1, 101):
@@ -259,7 +260,7 @@ def test_single_state_variables_use_one_uniform_in_gibbs_and_none_in_metropolis(
         gibbs.step(ScriptedRandom([0.3]), net, gibbs.init(net, [0, 0]))
 
 
-def test_gibbs_refuses_an_infeasible_state():
+def test_gibbs_refuses_an_infeasible_state(rng):
     net = compile_network(load_network("deterministic_pair"))
     with pytest.raises(InfeasibleStateError, match="probability zero"):
         gibbs.init(net, [0, 1])
@@ -273,14 +274,14 @@ def test_gibbs_refuses_an_infeasible_state():
     )
     impossible = compile_network(bn, {"B": "0", "C": "1"})
     with pytest.raises(InfeasibleStateError, match="weight zero"):
-        gibbs.step(np.random.default_rng(0), impossible, gibbs.GibbsState(np.array([0, 0, 1])))
+        gibbs.step(rng, impossible, gibbs.GibbsState(np.array([0, 0, 1])))
     with pytest.raises(InfeasibleStateError, match="probability zero"):
-        gibbs.run_chain(np.random.default_rng(0), impossible, np.array([0, 0, 1]), 1)
+        gibbs.run_chain(rng, impossible, np.array([0, 0, 1]), 1)
     # The numba kernel itself reports the dead site (A, index 0) instead of drawing.
     x = np.array([0, 0, 1])
     net = impossible
     dead = gibbs._gibbs_chain_nb(
-        np.random.default_rng(0), net.cardinality, net.cpt, net.family_ptr, net.family_var,
+        rng, net.cardinality, net.cpt, net.family_ptr, net.family_var,
         net.family_stride, net.free, gibbs.state_offsets(net), x, state_labels(net, x), 1,
         np.zeros((1, 3), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 6)),
     )

@@ -124,7 +124,7 @@ def test_forward_without_evidence_draws_from_the_joint(rng):
 def test_hybrid_endpoints_equal_forward_and_random_forward_draw_for_draw(name, evidence):
     bn = load_network(name)
     ev = {"random": random_evidence(bn, 0.25, seed=1), "frozen": load_evidence(name) if name == "asia" else None}.get(evidence)
-    for hybrid_p, init in ((1.0, "forward"), (0.0, "random_forward")):
+    for hybrid_p, init in ((1.0, "forward"), (0.0, "random_forward")):  # equal seeds: the methods are compared
         a = [initial_state(np.random.default_rng(k), bn, "hybrid", p=hybrid_p, evidence=ev) for k in range(10)]
         b = [initial_state(np.random.default_rng(k), bn, init, evidence=ev) for k in range(10)]
         np.testing.assert_array_equal(a, b)
@@ -139,7 +139,7 @@ def test_python_and_numba_kernels_agree(init, p):
     bn = load_network("alarm")
     ev = load_evidence("alarm")
     for k in range(5):
-        r1, r2 = np.random.default_rng(k), np.random.default_rng(k)
+        r1, r2 = np.random.default_rng(k), np.random.default_rng(k)  # equal seeds: the two kernels are compared
         a = initial_state(r1, bn, init, p=p, evidence=ev, backend="numba")
         b = initial_state(r2, bn, init, p=p, evidence=ev, backend="python")
         np.testing.assert_array_equal(a, b)

@@ -19,7 +19,7 @@ from prunelab.compiled import compile_network
 from prunelab.samplers import mcsat, prune, prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
-from prunelab.samplers.samplesat import samplesat_py, samplesat_nb
+from prunelab.samplers.samplesat import samplesat_nb, samplesat_py, samplesat_workspace
 from prunelab.theory import clause_states, feasible_states, mcsat_transition_matrix, prune_transition_matrix
 from tests.helpers import EXACT
 
@@ -147,26 +147,26 @@ def test_samplesat_step_and_run_chain_agree_and_stay_feasible(key, options):
 
 def _samplesat(net, kept, y0, seed, reference, **settings):
     plan = mcsat_plan(net)
-    c, index = plan.clauses, plan.index
-    options = mcsat._options(**{**mcsat.ALCHEMY_DEFAULTS._asdict(), **settings})
-    work = mcsat._samplesat_workspace(plan, net.n_variables)
-    best = work[4]
-    best[:] = y0
+    options = mcsat.ALCHEMY_DEFAULTS._replace(**settings).checked()
+    work = samplesat_workspace(plan.clauses)
+    work.best[:] = y0
     run = samplesat_py if reference else samplesat_nb
-    flips, found = run(np.random.default_rng(seed), c.cardinality, plan.movable, plan.is_movable, c.clause_ptr,
-                       c.literal_var, c.literal_value, c.literal_equal, index.var_ptr, index.var_clause,
-                       index.var_literal, kept, y0.copy(), *options, *work)
-    return best.copy(), flips, found
+    flips, found = run(np.random.default_rng(seed), plan.clauses, plan.index, plan.movable, plan.is_movable, kept,
+                       y0.copy(), options, work)
+    return work.best.copy(), flips, found
 
 
+@pytest.mark.parametrize("settings", [{}, {"n_solutions": 3, "late_sa": False, "sa_probability": 0.9,
+                                          "tabu_length": 0}])
 @pytest.mark.parametrize("reference", [True, False])
-def test_samplesat_finds_the_only_solution(reference):
-    """Pair, every clause kept but "not A(1)": M = {(0, 0)}; every run must return it."""
+def test_samplesat_finds_the_only_solution(reference, settings):
+    """Pair, every clause kept but "not A(1)": M = {(0, 0)}; every run must return it, after ``n_solutions``."""
     net = compile_network(load_network("deterministic_pair"))
     kept = np.array([False, True, True, True])
+    n_solutions = settings.get("n_solutions", mcsat.ALCHEMY_DEFAULTS.n_solutions)
     for seed in range(50):
-        best, flips, found = _samplesat(net, kept, np.array([0, 0]), seed, reference)
-        assert best.tolist() == [0, 0] and found == 10 and flips >= 10
+        best, flips, found = _samplesat(net, kept, np.array([0, 0]), seed, reference, **settings)
+        assert best.tolist() == [0, 0] and found == n_solutions and flips >= n_solutions
 
 
 def test_samplesat_out_of_budget_keeps_the_state():

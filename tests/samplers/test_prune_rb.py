@@ -30,20 +30,19 @@ CHAIN_CASES = [
 ]
 
 
-def _case(name, make_evidence):
+def _case(name, make_evidence, rng):
     bn = load_network(name)
     net = compile_network(bn, make_evidence(bn))
-    return bn, net, initial_state(np.random.default_rng(11), net)
+    return bn, net, initial_state(rng, net)
 
 
 # ------------------------------------------------------------------ one pruned set, exactly
-def test_marginals_of_a_given_pruned_set_are_the_members_shares():
+def test_marginals_of_a_given_pruned_set_are_the_members_shares(rng):
     """Force a pruning, list its set by brute force, and compare both references and the kernel path."""
     bn = load_network("blood_pressure")
     net = compile_network(bn)
     plan = prune_plans.prune_plan(net)
     offsets = state_offsets(net)
-    rng = np.random.default_rng(4)
     x = initial_state(rng, net)
     seen_sizes = set()
     for _ in range(40):
@@ -59,14 +58,13 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares():
     assert offsets[-1] == expected.size
 
 
-def test_the_circuit_outward_pass_gives_the_same_marginals():
+def test_the_circuit_outward_pass_gives_the_same_marginals(rng):
     """On random prunings of alarm, the circuit's outward pass and the counting pass agree to 1e-12."""
     from prunelab.samplers import prune_circuit
 
     bn = load_network("alarm")
     net = compile_network(bn, load_evidence("alarm"))
     plan, circuit_plan = prune_plans.prune_plan(net), prune_circuit.plan(net)
-    rng = np.random.default_rng(6)
     x = initial_state(rng, net)
     for _ in range(20):
         kept = prune.prune_around(rng, net, x, plan)
@@ -87,10 +85,10 @@ def test_an_empty_set_and_a_bad_method_are_refused():
 # ------------------------------------------------------------------ numba == numpy
 @pytest.mark.parametrize("uniform", ["count", "enumerate", "auto", "circuit"])
 @pytest.mark.parametrize("name,make_evidence", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES])
-def test_numba_sums_equal_the_reference_step_by_step(name, make_evidence, uniform):
+def test_numba_sums_equal_the_reference_step_by_step(name, make_evidence, uniform, rng):
     """Every step's Rao-Blackwell term of ``run_chain`` equals ``step``'s ``conditionals`` to 1e-12."""
-    _, net, x0 = _case(name, make_evidence)
-    n = 30
+    _, net, x0 = _case(name, make_evidence, rng)
+    n = 30  # equal seeds below: the kernel's sums, the plain chain and the numpy steps are compared
     fast = prune.run_chain(np.random.default_rng(5), net, x0, n, uniform, rb_checkpoints=np.arange(1, n + 1))
     plain = prune.run_chain(np.random.default_rng(5), net, x0, n, uniform)
     np.testing.assert_array_equal(fast.draws, plain.draws)  # the estimate consumes no random numbers
@@ -104,15 +102,17 @@ def test_numba_sums_equal_the_reference_step_by_step(name, make_evidence, unifor
 
 
 @pytest.mark.parametrize("name,make_evidence", CHAIN_CASES[2:], ids=[c[0] for c in CHAIN_CASES[2:]])
-def test_sparse_and_full_counting_programs_give_the_same_sums(name, make_evidence):
-    _, net, x0 = _case(name, make_evidence)
+def test_sparse_and_full_counting_programs_give_the_same_sums(name, make_evidence, rng):
+    _, net, x0 = _case(name, make_evidence, rng)
     plan = prune_plans.prune_plan(net)
     assert plan.count is not None
-    cps = [10, 50]
+    cps = [10, 50]  # equal seeds below: the three programs' chains are compared
     sparse = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count", plan=plan, rb_checkpoints=cps)
     full = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count", plan=plan._replace(count=None),
                            rb_checkpoints=cps)
-    no_gather = plan.uniform._replace(gather_ptr=np.zeros_like(plan.uniform.gather_ptr))  # every step by strides
+    no_gather_ptr = np.zeros_like(plan.uniform.gather_ptr)
+    no_gather_ptr.setflags(write=False)  # read-only as the plan's own arrays: numba compiles no second signature
+    no_gather = plan.uniform._replace(gather_ptr=no_gather_ptr)  # every step by strides
     strided = prune.run_chain(np.random.default_rng(2), net, x0, 50, "count",
                               plan=plan._replace(count=None, uniform=no_gather), rb_checkpoints=cps)
     for other in (full, strided):
@@ -132,10 +132,10 @@ def test_sample_records_the_same_sums_on_both_backends():
 
 @pytest.mark.parametrize("name,make_evidence,uniform", [(*CHAIN_CASES[0], "enumerate"), (*CHAIN_CASES[1], "enumerate"),
                                                          (*CHAIN_CASES[2], "count")], ids=["bp", "asia", "alarm"])
-def test_tempered_cold_chain_sums_equal_the_reference(name, make_evidence, uniform):
+def test_tempered_cold_chain_sums_equal_the_reference(name, make_evidence, uniform, rng):
     """prune-tempered records the cold replica's terms; numba and the numpy step agree to 1e-12."""
-    _, net, x0 = _case(name, make_evidence)
-    n = 20
+    _, net, x0 = _case(name, make_evidence, rng)
+    n = 20  # equal seeds below: the kernel's sums, the plain chain and the numpy steps are compared
     fast = tempering.run_chain(np.random.default_rng(8), net, x0, n, uniform=uniform,
                                rb_checkpoints=np.arange(1, n + 1))
     plain = tempering.run_chain(np.random.default_rng(8), net, x0, n, uniform=uniform)
@@ -197,13 +197,13 @@ def test_rao_blackwell_marginals_agree_with_exact(case, sampler, uniform):
 
 # ------------------------------------------------------------------ refusals
 @pytest.mark.parametrize("uniform", ["heuristic", "cmsgen", "unigen", "circuit-per-step"])
-def test_methods_without_the_estimate_are_refused_by_name(uniform):
+def test_methods_without_the_estimate_are_refused_by_name(uniform, rng):
     bn = load_network("blood_pressure")
     with pytest.raises(ValueError, match=f"uniform='{uniform}' has no Rao-Blackwell estimate"):
         sample(bn, "prune", 10, seed=1, uniform=uniform, rb_checkpoints=[10])
     net = compile_network(bn)
     with pytest.raises(ValueError, match=f"uniform='{uniform}' has no Rao-Blackwell estimate"):
-        prune.run_chain(np.random.default_rng(0), net, [0, 0, 0, 0, 0], 10, uniform, rb_checkpoints=[10])
+        prune.run_chain(rng, net, [0, 0, 0, 0, 0], 10, uniform, rb_checkpoints=[10])
 
 
 def test_asking_a_result_without_sums_names_the_reason():

@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 from prunelab import load_network, random_evidence
+from prunelab.clauses import satisfied_clauses
 from prunelab.compiled import compile_network, state_labels
 from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import initial_state
@@ -56,12 +57,11 @@ def test_both_are_registered_as_near_uniform_draws():
 
 
 @pytest.mark.parametrize("name,evidence", [("block_chain", None), ("alarm", "random"), ASIA])
-def test_draws_are_members_of_the_pruned_set(sampler, name, evidence):
+def test_draws_are_members_of_the_pruned_set(sampler, name, evidence, rng):
     """All labels of a draw survived the pruning and the evidence is kept: the definition of ``S``."""
     net = _net(name, evidence)
     module = pruned_draw(sampler)
     plan = module.plan(net)
-    rng = np.random.default_rng(11)
     x = initial_state(rng, net)
     observed = net.evidence_value >= 0
     moved = 0
@@ -78,9 +78,10 @@ def test_draws_are_members_of_the_pruned_set(sampler, name, evidence):
     assert moved > 0
 
 
-def test_a_chain_is_reproducible_from_its_seed_and_step_equals_run_chain(sampler):
+def test_a_chain_is_reproducible_from_its_seed_and_step_equals_run_chain(sampler, rng):
     net = _net("block_chain", None)
-    x0 = initial_state(np.random.default_rng(1), net)
+    x0 = initial_state(rng, net)
+    # the seeds are what is tested: equal seeds, equal chains; another seed, another chain
     out = prune.run_chain(np.random.default_rng(7), net, x0, 30, sampler)
     again = prune.run_chain(np.random.default_rng(7), net, x0, 30, sampler)
     other = prune.run_chain(np.random.default_rng(8), net, x0, 30, sampler)
@@ -94,7 +95,7 @@ def test_a_chain_is_reproducible_from_its_seed_and_step_equals_run_chain(sampler
         assert np.isnan(info.size) and info.uniform_name == sampler
 
 
-def _uniformity(sampler, n_draws):
+def _uniformity(sampler, n_draws, rng):
     """Frequencies of ``n_draws`` draws with nothing pruned on Asia with evidence (``S`` = its feasible states)."""
     net = _net(*ASIA)
     module = pruned_draw(sampler)
@@ -104,7 +105,6 @@ def _uniformity(sampler, n_draws):
     radix = np.cumprod(np.r_[1, net.cardinality[:0:-1]])[::-1]
     keys = members @ radix
     order = np.argsort(keys)
-    rng = np.random.default_rng(2026)
     x = members[0]
     ys = np.array([module.draw(rng, net, x, kept, plan)[0] for _ in range(n_draws)])
     index = np.searchsorted(keys[order], ys @ radix)
@@ -112,17 +112,17 @@ def _uniformity(sampler, n_draws):
     return np.bincount(index, minlength=len(members))
 
 
-def test_unigen_draws_uniformly_on_a_small_pruned_set():
+def test_unigen_draws_uniformly_on_a_small_pruned_set(rng):
     pytest.importorskip("pyunigen")
-    counts = _uniformity("unigen", 3000)
+    counts = _uniformity("unigen", 3000, rng)
     assert len(counts) == 32
     assert stats.chisquare(counts).pvalue > CHI2_LEVEL
 
 
-def test_cmsgen_is_measurably_biased_on_a_small_pruned_set_within_its_measured_bound():
+def test_cmsgen_is_measurably_biased_on_a_small_pruned_set_within_its_measured_bound(rng):
     pytest.importorskip("pycmsgen")
     n = 4000
-    counts = _uniformity("cmsgen", n)
+    counts = _uniformity("cmsgen", n, rng)
     k = len(counts)
     assert stats.chisquare(counts).pvalue < CHI2_LEVEL  # the bias shows at this sample size
     total_variation = 0.5 * np.abs(counts / n - 1 / k).sum()
@@ -131,58 +131,70 @@ def test_cmsgen_is_measurably_biased_on_a_small_pruned_set_within_its_measured_b
     assert (counts > 0).all()  # every member reachable: the chain stays irreducible
 
 
-def test_cmsgen_out_of_its_limit_keeps_the_state_and_says_so():
+def test_cmsgen_out_of_its_limit_keeps_the_state_and_says_so(rng):
     pytest.importorskip("pycmsgen")
     net = _net("block_chain", None)
-    x0 = initial_state(np.random.default_rng(1), net)
+    x0 = initial_state(rng, net)
     plan = pruned_draw("cmsgen").plan(net)._replace(confl_limit=0)  # gives up at once: no model
-    out = prune.run_chain(np.random.default_rng(7), net, x0, 5, "cmsgen", plan=plan)
+    out = prune.run_chain(rng, net, x0, 5, "cmsgen", plan=plan)
     assert (out.draws == x0).all() and (out.size == NO_MODEL).all()
-    normal = prune.run_chain(np.random.default_rng(7), net, x0, 5, "cmsgen")
+    normal = prune.run_chain(rng, net, x0, 5, "cmsgen")
     assert np.isnan(normal.size).all()
 
 
-def test_a_pruning_of_the_current_state_is_refused_before_the_solver_runs(sampler):
+def test_a_pruning_of_the_current_state_is_refused_before_the_solver_runs(sampler, rng):
     """S would be empty; pyunigen would end the process on the unsatisfiable CNF."""
     net = _net("block_chain", None)
-    x = initial_state(np.random.default_rng(1), net)
+    x = initial_state(rng, net)
     module = pruned_draw(sampler)
     kept = net.cpt > 0.0
     kept[state_labels(net, x)[0]] = False
     with pytest.raises(ValueError, match=r"prunes labels \[\d+\] of the current state x"):
-        module.draw(np.random.default_rng(0), net, x, kept, module.plan(net))
+        module.draw(rng, net, x, kept, module.plan(net))
     with pytest.raises(ValueError, match="one entry per label"):
-        module.draw(np.random.default_rng(0), net, x, kept[:-1], module.plan(net))
+        module.draw(rng, net, x, kept[:-1], module.plan(net))
 
 
 @pytest.mark.parametrize("name", list(PACKAGES))
-def test_a_missing_package_is_refused_naming_the_extra(monkeypatch, name):
+def test_a_missing_package_is_refused_naming_the_extra(monkeypatch, name, rng):
     monkeypatch.setitem(sys.modules, PACKAGES[name], None)  # import raises ImportError
     net = _net("deterministic_pair", None)
     message = rf"uniform='{name}' needs the package {PACKAGES[name]}.*pip install 'prunelab\[solvers\]'"
     with pytest.raises(SolverMissingError, match=message):
         pruned_draw(name).plan(net)
     with pytest.raises(SolverMissingError, match=message):
-        prune.run_chain(np.random.default_rng(0), net, [0, 0], 3, name)
+        prune.run_chain(rng, net, [0, 0], 3, name)
 
 
 @pytest.mark.parametrize("name,evidence", [("block_chain", None), ASIA])
-def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, name, evidence):
-    """MC-SAT's ``M`` is prune sampling's ``S`` (same states for one seed's pruning); every draw lies in it."""
+def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, name, evidence, rng):
+    """MC-SAT's ``M`` is prune sampling's ``S`` for the same pruning; every draw lies in it.
+
+    The solver's plan (no counting tables) draws a number for every soft clause ``x`` satisfies, also for labels no
+    consistent state uses (with evidence: the labels that contradict it), where prune sampling draws none: for one
+    seed the two streams part there and the prunings differ. So ``M`` is compared with ``S`` of MC-SAT's own kept
+    labels, and the equal-seed comparison with :func:`prune.prune_around` uses the exact plan, whose random
+    labels are prune sampling's (asserted).
+    """
     from prunelab.samplers import mcsat
 
     net = _net(name, evidence)
-    plan = mcsat.mcsat_plan(net, sampler)
-    x = initial_state(np.random.default_rng(3), net)
-    for seed in range(8):
-        _, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
-        kept = prune.prune_around(np.random.default_rng(seed), net, x, prune_plans.prune_plan(net))
-        same = enumerate_pruned_states(net, label_kept & (net.cpt > 0)), enumerate_pruned_states(net, kept)
+    plan, exact_plan, pruning = mcsat.mcsat_plan(net, sampler), mcsat.mcsat_plan(net), prune_plans.prune_plan(net)
+    np.testing.assert_array_equal(exact_plan.clauses.label[exact_plan.random_clause], pruning.random_label)
+    feasible = enumerate_pruned_states(net, net.cpt > 0)  # every state with P(x, e) > 0: M holds no other
+    x = initial_state(rng, net)
+    for seed in range(5):  # equal seeds below: MC-SAT's selection and prune sampling's pruning are compared
+        kept, label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, plan)
+        models = feasible[satisfied_clauses(plan.clauses, feasible)[:, kept].all(axis=1)]  # M by brute force
+        np.testing.assert_array_equal(models, enumerate_pruned_states(net, label_kept & (net.cpt > 0)))
+        _, exact_label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, exact_plan)
+        pruned = prune.prune_around(np.random.default_rng(seed), net, x, pruning)
+        same = enumerate_pruned_states(net, exact_label_kept & (net.cpt > 0)), enumerate_pruned_states(net, pruned)
         np.testing.assert_array_equal(*same)  # the same pruned set, whatever labels no state uses
         state, info = mcsat.step(np.random.default_rng(seed), net, mcsat.init(net, x), sampler)
         assert label_kept[state_labels(net, state.x)].all() and np.isnan(info.size)
         x = state.x
-    out = mcsat.run_chain(np.random.default_rng(7), net, x, 12, sampler)
+    out = mcsat.run_chain(np.random.default_rng(7), net, x, 12, sampler)  # equal seeds: run_chain against step
     rng, state = np.random.default_rng(7), mcsat.init(net, x)
     for t in range(12):
         state, _ = mcsat.step(rng, net, state, sampler)

@@ -89,18 +89,18 @@ def test_all_kept_counts_every_feasible_state(name, evidence):
     assert as_set(enumerate_pruned_states(net, kept)) == as_set(brute)
 
 
-def test_empty_and_fully_observed_sets():
+def test_empty_and_fully_observed_sets(rng):
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     kept = np.zeros(net.n_labels, dtype=bool)
     assert count_pruned_states(net, kept) == 0.0
     assert enumerate_pruned_states(net, kept).shape == (0, 2)
-    y, size, _ = uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="count")
+    y, size, _ = uniform_pruned_state(rng, net, kept, uniform="count")
     assert size == 0.0
     # every variable observed: S is {e} or empty, decided by constant labels
     net_e = compile_network(bn, {"A": "1", "B": "1"})
     for uniform in ("enumerate", "count", "auto"):
-        y, size, _ = uniform_pruned_state(np.random.default_rng(0), net_e, net_e.cpt > 0, uniform=uniform)
+        y, size, _ = uniform_pruned_state(rng, net_e, net_e.cpt > 0, uniform=uniform)
         assert size == 1.0 and y.tolist() == [1, 1]
     kept = net_e.cpt > 0
     kept[entry_label(bn, net_e, "B", "1", {"A": "1"})] = False
@@ -115,7 +115,7 @@ def test_empty_and_fully_observed_sets():
 )
 def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
     bn, net = small_net(*case)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # hypothesis's seed: a failing example replays
     kept = rng.random(net.n_labels) < keep
     brute = enumerate_pruned_set(net, kept)
     listed = enumerate_pruned_states(net, kept)
@@ -135,7 +135,7 @@ def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
 )
 def test_numba_draws_equal_reference_draws(case, seed, uniform):
     bn, net = small_net(*case)
-    mask_rng = np.random.default_rng(seed)
+    mask_rng = np.random.default_rng(seed)  # hypothesis's seed; equal seeds below: the two paths' draws compared
     kept = mask_rng.random(net.n_labels) < mask_rng.random()
     results = []
     for reference in (False, True):
@@ -151,10 +151,9 @@ def test_numba_draws_equal_reference_draws(case, seed, uniform):
         assert ya.tolist() == yb.tolist() and sa == sb and ma == mb
 
 
-def test_draws_are_members_of_s():
+def test_draws_are_members_of_s(rng):
     bn = load_network("alarm")
     net = compile_network(bn, random_evidence(bn, 0.25, seed=4))
-    rng = np.random.default_rng(5)
     for _ in range(20):
         kept = rng.random(net.n_labels) < 0.7
         kept |= net.cpt == 1.0
@@ -170,11 +169,10 @@ def test_draws_are_members_of_s():
 
 
 # --------------------------------------------------------------- uniformity
-def pruned_case():
-    """A grid pattern with a pruned set of a few dozen states."""
+def pruned_case(rng):
+    """A grid pattern with a pruned set of a few dozen states, drawn with ``rng``."""
     bn = make_grid(4, seed=3)
     net = compile_network(bn)
-    rng = np.random.default_rng(2)
     while True:
         kept = (rng.random(net.n_labels) < 0.8) & (net.cpt > 0)
         s = enumerate_pruned_set(net, kept)
@@ -183,10 +181,9 @@ def pruned_case():
 
 
 @pytest.mark.parametrize("uniform", ["enumerate", "count", "auto"])
-def test_exact_uniform_draws_are_uniform(uniform):
-    net, kept, members = pruned_case()
+def test_exact_uniform_draws_are_uniform(uniform, rng):
+    net, kept, members = pruned_case(rng)
     index = {tuple(x): a for a, x in enumerate(members.tolist())}
-    rng = np.random.default_rng(31)
     n = 300 * len(members)
     budget = 40 if uniform == "auto" else None  # "auto" mixes both methods here
     counts = np.zeros(len(members))
@@ -201,7 +198,7 @@ def test_exact_uniform_draws_are_uniform(uniform):
         assert used == {uniform}
 
 
-def test_heuristic_is_biased_on_a_fan():
+def test_heuristic_is_biased_on_a_fan(rng):
     """The paper's heuristic is not uniform when V misses part of S.
 
     In the fan network with nothing pruned, ``S`` has 9 states: ``(0, b)`` for 8
@@ -211,7 +208,6 @@ def test_heuristic_is_biased_on_a_fan():
     """
     net = compile_network(fan_network())
     kept = net.cpt > 0
-    rng = np.random.default_rng(8)
     n = 4000
     hits = {}
     for uniform in ("heuristic", "count"):
@@ -222,16 +218,16 @@ def test_heuristic_is_biased_on_a_fan():
     assert hits["heuristic"] / n > 0.3
 
 
-def test_uniform_names_and_errors():
+def test_uniform_names_and_errors(rng):
     assert UNIFORM_NAMES == ("enumerate", "count", "heuristic", "auto", "circuit", "circuit-per-step", "cmsgen", "unigen")
     net = compile_network(load_network("deterministic_pair"))
     with pytest.raises(ValueError, match="unknown uniform draw"):
-        uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0, uniform="bfs")
+        uniform_pruned_state(rng, net, net.cpt > 0, uniform="bfs")
     with pytest.raises(ValueError, match="one entry per label"):
         count_pruned_states(net, np.ones(3, dtype=bool))
 
 
-def test_enormous_pruned_set_is_counted_exactly_without_listing_it():
+def test_enormous_pruned_set_is_counted_exactly_without_listing_it(rng):
     """win95pts with nothing pruned: about 1e8+ states, counted and drawn exactly (its speed: benchmarks/)."""
     import tracemalloc
 
@@ -240,7 +236,6 @@ def test_enormous_pruned_set_is_counted_exactly_without_listing_it():
     kept = net.cpt > 0
     size = count_pruned_states(net, kept)
     assert size > 1e7 and size == int(size)
-    rng = np.random.default_rng(0)
     uniform_pruned_state(rng, net, kept, uniform="count")  # compiled
     tracemalloc.start()
     y, s, how = uniform_pruned_state(rng, net, kept, uniform="auto")
@@ -266,7 +261,7 @@ def labels_of_members(net, kept) -> np.ndarray:
 @given(case=st.sampled_from(SMALL), seed=st.integers(0, 2**32 - 1), keep=st.floats(0.3, 1.0))
 def test_used_labels_match_brute_force(case, seed, keep):
     _, net = small_net(*case)
-    kept = np.random.default_rng(seed).random(net.n_labels) < keep
+    kept = np.random.default_rng(seed).random(net.n_labels) < keep  # hypothesis's seed: a failing example replays
     np.testing.assert_array_equal(used_labels(net, kept), labels_of_members(net, kept))
 
 
@@ -283,7 +278,7 @@ def test_used_labels_of_an_empty_set_are_none():
 
 @pytest.mark.parametrize("name,evidence", [("alarm", None), ("alarm", "random"), ("grid-5x5", None),
                                            ("win95pts", "random")])
-def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
+def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence, rng):
     """Steps too large to unroll are counted with a mixed-radix counter: same counts, same draws."""
     from prunelab.samplers import uniform
     from prunelab.samplers.uniform import compiler
@@ -294,17 +289,17 @@ def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence):
     monkeypatch.setattr(compiler, "GATHER_LIMIT", 0)
     counted = uniform.compile_uniform_plan(net)
     assert unrolled.gather.size > 0 and counted.gather.size == 0
-    mask_rng = np.random.default_rng(2)
     for _ in range(20):
-        kept = mask_rng.random(net.n_labels) < mask_rng.uniform(0.5, 1.0)
+        kept = rng.random(net.n_labels) < rng.uniform(0.5, 1.0)
         assert count_pruned_states(net, kept, counted) == count_pruned_states(net, kept, unrolled)
         np.testing.assert_array_equal(used_labels(net, kept, counted), used_labels(net, kept, unrolled))
+        # equal seeds: the two plans' draws are compared
         a = uniform_pruned_state(np.random.default_rng(4), net, kept, uniform="count", plan=unrolled)
         b = uniform_pruned_state(np.random.default_rng(4), net, kept, uniform="count", plan=counted)
         assert a[0].tolist() == b[0].tolist() and a[1] == b[1]
 
 
-def test_grid_16_counting_plan_compiles_and_draws():
+def test_grid_16_counting_plan_compiles_and_draws(rng):
     """min-fill's width 24 made this plan fail with a raw MemoryError; the row-major order has width 16."""
     from prunelab.samplers.uniform import compile_uniform_plan
     from prunelab.samplers.uniform.reference import count_py
@@ -316,7 +311,7 @@ def test_grid_16_counting_plan_compiles_and_draws():
     kept = net.cpt > 0
     size = count_pruned_states(net, kept, plan)
     assert size == pytest.approx(count_py(net, plan, kept)[0], rel=1e-12)
-    y, drawn_size, how = uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="count", plan=plan)
+    y, drawn_size, how = uniform_pruned_state(rng, net, kept, uniform="count", plan=plan)
     assert how == "count" and drawn_size == size and bn.log_probability(y) > -np.inf
 
 
@@ -335,7 +330,7 @@ def test_integer_below_equals_generator_integers(bound):
             out[i] = integer_below_nb(rng, n)
         return out
 
-    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    a, b = np.random.default_rng(3), np.random.default_rng(3)  # equal seeds: the two draws are compared
     ours = draws(a, bound, 400)
     numpy_draws = [b.integers(0, bound) for _ in range(400)]
     assert ours.tolist() == numpy_draws
@@ -347,7 +342,7 @@ def test_integer_below_equals_generator_integers(bound):
 @pytest.mark.parametrize(
     "name,evidence_seed", [("asia", None), ("alarm", 5), ("win95pts", 5), ("grid-5x5", None), ("grid-8x8", 6)]
 )
-def test_sparse_count_equals_the_full_count(name, evidence_seed):
+def test_sparse_count_equals_the_full_count(name, evidence_seed, rng):
     """The specialised program gives the full program's count and tables, number for number.
 
     Prunings as prune sampling makes them: labels outside ``variable`` at their
@@ -365,11 +360,10 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed):
     assert sparse is not None and 0 < sparse.cost <= plan.count_cost
     full = make_workspace(net, plan)
     ws = make_workspace(net, plan, fill=possible)
-    mask_rng = np.random.default_rng(8)
     sizes = []
     for _ in range(30):
         kept = possible.copy()
-        kept[variable] = mask_rng.random(int(variable.sum())) < mask_rng.uniform(0.5, 1.0)
+        kept[variable] = rng.random(int(variable.sum())) < rng.uniform(0.5, 1.0)
         kept[plan.const_label] = True  # as in prune sampling: every state in S uses them
         expected = count_nb(plan, kept, full.factors, full.tables, full.counter, full.radix, full.stride, full.base)
         got = count_sparse_arrays(plan.const_label, kept, ws.factors, ws.tables, *sparse[1:-1])
@@ -409,6 +403,7 @@ def test_the_reference_enumerate_draw_counts_then_draws_and_keeps_no_member():
     net = compile_network(bn)
     kept = np.ones(net.n_labels, dtype=bool)
     uniform_pruned_state(np.random.default_rng(0), net, kept, uniform="enumerate", reference=True)  # warm caches
+    # equal seeds below: the reference's draw and the kernel's are compared
     tracemalloc.start()
     try:
         y, size, _ = uniform_pruned_state(np.random.default_rng(1), net, kept, uniform="enumerate", reference=True)

@@ -40,7 +40,7 @@ from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versi
 from .provenance import provenance_record, utc_now
 from .runner import SweepInterrupted, check_root_seed, stop_workers
 from .specs import DEFAULT_ROOT_SEED
-from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
+from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
 
 __all__ = [
     "PROVENANCE_KEYS", "Experiment", "consolidate", "extends", "load_folder", "record_path", "records_from_tables",
@@ -237,9 +237,13 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
     tasks = (delayed(experiment.run)(r, prof, root_seed) for r in todo)
     n_done = 0
     with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
-        records = (t[0](*t[1], **t[2]) for t in tasks) if n_workers == 1 else Parallel(
-            n_jobs=n_workers, return_as="generator_unordered")(tasks)
+        records = None
         try:
+            if n_workers == 1:
+                records = (t[0](*t[1], **t[2]) for t in tasks)
+            else:
+                with sigint_blocked():  # the workers never see Ctrl-C, even while they start: it is ours to handle
+                    records = Parallel(n_jobs=n_workers, return_as="generator_unordered")(tasks)
             for record in records:
                 store.write_json_atomic({**record, "settings": settings}, record_path(out, record["id"]))
                 n_done += 1
@@ -249,7 +253,8 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
                     print(f"[{n_done}/{len(todo)}] {record['id']}{tail}", file=sys.stderr, flush=True)
         except KeyboardInterrupt as stop:
             if n_workers != 1:
-                records.close()
+                if records is not None:
+                    records.close()
                 stop_workers()
             raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
                                    terminated=isinstance(stop, Terminated)) from None

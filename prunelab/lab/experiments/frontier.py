@@ -232,11 +232,11 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
         circuit = circuit_for(net, max_seconds=prof.compile_seconds, race=True)
     except CircuitTooLargeError as exc:
         record.update(circuit_status="refused", circuit_note=str(exc)[:300], compile_seconds=time.perf_counter() - tic,
-                      size=math.nan, p_sink=math.nan, log_p_evidence=math.nan, inference_seconds=math.nan,
+                      vtree="", size=math.nan, p_sink=math.nan, log_p_evidence=math.nan, inference_seconds=math.nan,
                       steps_per_second=math.nan, median_log10_pruned=math.nan)
         return record
     record.update(circuit_status="ok", circuit_note="", compile_seconds=time.perf_counter() - tic,
-                  size=int(circuit.size))
+                  vtree=circuit.vtree_name, size=int(circuit.size))
     tic = time.perf_counter()
     log_p, marginals = circuit_inference(bn, net, circuit)
     record.update(inference_seconds=time.perf_counter() - tic, p_sink=float(marginals[sink][1]),
@@ -253,29 +253,20 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
 
 
 def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uniform: str, sampler: str = "prune"):
-    """One chain of ``sampler`` filling ``seconds`` through the budget loop; ``(tally, setup seconds)``.
+    """One chain of ``sampler`` filling ``seconds`` through the peers' budget loop (a ``PeerRun``).
 
-    The budget loop continues the chain chunk by chunk from its last draw; for ``"prune-tempered"`` each chunk
-    starts its hotter replicas at that draw too (a few restarts per run: the pilots and at most
-    :data:`~prunelab.lab.peers.budget.MAX_CHUNKS` chunks).
+    The chain starts at the first draw of a one-step chain seeded by ``seed``'s first child, and continues chunk
+    by chunk from its last draw (:func:`~prunelab.lab.peers.prunelab.run_prunelab`, its chunks seeded from
+    ``seed`` itself, the first pilot 10 steps: the slowest samplers here make tens of steps per second); for
+    ``"prune-tempered"`` each chunk starts its hotter replicas at that draw too (a few restarts per run: the pilots
+    and at most :data:`~prunelab.lab.peers.budget.MAX_CHUNKS` chunks).
     """
-    from ..peers.budget import ChainTally, fill_budget
     from prunelab.sampling import sample
+    from ..peers.prunelab import run_prunelab
 
-    rng_seed = seed.spawn(1)[0]
-    x0 = sample(bn, sampler, 1, evidence=evidence, seed=rng_seed, traps="off", uniform=uniform).draws[0, 0]
-
-    def draw(n, start_from, salt):
-        result = sample(bn, sampler, int(n), evidence=evidence, init=start_from,
-                        seed=np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 500 + salt)),
-                        traps="off", uniform=uniform)
-        return result.draws[0], float(result.sample_seconds.sum())
-
-    tic = time.perf_counter()
-    draw(1, x0, 99)  # compiled before the clock starts
-    tally = ChainTally(bn, evidence, x0)
-    setup = time.perf_counter() - tic + fill_budget(draw, tally, None, seconds, pilot_start=10)
-    return tally, setup
+    x0 = sample(bn, sampler, 1, evidence=evidence, seed=seed.spawn(1)[0], traps="off", uniform=uniform).draws[0, 0]
+    return run_prunelab(bn, evidence, f"prunelab-{sampler}", seconds=seconds, seed=seed, start=x0, uniform=uniform,
+                        pilot_start=10)
 
 
 def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
@@ -302,10 +293,10 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
         elif run.sampler in PRUNE_SAMPLERS:
             uniform = {"prune-cmsgen": "cmsgen", "prune-tempered": "circuit"}.get(
                 run.sampler, "circuit" if circuit is not None else "circuit-per-step")
-            tally, setup = _prune_chain(bn, evidence, run.budget, seed, uniform, PRUNE_SAMPLERS[run.sampler])
-            marginals = tally.marginals()
-            record.update(status="ok", note=f"uniform={uniform}", n_steps=tally.n_steps, seconds=tally.seconds,
-                          setup_seconds=setup, move_rate=tally.move_rate)
+            chain = _prune_chain(bn, evidence, run.budget, seed, uniform, PRUNE_SAMPLERS[run.sampler])
+            marginals = chain.marginals
+            record.update(status="ok", note=f"uniform={uniform}", n_steps=chain.n_steps, seconds=chain.seconds,
+                          setup_seconds=chain.setup_seconds, move_rate=chain.move_rate)
         else:
             from ..peers import run_sampler
             from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded

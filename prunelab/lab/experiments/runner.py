@@ -25,10 +25,9 @@ import numpy as np
 from prunelab.indicators import hellinger, mean_hellinger_over_variables
 from prunelab.samplers import get_sampler
 from prunelab.sampling import sample
-from prunelab.workers import Terminated, sigterm_as_interrupt, worker_count
+from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
 from . import store
 from .cases import case_exact_marginals, case_fingerprint, load_case_network, prepare_case, results_dir
-from .provenance import LIBRARIES as LIBRARIES  # re-exported: its import path before provenance.py
 from .provenance import PROVENANCE_KEYS, git_commit, library_versions, machine_info, previous_sessions
 from .provenance import out_name, provenance_record, utc_now
 from .specs import DEFAULT_ROOT_SEED, CaseSpec, get_profile, run_seed, select_cases
@@ -431,11 +430,13 @@ def _run_todo(todo, prof, prepared, root_seed, out, n_jobs, scheduler, progress,
     with _parallel_context(scheduler, n_jobs), tqdm(
         total=len(todo), disable=not progress, desc=f"{prof.name} runs", unit="run"
     ) as bar:
-        if n_jobs == 1 and scheduler is None:
-            results = (task[0](*task[1], **task[2]) for task in tasks)
-        else:
-            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
+        results = None
         try:
+            if n_jobs == 1 and scheduler is None:
+                results = (task[0](*task[1], **task[2]) for task in tasks)
+            else:
+                with sigint_blocked():  # the workers never see Ctrl-C, even while they start: it is ours to handle
+                    results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
             for record in results:
                 record["case_spec"] = _json_dumps(fingerprints[record["case"]])  # the settings it was made with
                 store.write_run(out, record)
