@@ -238,8 +238,10 @@ def treewidth(
     return induced_width(bn, elimination_order(bn, evidence, heuristic), evidence)
 
 
-EXACT_METHODS = ("auto", "junction_tree", "circuit")
-"""Values of ``method=`` in exact inference: ``"auto"`` is the junction tree, and the circuit where it refuses."""
+EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
+"""Values of ``method=`` in exact inference. ``"auto"`` is the junction tree; where it refuses, the circuit
+for posteriors and the weighted model counter for ``P(e)``; where the circuit refuses too, the counter
+for the posteriors named by ``variables=``."""
 
 
 class ExactMarginals(dict):
@@ -250,34 +252,83 @@ class ExactMarginals(dict):
         self.method = method
 
 
-def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str):
-    """``(method, log P(e), marginals or None, junction tree and calibration or None)``."""
+def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | None:
+    """Indices of the variables whose posteriors are asked for (``None``: every free one), checked by name."""
+    if variables is None:
+        return None
+    if isinstance(variables, str) or not isinstance(variables, Sequence):
+        raise TypeError(f"variables must be a sequence of variable names, not {type(variables).__name__}")
+    index = {v: i for i, v in enumerate(bn.variables)}
+    out = []
+    for v in variables:
+        if v not in index:
+            raise ValueError(f"variables: {v!r} is not a variable of network {bn.name!r}")
+        if v in evidence:
+            raise ValueError(f"variables: {v!r} is observed; its posterior is its evidence")
+        if index[v] in out:
+            raise ValueError(f"variables: {v!r} is named twice")
+        out.append(index[v])
+    return out
+
+
+def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str, variables: list[int] | None = None,
+            posteriors: bool = True):
+    """``(method, log P(e), marginals or None, junction tree and calibration or None)``.
+
+    ``posteriors=False`` asks for ``P(e)`` only; ``variables`` (indices) for the posteriors of those
+    variables only (``None``: all).
+    """
     if method not in EXACT_METHODS:
         raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
-    refusal = None
-    if method != "circuit":
+    refusals: list[ValueError] = []
+    if method in ("auto", "junction_tree"):
         try:
             tree, calibration = calibrate(bn, evidence)
         except TablesTooLargeError as exc:
             if method == "junction_tree":
                 raise
-            refusal = exc
+            refusals.append(exc)
         else:
             return "junction_tree", calibration.log_probability, None, (tree, calibration)
-    from .circuit import MAX_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, inference
+    from .circuit import CircuitTooLargeError, CountTooHardError, ImpossibleEvidenceError, counting, inference
 
     net = compile_network(bn, evidence)
+    auto = method == "auto"
+    if method == "circuit" or (auto and posteriors):
+        try:
+            cap = inference.AUTO_COMPILE_SECONDS if auto else inference.MAX_COMPILE_SECONDS
+            circuit = inference.circuit_for(net, max_seconds=cap, race=True)  # answers do not depend on the vtree
+        except ImpossibleEvidenceError:
+            return "circuit", -math.inf, {}, None
+        except CircuitTooLargeError as exc:
+            if not auto:
+                raise
+            if variables is None:
+                raise CircuitTooLargeError(f"the junction tree refused ({refusals[0]}), and {exc}; name the "
+                                           f"posteriors wanted (variables=) to have them counted") from None
+            refusals.append(exc)
+        else:
+            log_p, marginals = inference.circuit_inference(bn, net, circuit)
+            return "circuit", log_p, marginals, None
+    from .circuit.encoding import encode_network
+
     try:
-        cap = MAX_COMPILE_SECONDS if refusal is None else inference.AUTO_COMPILE_SECONDS
-        circuit = inference.circuit_for(net, max_seconds=cap, race=True)  # answers do not depend on the vtree
+        enc = encode_network(net, bn.variables)
     except ImpossibleEvidenceError:
-        return "circuit", -math.inf, {}, None
-    except CircuitTooLargeError as exc:
-        if refusal is None:
+        return "counter", -math.inf, {}, None
+    cap = counting.AUTO_COUNT_SECONDS if auto else counting.MAX_COUNT_SECONDS
+    asked = (variables if variables is not None else net.free.tolist()) if posteriors else None
+    try:
+        log_p, marginals = counting.count_inference(bn.variables, net, enc, asked, max_seconds=cap,
+                                                    what=f"network {bn.name!r}")
+    except CountTooHardError as exc:
+        if not refusals:
             raise
-        raise CircuitTooLargeError(f"the junction tree refused ({refusal}), and {exc}") from None
-    log_p, marginals = inference.circuit_inference(bn, net, circuit)
-    return "circuit", log_p, marginals, None
+        before = f"the junction tree refused ({refusals[0]})"
+        if len(refusals) > 1:
+            before += f", the circuit refused ({refusals[1]})"
+        raise CountTooHardError(f"{before}, and {exc}") from None
+    return "counter", log_p, marginals, None
 
 
 def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
@@ -285,15 +336,17 @@ def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
     return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
 
 
-def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, method: str = "auto"
-                    ) -> ExactMarginals:
+def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, method: str = "auto",
+                    variables: Sequence[str] | None = None) -> ExactMarginals:
     """Exact posterior ``P(X | e)`` of every unobserved variable.
 
     All marginals come from one calibration of a junction tree (one upward and one
     downward pass), not from one variable elimination per variable; where the
     junction tree's tables exceed their caps, from one upward and one outward pass
     over a decision diagram that exploits the network's determinism
-    (:mod:`prunelab.circuit`).
+    (:mod:`prunelab.circuit`); where no diagram can be built in time either, from
+    ``k`` weighted model counts per ``k``-state variable named in ``variables``
+    (:mod:`prunelab.circuit.counting`).
 
     Parameters
     ----------
@@ -301,16 +354,24 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     evidence : mapping of str to state, pandas Series, or None
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states (state names or state indices).
-    method : {"auto", "junction_tree", "circuit"}, default "auto"
-        ``"auto"``: the junction tree, and the circuit if the junction tree refuses
-        (compiled for at most :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`).
+    method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
+        ``"auto"``: the junction tree; if it refuses, the circuit (compiled for at
+        most :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`); if that refuses too
+        and ``variables`` is given, the counter (for at most
+        :data:`~prunelab.circuit.counting.AUTO_COUNT_SECONDS`). ``"counter"``: the
+        counts alone, one per state of each variable asked for (all free variables
+        if ``variables`` is None: slow on large networks).
+    variables : sequence of str, optional
+        The free variables whose posteriors to return, in this order; all of them
+        if None.
 
     Returns
     -------
     ExactMarginals
-        A dict: for every variable not in ``evidence``, in ``bn.variables`` order, a
-        float64 array over its states that sums to 1. Observed variables are
-        omitted. Its attribute ``method`` names the method that answered.
+        A dict: for every variable not in ``evidence`` (or every one named in
+        ``variables``, in that order), in ``bn.variables`` order, a float64 array
+        over its states that sums to 1. Observed variables are omitted. Its
+        attribute ``method`` names the method that answered.
 
     Raises
     ------
@@ -324,8 +385,13 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables more
         than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
     prunelab.circuit.CircuitTooLargeError
-        (a ``ValueError``) The circuit, where it was tried, outgrew its caps; the
-        message names the size reached (and the junction tree's refusal).
+        (a ``ValueError``) The circuit, where it was tried last, outgrew its caps;
+        the message names the size reached (and the junction tree's refusal).
+    prunelab.circuit.CountTooHardError
+        (a ``ValueError``) The counts, where they were tried, reached their caps;
+        the message names how many were done (and the earlier refusals).
+    ValueError
+        ``variables`` names an unknown or observed variable, or one twice.
 
     See Also
     --------
@@ -352,15 +418,20 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     array([0.5, 0.5])
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
+    >>> exact_marginals(bn, evidence={"B": "1"}, method="counter").method
+    'counter'
     """
     evidence = as_evidence(evidence)
-    used, log_p, marginals, calibrated = _answer(bn, evidence, method)
+    chosen = _chosen(bn, bn.evidence_names(evidence) if evidence else {}, variables)
+    used, log_p, marginals, calibrated = _answer(bn, evidence, method, chosen)
     if log_p == -math.inf:
         raise _impossible(bn, evidence)
     if calibrated is not None:
         tree, calibration = calibrated
         by_index = dict(zip(tree.order, distribute(tree, calibration)))
         marginals = {bn.variables[i]: by_index[i] for i in sorted(by_index)}
+    if chosen is not None:
+        marginals = {bn.variables[i]: marginals[bn.variables[i]] for i in chosen}
     return ExactMarginals(marginals, used)
 
 
@@ -375,8 +446,9 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     bn : BayesianNetwork
     evidence : mapping of str to state, pandas Series, or None
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
-    method : {"auto", "junction_tree", "circuit"}, default "auto"
-        As in :func:`exact_marginals`.
+    method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
+        As in :func:`exact_marginals`, except that ``"auto"`` turns from a refusing
+        junction tree straight to the counter: one weighted count answers ``P(e)``.
 
     Returns
     -------
@@ -411,7 +483,7 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     evidence = as_evidence(evidence)
     if not evidence:
         return 0.0
-    return float(_answer(bn, evidence, method)[1])
+    return float(_answer(bn, evidence, method, posteriors=False)[1])
 
 
 def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto") -> float:
@@ -423,8 +495,9 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     evidence : mapping of str to state, pandas Series, or None
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states; empty or None gives 1.0.
-    method : {"auto", "junction_tree", "circuit"}, default "auto"
-        As in :func:`exact_marginals`.
+    method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
+        As in :func:`exact_marginals`, except that ``"auto"`` turns from a refusing
+        junction tree straight to the counter: one weighted count answers ``P(e)``.
 
     Returns
     -------
@@ -471,5 +544,5 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     evidence = as_evidence(evidence)
     if not evidence:
         return 1.0
-    used, log_p, _, calibrated = _answer(bn, evidence, method)
+    used, log_p, _, calibrated = _answer(bn, evidence, method, posteriors=False)
     return calibrated[1].probability if calibrated is not None else math.exp(log_p)

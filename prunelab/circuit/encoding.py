@@ -41,7 +41,7 @@ import numpy as np
 from ..compiled import CompiledNetwork
 from ..network import EvidenceError
 
-__all__ = ["CircuitEncoding", "encode_network", "encode_states", "ImpossibleEvidenceError"]
+__all__ = ["CircuitEncoding", "ImpossibleEvidenceError", "encode_network", "encode_states", "state_literal"]
 
 
 class ImpossibleEvidenceError(EvidenceError):
@@ -98,7 +98,7 @@ class CircuitEncoding(NamedTuple):
         return self.clause_literal[self.clause_ptr[k]:self.clause_ptr[k + 1]]
 
 
-def _state_literal(state_ptr, state_boolean, card, i: int, v: int) -> int:
+def state_literal(state_ptr, state_boolean, card, i: int, v: int) -> int:
     """The literal that says "variable ``i`` is in state ``v``" (``i`` free)."""
     first = state_boolean[state_ptr[i]]
     if card[i] == 2:
@@ -293,7 +293,7 @@ def _rows(net: CompiledNetwork, state_ptr, state_boolean):
         family_free = [family[col] for col in free_cols]
         c_row = net.cpt[net.cpt_offset[i]:net.cpt_offset[i + 1]]
         for r in np.flatnonzero(agree & (c_row < 1.0)):
-            condition = [_state_literal(state_ptr, state_boolean, card, family[col], int(values[r, col]))
+            condition = [state_literal(state_ptr, state_boolean, card, family[col], int(values[r, col]))
                          for col in free_cols]
             yield i, int(net.cpt_offset[i] + r), float(c_row[r]), family_free, condition
 
