@@ -10,10 +10,10 @@ nothing. So one count gives ``P(e)``, and ``k`` counts with a unit clause each g
 the posterior of one ``k``-state variable (their sum is ``P(e)``).
 
 The counter is Ganak (Sharma, Roy, Soos and Meel; through ``pyganak``), which
-counts in MPFR arithmetic at 128 bits and returns a double. A count outside the
-double's range is shifted back into it: scaling both weights of one ``theta``
-Boolean by ``2**t`` scales every model's weight, so the count, by exactly ``2**t``,
-and the logarithm is corrected. A count of exactly zero is told from an underflow
+counts in MPFR arithmetic at 128 bits and returns a double. The count is at most 1;
+one below the double's range is shifted back into it: scaling both weights of one
+``theta`` Boolean by ``2**t`` scales every model's weight, so the count, by exactly
+``2**t``, and the logarithm is corrected. A count of exactly zero is told from an underflow
 by the unweighted count of the same CNF (zero only if it has no model).
 
 Caps. Ganak cannot be interrupted, so the counts run in a forked child, which the
@@ -74,37 +74,34 @@ def _one_count(enc: CircuitEncoding, weights, units: Sequence[int], shift: int, 
     import pyganak
 
     counter = pyganak.WeightedCounter(prec=128) if weighted else pyganak.Counter()
-    if enc.n_booleans:
-        counter.new_vars(enc.n_booleans)
+    counter.new_vars(enc.n_booleans)
     counter.add_clauses([enc.clause(k).tolist() for k in range(enc.n_clauses)] + [[int(u)] for u in units])
     if weighted:
         left = shift
         for b, c in weights:
-            step = max(-_SHIFT_BITS, min(_SHIFT_BITS, left))
+            step = min(_SHIFT_BITS, left)
             counter.set_lit_weight(b, math.ldexp(c, step))
             counter.set_lit_weight(-b, math.ldexp(1.0, step))
             left -= step
-        if left:
-            raise OverflowError(f"a count needs a shift of {shift} bits, more than the {len(weights)} label "
-                                f"indicators can carry")
     return counter.count()
 
 
 def _log_count(enc: CircuitEncoding, weights, units: Sequence[int]) -> float:
-    """``log`` of the weighted count (``-inf`` if the CNF with ``units`` has no model), in range whatever its size."""
-    if enc.n_booleans == 0:  # everything observed: the one empty state, unless a unit clause asks for a Boolean
-        return -math.inf if units else 0.0
-    shift = 0
-    for _ in range(64):
+    """``log`` of the weighted count (``-inf`` if the CNF with ``units`` has no model), whatever its size.
+
+    The count is at most 1: summing the free variables out from the leaves up, a free
+    variable's own CPT row sums to 1 and an observed child's entries are at most 1. So
+    only an underflow needs a shift, upwards, by ``_SHIFT_BITS`` per ``theta`` pair.
+    """
+    if enc.n_booleans == 0:  # everything observed: the one empty state
+        return 0.0
+    for shift in range(0, _SHIFT_BITS * len(weights) + 1, _SHIFT_BITS):
         value = _one_count(enc, weights, units, shift)
+        if value >= 2.0**-900 or (value > 0.0 and shift == _SHIFT_BITS * len(weights)):
+            return math.log(value) - shift * math.log(2.0)
         if value == 0.0 and shift == 0 and _one_count(enc, weights, units, 0, weighted=False) == 0:
             return -math.inf
-        if 0.0 < value < math.inf and (value >= 2.0**-900 or not weights):
-            return math.log(value) - shift * math.log(2.0)
-        if not weights:
-            raise OverflowError(f"a count without label indicators is {value!r}, outside the double's range")
-        shift += _SHIFT_BITS if value < 2.0**-900 else -_SHIFT_BITS
-    raise OverflowError("a count stayed outside the double's range after 64 rescalings")
+    raise OverflowError(f"a weighted count underflows the double's range even shifted by {shift} bits")
 
 
 def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Sequence[int]], *,
