@@ -21,6 +21,12 @@ The compiled junction tree depends only on the network and on *which* variables
 are observed, not on their values; it is cached per network object (weakly, so
 networks are not kept alive) and per observed-variable set (:mod:`prunelab.junction_tree`).
 
+Where the tables exceed their caps, exact inference turns to the network's
+determinism (``method="auto"``): a compiled circuit answers every posterior at once
+(:mod:`prunelab.circuit`), and a weighted model counter answers ``P(e)`` with one
+count and a named variable's posterior with one count per state
+(:mod:`prunelab.circuit.counting`). The answer says which method gave it.
+
 References
 ----------
 .. [1] D. Koller and N. Friedman, *Probabilistic Graphical Models: Principles and
