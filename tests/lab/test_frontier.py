@@ -98,3 +98,36 @@ def test_mcsat_experiment_runs_tiny_and_its_frozen_tables_match_its_plan(tmp_pat
     planned = {r.id for r in MCSAT.plan(MCSAT.profiles["paper"])}
     assert planned == set(frozen["bias"]["id"]) | set(frozen["benchmark"]["id"])
     assert set(frozen["provenance"]) == set(PROVENANCE_KEYS)  # written with sorted keys
+
+
+def test_count_runs_give_the_junction_trees_exact_answers_on_the_smoke_grids(tmp_path):
+    from prunelab.exact import log_probability_of_evidence
+
+    report = sweep(FRONTIER, "smoke", out=tmp_path, kinds=["count"], root_seed=3)
+    smoke = FRONTIER.profiles["smoke"]
+    assert report["rows"] == {"count": len(smoke.grids) * len(smoke.evidence)} and report["missing"] != []
+    counted = load_folder(tmp_path)["count"]
+    assert (counted["count_status"] == "ok").all() and (counted["count_note"] == "").all()
+    assert (counted["count_cap_seconds"] == smoke.count_seconds).all()
+    assert (counted["count_seconds"] > 0).all() and (counted["count_cpu_seconds"] > 0).all()
+    for row in counted.itertuples():  # two independent exact methods: the counter and the junction tree
+        bn, evidence = grid_case(row.percent, row.side, row.seed, row.evidence)
+        assert row.n_observed == len(evidence) and row.n_nodes == len(bn.variables)
+        jt = exact_marginals(bn, evidence, method="junction_tree")[bn.variables[-1]][1]
+        assert abs(row.count_p_sink - jt) < 1e-9, row.id
+        log_p = log_probability_of_evidence(bn, evidence, method="junction_tree")
+        assert abs(row.count_log_p_evidence - log_p) < 1e-9, row.id
+    assert set(counted["evidence"]) == {"none", "scattered"}
+    assert (counted.loc[counted["evidence"] == "none", "count_log_p_evidence"].abs() < 1e-12).all()  # P(no evidence) = 1
+
+
+def test_a_count_past_its_cap_is_a_refusal_record_not_an_answer(tmp_path):
+    capped = FrontierProfile("capped", grids=((50, 4, 1),), budget_grids=(), budgets=(), evidence=("none",),
+                             count_seconds=0.0)
+    report = sweep(FRONTIER, capped, out=tmp_path, kinds=["count"], root_seed=3)
+    assert report["rows"] == {"count": 1}
+    row = load_folder(tmp_path)["count"].iloc[0]
+    assert row["id"] == "count.d50-4x4-s1.none" and row["count_status"] == "refused"
+    assert "cap of 0 s" in row["count_note"] and "0 of its 2 weighted counts done" in row["count_note"]
+    assert np.isnan(row["count_p_sink"]) and np.isnan(row["count_log_p_evidence"])
+    assert row["count_cap_seconds"] == 0.0

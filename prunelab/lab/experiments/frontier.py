@@ -7,7 +7,7 @@ forward sampling is exact sampling) and with a tenth of the nodes observed
 (:data:`EVIDENCE_SHARE`; never the sink or its parents) at the states of one forward
 sample of the grid, so that the evidence is possible.
 
-Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.sweep`):
+Four kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.sweep`):
 
 ``compile``
     the induced width of the cheapest elimination order exact inference finds, the junction tree's answer or refusal
@@ -26,7 +26,13 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     second of wall and of CPU time (the latter does not depend on the machine's load)
     and each chain's sink estimate; and as many independent prune chains with
     CMSGen's near-uniform draws (``uniform="cmsgen"``), so that two independent
-    methods can be checked against each other where no exact answer exists.
+    methods can be checked against each other (and against the ``count`` runs' exact answer);
+``count``
+    the exact ``P(sink = T | e)`` and ``log P(e)`` of every grid and evidence of the
+    ``compile`` runs by weighted model counting (Ganak, :func:`prunelab.circuit.count_inference`)
+    over the circuit's CNF, two counts and no circuit kept, or the refusal at the profile's
+    ``count_seconds``; wall seconds and CPU seconds (this process and the counter's
+    child), so that the counter's reach stands beside the compiler's.
 
 The budget runs' samplers (:data:`FRONTIER_SAMPLERS`): ``"prune"`` draws from the
 compiled circuit, or compiles the pruned set's CNF at every step where the whole
@@ -38,7 +44,7 @@ prune with CMSGen's draws, which need no circuit and carry no uniformity guarant
 ::
 
     from prunelab.lab.experiments import EXPERIMENTS, results
-    tables = results(EXPERIMENTS["frontier"], "smoke")      # tables["compile"], tables["budget"]
+    tables = results(EXPERIMENTS["frontier"], "smoke")      # tables["compile"], tables["budget"], tables["count"]
 
 or ``python -m prunelab run frontier --profile paper``.
 """
@@ -90,6 +96,8 @@ class FrontierProfile:
         Evidence kinds (:data:`EVIDENCE_KINDS`).
     compile_seconds : float
         Cap of one circuit compilation (it refuses past it).
+    count_seconds : float
+        Cap of one ``count`` run's weighted model counts together (it refuses past it).
     speed_steps : int
         Prune steps timed for the steps per second of a ``compile`` run.
     per_step_grids : tuple of (percent deterministic, side, seed)
@@ -107,6 +115,7 @@ class FrontierProfile:
     samplers: tuple[str, ...] = FRONTIER_SAMPLERS
     evidence: tuple[str, ...] = EVIDENCE_KINDS
     compile_seconds: float = 600.0
+    count_seconds: float = 600.0
     speed_steps: int = 2000
     per_step_grids: tuple[tuple[int, int, int], ...] = ()
     per_step_chains: int = 4
@@ -134,7 +143,8 @@ FRONTIER_PROFILES = {
     "smoke": FrontierProfile(
         "smoke", grids=((90, 6, 1), (50, 5, 1)), budget_grids=((90, 6, 1),), budgets=(0.2,),
         samplers=("prune", "prune-tempered", "prune-cmsgen", "gibbs", "pyagrum-lbp"), compile_seconds=60.0,
-        speed_steps=200, per_step_grids=((90, 6, 1),), per_step_chains=2, per_step_steps=5, per_step_cmsgen_steps=20,
+        count_seconds=60.0, speed_steps=200, per_step_grids=((90, 6, 1),), per_step_chains=2, per_step_steps=5,
+        per_step_cmsgen_steps=20,
     ),
 }
 """``paper``: 55 grids (90 % to 50 x 50, 75 % to 26 x 26, 50 % to 20 x 20, seeds 1-3, and the 90 % 50 x 50
@@ -250,6 +260,41 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
     record["steps_per_second"] = prof.speed_steps / (time.perf_counter() - tic)
     record["median_log10_pruned"] = float(np.median(np.log10(out.size)))
     return record
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the counter's forked child among them)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _count_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
+    """``P(sink = T | e)`` and ``log P(e)`` by weighted model counting (Ganak) over the circuit's CNF, or a refusal.
+
+    Two counts (the sink's two states) within the profile's ``count_seconds``; the seconds (wall, and CPU of this
+    process and the counter's child) run from the CNF's encoding to the last count. Nothing is drawn:
+    ``root_seed`` is unused.
+    """
+    from prunelab.circuit import CountTooHardError, count_inference, encode_network
+    from prunelab.compiled import compile_network
+
+    bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
+    sink = bn.variables[-1]
+    net = compile_network(bn, evidence)
+    tic, cpu = time.perf_counter(), _cpu_seconds()
+    try:
+        log_p, marginals = count_inference(bn.variables, net, encode_network(net, bn.variables),
+                                           [len(bn.variables) - 1], max_seconds=prof.count_seconds,
+                                           what=f"{run.grid} with evidence {run.evidence!r}")
+    except CountTooHardError as exc:
+        status, note, log_p, p_sink = "refused", str(exc)[:300], math.nan, math.nan
+    else:
+        status, note, p_sink = "ok", "", float(marginals[sink][1])
+    return {"n_nodes": len(bn.variables), "n_observed": len(evidence), "count_status": status, "count_note": note,
+            "count_seconds": time.perf_counter() - tic, "count_cpu_seconds": _cpu_seconds() - cpu,
+            "count_p_sink": p_sink, "count_log_p_evidence": float(log_p), "count_cap_seconds": prof.count_seconds}
 
 
 def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uniform: str, sampler: str = "prune"):
@@ -377,17 +422,19 @@ class _Frontier:
 
     name = "frontier"
     profiles = FRONTIER_PROFILES
-    tables = {"compile": "compile", "budget": "budget", "per_step": "per_step"}
-    libraries = ("pyagrum", "pysdd", "pycmsgen")
+    tables = {"compile": "compile", "budget": "budget", "per_step": "per_step", "count": "count"}
+    libraries = ("pyagrum", "pysdd", "pycmsgen", "pyganak")
 
     def plan(self, profile) -> tuple[FrontierRun, ...]:
-        """Compile runs, smallest grids first, then budget runs, shortest budgets first."""
+        """Compile runs, smallest grids first, then budget runs, shortest budgets first, per-step runs, count runs."""
         runs = [FrontierRun("compile", p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
                 for ev in profile.evidence]
         runs += [FrontierRun("budget", p, n, s, ev, sampler=name, budget=float(b))
                  for b in sorted(profile.budgets) for p, n, s in profile.budget_grids for ev in profile.evidence
                  for name in profile.samplers]
         runs += [FrontierRun("per_step", p, n, s, "none") for p, n, s in profile.per_step_grids]
+        runs += [FrontierRun("count", p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
+                 for ev in profile.evidence]
         return tuple(runs)
 
     def run(self, run: FrontierRun, profile: FrontierProfile, root_seed: int) -> dict:
@@ -395,7 +442,8 @@ class _Frontier:
         from .provenance import current_load
 
         load, tic = current_load(), time.perf_counter()
-        body = {"compile": _compile_run, "budget": _budget_run, "per_step": _per_step_run}[run.kind]
+        body = {"compile": _compile_run, "budget": _budget_run, "per_step": _per_step_run,
+                "count": _count_run}[run.kind]
         record = {"id": run.id, "grid": run.grid, "percent": run.percent, "side": run.side, "seed": run.seed,
                   "evidence": run.evidence}
         if run.kind == "budget":
