@@ -24,8 +24,7 @@ platform cannot fork, the counts run in the calling process without caps.
 References
 ----------
 .. [1] S. Sharma, S. Roy, M. Soos and K. S. Meel, "GANAK: A scalable probabilistic
-   exact model counter", IJCAI 2019; M. Soos et al., "Engineering an efficient
-   approximate/exact model counter", CAV 2025.
+   exact model counter", IJCAI 2019 (we run a current release, pyganak 2.8.0).
 .. [2] T. Sang, P. Beame and H. Kautz, "Solving Bayesian networks by weighted model
    counting", AAAI 2005.
 """
