@@ -123,8 +123,11 @@ class EliminationOrder(NamedTuple):
 
     @property
     def total_entries(self) -> float:
-        """Entries of all clique tables together."""
-        return math.fsum(self.entries)
+        """Entries of all clique tables together; ``inf`` past the float range (more than any cap)."""
+        try:
+            return math.fsum(self.entries)
+        except OverflowError:  # finite tables of ~2**1023 entries each whose sum is not
+            return math.inf
 
     @property
     def largest_entries(self) -> float:

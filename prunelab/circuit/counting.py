@@ -18,7 +18,8 @@ by the unweighted count of the same CNF (zero only if it has no model).
 
 Caps. Ganak cannot be interrupted, so the counts run in a forked child, which the
 parent stops when they have run for ``max_seconds`` or its resident memory passes
-``max_bytes``; the refusal names how many of the counts were done. Where the
+``max_bytes``; the refusal names how many of the counts were done. The child's
+standard output goes to ``os.devnull``: Ganak writes progress lines there. Where the
 platform cannot fork, the counts run in the calling process without caps.
 
 References
@@ -193,6 +194,8 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
 
 
 def _child(enc, weights, queries, writer) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # Ganak prints "c o intermediate count" lines to the standard output of the process
     try:
         for q in queries:
             writer.send(("count", _log_count(enc, weights, q)))

@@ -155,3 +155,9 @@ def test_auto_refusal_past_the_counter_names_all_three(monkeypatch):
     with pytest.raises(CountTooHardError, match=r"the junction tree refused .*MAX_CLIQUE_ENTRIES.*, the circuit "
                                                 r"refused \(compiling stopped .*\), and counting network"):
         exact_marginals(make_grid(7, 0.9, seed=2), {"v_7_7": "T"}, variables=["v_1_1"])
+
+
+def test_the_counter_writes_nothing_to_the_standard_output(capfd):
+    """Ganak prints a line for a zero count; the counting process sends its standard output to /dev/null."""
+    assert log_probability_of_evidence(_copy_chain(), {"A": "0", "C": "1"}, method="counter") == -math.inf
+    assert capfd.readouterr().out == ""

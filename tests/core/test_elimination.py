@@ -123,3 +123,14 @@ def test_check_fits_names_the_clique_and_the_cap(monkeypatch):
     monkeypatch.setattr(prunelab.elimination, "MAX_TOTAL_ENTRIES", 16)
     with pytest.raises(TablesTooLargeError, match="more than MAX_TOTAL_ENTRIES=16"):
         check_fits(best, "a test", bn.variables)
+
+
+def test_tables_past_the_float_range_are_refused_not_crashed():
+    """Cliques of 2**1022 entries and more sum past the largest float: a refusal, not ``fsum``'s OverflowError."""
+    n = 1023
+    complete = {i: set(range(n)) - {i} for i in range(n)}
+    order = evaluate_order(complete, [2] * n, list(range(n)))
+    assert order.largest_entries == 2.0**1022 * 2  # finite, every table finite
+    assert order.total_entries == math.inf
+    with pytest.raises(TablesTooLargeError, match=r"a clique over 1023 variables \(8\.988e\+307 entries"):
+        check_fits(order, "exact inference on a complete graph")
