@@ -205,7 +205,7 @@ def _subprocess_row(flag: str, ratio: float, side: int, seed: int, timeout: floa
     if done.returncode != 0:
         print(f"{head} failed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
         return None
-    row = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])  # the row is the last JSON line
+    row = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     if "error" in row:
         print(f"{head} refused ({row['cpu']:.0f} s cpu, {row['rss_gib']:.2f} GiB): {row['error']}", flush=True)
         return None
