@@ -89,15 +89,15 @@ def one(ratio: float, side: int, seed: int, max_seconds: float, max_size: int | 
 def one_count(ratio: float, side: int, seed: int, max_seconds: float) -> dict:
     """Count one grid's sink in this process (the counter forks its own child); the row's fields."""
     from prunelab import make_grid
-    from prunelab.circuit import CountTooHardError, count_inference, encode_network
+    from prunelab.circuit import CountTooHardError, count_inference
     from prunelab.compiled import compile_network
 
     bn = make_grid(side, ratio, seed=seed)
     net = compile_network(bn)
     start, cpu = time.perf_counter(), _cpu()
     try:
-        _, marginals = count_inference(bn.variables, net, encode_network(net, bn.variables), [len(bn.variables) - 1],
-                                       max_seconds=max_seconds, what=f"{ratio:g} {side}x{side} s{seed}")
+        _, marginals = count_inference(bn.variables, net, [len(bn.variables) - 1], max_seconds=max_seconds,
+                                       what=f"{ratio:g} {side}x{side} s{seed}")
     except CountTooHardError as err:
         return {"error": str(err), "seconds": time.perf_counter() - start, "cpu": _cpu() - cpu, **_rss()}
     return {"seconds": time.perf_counter() - start, "cpu": _cpu() - cpu, "sink": float(marginals[bn.variables[-1]][1]),
@@ -205,7 +205,7 @@ def _subprocess_row(flag: str, ratio: float, side: int, seed: int, timeout: floa
     if done.returncode != 0:
         print(f"{head} failed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
         return None
-    row = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    row = json.loads(done.stdout.strip().splitlines()[-1])
     if "error" in row:
         print(f"{head} refused ({row['cpu']:.0f} s cpu, {row['rss_gib']:.2f} GiB): {row['error']}", flush=True)
         return None

@@ -265,14 +265,16 @@ def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | No
     if isinstance(variables, str) or not isinstance(variables, Sequence):
         raise TypeError(f"variables must be a sequence of variable names, not {type(variables).__name__}")
     index = {v: i for i, v in enumerate(bn.variables)}
-    out = []
+    out: list[int] = []
+    seen: set[int] = set()
     for v in variables:
         if v not in index:
             raise ValueError(f"variables: {v!r} is not a variable of network {bn.name!r}")
         if v in evidence:
             raise ValueError(f"variables: {v!r} is observed; its posterior is its evidence")
-        if index[v] in out:
+        if index[v] in seen:
             raise ValueError(f"variables: {v!r} is named twice")
+        seen.add(index[v])
         out.append(index[v])
     return out
 
@@ -316,17 +318,13 @@ def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str, variable
         else:
             log_p, marginals = inference.circuit_inference(bn, net, circuit)
             return "circuit", log_p, marginals, None
-    from .circuit.encoding import encode_network
-
-    try:
-        enc = encode_network(net, bn.variables)
-    except ImpossibleEvidenceError:
-        return "counter", -math.inf, {}, None
     cap = counting.AUTO_COUNT_SECONDS if auto else counting.MAX_COUNT_SECONDS
     asked = (variables if variables is not None else net.free.tolist()) if posteriors else None
     try:
-        log_p, marginals = counting.count_inference(bn.variables, net, enc, asked, max_seconds=cap,
+        log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap,
                                                     what=f"network {bn.name!r}")
+    except ImpossibleEvidenceError:
+        return "counter", -math.inf, {}, None
     except CountTooHardError as exc:
         if not refusals:
             raise

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiled import CompiledNetwork
-from .encoding import CircuitEncoding, state_literal
+from .encoding import CircuitEncoding, encode_network, state_literal
 
 __all__ = ["AUTO_COUNT_SECONDS", "CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "count_inference",
            "log_counts"]
@@ -69,13 +69,18 @@ def _weights(enc: CircuitEncoding, net: CompiledNetwork) -> list[tuple[int, floa
     return [(int(b), float(net.cpt[enc.theta_label[b]])) for b in booleans]
 
 
-def _one_count(enc: CircuitEncoding, weights, units: Sequence[int], shift: int, weighted: bool = True):
+def _clauses(enc: CircuitEncoding) -> list[list[int]]:
+    """The CNF's clauses as lists of signed Booleans, as the counter takes them (built once per call)."""
+    return [enc.clause(k).tolist() for k in range(enc.n_clauses)]
+
+
+def _one_count(n_booleans: int, clauses, weights, units: Sequence[int], shift: int, weighted: bool = True):
     """One count of the CNF with ``units`` as unit clauses, ``shift`` bits spread over the first thetas."""
     import pyganak
 
     counter = pyganak.WeightedCounter(prec=128) if weighted else pyganak.Counter()
-    counter.new_vars(enc.n_booleans)
-    counter.add_clauses([enc.clause(k).tolist() for k in range(enc.n_clauses)] + [[int(u)] for u in units])
+    counter.new_vars(n_booleans)
+    counter.add_clauses(clauses + [[int(u)] for u in units])
     if weighted:
         left = shift
         for b, c in weights:
@@ -86,20 +91,20 @@ def _one_count(enc: CircuitEncoding, weights, units: Sequence[int], shift: int, 
     return counter.count()
 
 
-def _log_count(enc: CircuitEncoding, weights, units: Sequence[int]) -> float:
+def _log_count(n_booleans: int, clauses, weights, units: Sequence[int]) -> float:
     """``log`` of the weighted count (``-inf`` if the CNF with ``units`` has no model), whatever its size.
 
     The count is at most 1: summing the free variables out from the leaves up, a free
     variable's own CPT row sums to 1 and an observed child's entries are at most 1. So
     only an underflow needs a shift, upwards, by ``_SHIFT_BITS`` per ``theta`` pair.
     """
-    if enc.n_booleans == 0:  # everything observed: the one empty state
+    if n_booleans == 0:  # everything observed: the one empty state
         return 0.0
     for shift in range(0, _SHIFT_BITS * len(weights) + 1, _SHIFT_BITS):
-        value = _one_count(enc, weights, units, shift)
+        value = _one_count(n_booleans, clauses, weights, units, shift)
         if value >= 2.0**-900 or (value > 0.0 and shift == _SHIFT_BITS * len(weights)):
             return math.log(value) - shift * math.log(2.0)
-        if value == 0.0 and shift == 0 and _one_count(enc, weights, units, 0, weighted=False) == 0:
+        if value == 0.0 and shift == 0 and _one_count(n_booleans, clauses, weights, units, 0, weighted=False) == 0:
             return -math.inf
     raise OverflowError(f"a weighted count underflows the double's range even shifted by {shift} bits")
 
@@ -150,13 +155,13 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
         bad = [u for u in q if u == 0 or abs(u) > enc.n_booleans]
         if bad:
             raise ValueError(f"query literal {bad[0]} is not a signed Boolean of the CNF (1..{enc.n_booleans})")
-    weights = _weights(enc, net)
+    problem = (enc.n_booleans, _clauses(enc), _weights(enc, net))
     try:
         ctx = mp.get_context("fork")
     except ValueError:
-        return [_log_count(enc, weights, q) for q in queries]
+        return [_log_count(*problem, q) for q in queries]
     reader, writer = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(enc, weights, queries, writer), daemon=True)
+    child = ctx.Process(target=_child, args=(problem, queries, writer), daemon=True)
     start = time.perf_counter()
     child.start()
     writer.close()
@@ -193,12 +198,12 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
     return out
 
 
-def _child(enc, weights, queries, writer) -> None:
+def _child(problem, queries, writer) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints "c o intermediate count" lines to the standard output of the process
     try:
         for q in queries:
-            writer.send(("count", _log_count(enc, weights, q)))
+            writer.send(("count", _log_count(*problem, q)))
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
         writer.send(("failed", f"{type(err).__name__}: {err}"))
 
@@ -212,8 +217,8 @@ def _resident_bytes(pid: int) -> int:
         return 0
 
 
-def count_inference(names: Sequence[str], net: CompiledNetwork, enc: CircuitEncoding,
-                    variables: Sequence[int] | None, *, max_seconds: float = MAX_COUNT_SECONDS,
+def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Sequence[int] | None, *,
+                    max_seconds: float = MAX_COUNT_SECONDS,
                     what: str = "the network") -> tuple[float, dict[str, np.ndarray]]:
     """``log P(e)`` and the posteriors of the chosen free variables, ``k`` weighted counts per variable.
 
@@ -222,9 +227,7 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, enc: CircuitEnco
     names : sequence of str
         The network's variable names (``bn.variables``).
     net : CompiledNetwork
-        The network with its evidence.
-    enc : CircuitEncoding
-        ``encode_network(net)``.
+        The network with its evidence; its CNF is :func:`~prunelab.circuit.encoding.encode_network`'s.
     variables : sequence of int or None
         Indices of free variables whose posterior to count, in the order returned;
         ``None`` or empty: none (one count, ``P(e)`` only).
@@ -240,18 +243,25 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, enc: CircuitEnco
     marginals : dict of str to numpy.ndarray
         The posterior of each chosen variable.
 
+    Raises
+    ------
+    ImpossibleEvidenceError
+        A deterministic zero mentions only observed variables (from the encoding).
+    CountTooHardError
+        The counts reached a cap (:func:`log_counts`).
+
     Examples
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.circuit import encode_network
     >>> bn = load_network("asia")
     >>> net = compile_network(bn, {"dysp": "yes"})
-    >>> log_p, post = count_inference(bn.variables, net, encode_network(net), [bn.variables.index("bronc")])
+    >>> log_p, post = count_inference(bn.variables, net, [bn.variables.index("bronc")])
     >>> round(float(post["bronc"][0]), 6)
     0.833967
     """
     variables = list(variables or [])
+    enc = encode_network(net, names)
     card = net.cardinality
     queries = [[state_literal(enc.state_ptr, enc.state_boolean, card, i, v)] for i in variables
                for v in range(int(card[i]))] or [[]]

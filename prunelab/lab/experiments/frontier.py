@@ -277,7 +277,7 @@ def _count_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
     process and the counter's child) run from the CNF's encoding to the last count. Nothing is drawn:
     ``root_seed`` is unused.
     """
-    from prunelab.circuit import CountTooHardError, count_inference, encode_network
+    from prunelab.circuit import CountTooHardError, count_inference
     from prunelab.compiled import compile_network
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
@@ -285,8 +285,7 @@ def _count_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
     net = compile_network(bn, evidence)
     tic, cpu = time.perf_counter(), _cpu_seconds()
     try:
-        log_p, marginals = count_inference(bn.variables, net, encode_network(net, bn.variables),
-                                           [len(bn.variables) - 1], max_seconds=prof.count_seconds,
+        log_p, marginals = count_inference(bn.variables, net, [len(bn.variables) - 1], max_seconds=prof.count_seconds,
                                            what=f"{run.grid} with evidence {run.evidence!r}")
     except CountTooHardError as exc:
         status, note, log_p, p_sink = "refused", str(exc)[:300], math.nan, math.nan
@@ -427,14 +426,14 @@ class _Frontier:
 
     def plan(self, profile) -> tuple[FrontierRun, ...]:
         """Compile runs, smallest grids first, then budget runs, shortest budgets first, per-step runs, count runs."""
-        runs = [FrontierRun("compile", p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
-                for ev in profile.evidence]
+        asked = [(p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
+                 for ev in profile.evidence]
+        runs = [FrontierRun("compile", *grid) for grid in asked]
         runs += [FrontierRun("budget", p, n, s, ev, sampler=name, budget=float(b))
                  for b in sorted(profile.budgets) for p, n, s in profile.budget_grids for ev in profile.evidence
                  for name in profile.samplers]
         runs += [FrontierRun("per_step", p, n, s, "none") for p, n, s in profile.per_step_grids]
-        runs += [FrontierRun("count", p, n, s, ev) for p, n, s in sorted(profile.grids, key=lambda g: (g[1], -g[0]))
-                 for ev in profile.evidence]
+        runs += [FrontierRun("count", *grid) for grid in asked]
         return tuple(runs)
 
     def run(self, run: FrontierRun, profile: FrontierProfile, root_seed: int) -> dict:
