@@ -18,9 +18,11 @@ by the unweighted count of the same CNF (zero only if it has no model).
 
 Caps. Ganak cannot be interrupted, so the counts run in a forked child, which the
 parent stops when they have run for ``max_seconds`` or its resident memory passes
-``max_bytes``; the refusal names how many of the counts were done. The child's
-standard output goes to ``os.devnull``: Ganak writes progress lines there. Where the
-platform cannot fork, the counts run in the calling process without caps.
+``max_bytes`` (polled, and reported by the child with each count, so that a count
+past a cap is never accepted, however the parent was scheduled); the refusal names
+how many of the counts were done. The child's standard output goes to
+``os.devnull``: Ganak writes progress lines there. Where the platform cannot fork,
+the counts run in the calling process without caps.
 
 References
 ----------
@@ -35,6 +37,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import os
+import sys
 import time
 from collections.abc import Sequence
 
@@ -167,20 +170,24 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
     writer.close()
     out: list[float] = []
     peak = 0
+
+    def check_caps(resident: int) -> None:
+        nonlocal peak
+        peak, seconds = max(peak, resident), time.perf_counter() - start
+        cap = (f"{max_seconds:g} s" if seconds > max_seconds else
+               f"{max_bytes / 2**30:g} GiB of memory" if peak > max_bytes else None)
+        if cap is not None:
+            raise CountTooHardError(
+                f"counting {what} reached its cap of {cap} after {seconds:.1f} s and "
+                f"{peak / 2**30:.2f} GiB, with {len(out)} of its {len(queries)} weighted counts done")
+
     try:
         while len(out) < len(queries):
-            seconds = time.perf_counter() - start
-            peak = max(peak, _resident_bytes(child.pid))
-            cap = (f"{max_seconds:g} s" if seconds > max_seconds else
-                   f"{max_bytes / 2**30:g} GiB of memory" if peak > max_bytes else None)
-            if cap is not None:
-                raise CountTooHardError(
-                    f"counting {what} reached its cap of {cap} after {seconds:.1f} s and "
-                    f"{peak / 2**30:.2f} GiB, with {len(out)} of its {len(queries)} weighted counts done")
+            check_caps(_resident_bytes(child.pid))
             if not reader.poll(_POLL_SECONDS):
                 continue
             try:
-                kind, payload = reader.recv()
+                kind, payload, resident = reader.recv()
             except EOFError:
                 child.join()
                 raise CountTooHardError(
@@ -189,6 +196,7 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
                     f"{time.perf_counter() - start:.1f} s") from None
             if kind == "failed":
                 raise RuntimeError(f"counting {what} failed in the counter's process: {payload}")
+            check_caps(resident)  # the child's own peak: a count is never accepted past a cap the polls missed
             out.append(payload)
     finally:
         if child.is_alive():
@@ -202,10 +210,14 @@ def _child(problem, queries, writer) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints "c o intermediate count" lines to the standard output of the process
     try:
+        import resource  # POSIX: this child exists only where the platform forks
+
+        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is in bytes on macOS, KiB on Linux
         for q in queries:
-            writer.send(("count", _log_count(*problem, q)))
+            value = _log_count(*problem, q)
+            writer.send(("count", value, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit))
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
-        writer.send(("failed", f"{type(err).__name__}: {err}"))
+        writer.send(("failed", f"{type(err).__name__}: {err}", 0))
 
 
 def _resident_bytes(pid: int) -> int:
