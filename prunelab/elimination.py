@@ -63,8 +63,10 @@ __all__ = [
     "HEURISTICS",
     "MAX_CLIQUE_ENTRIES",
     "MAX_TOTAL_ENTRIES",
+    "GIVE_UP_ENTRIES",
     "SEARCH_THRESHOLD",
     "EliminationOrder",
+    "OrderSearchTooLongError",
     "TablesTooLargeError",
     "check_fits",
     "evaluate_order",
@@ -96,6 +98,11 @@ Measured: a unit costs about 1 µs of Python set operations, a table entry about
 
 MAX_RESTARTS = 32
 """Most randomised restarts :func:`find_order` runs, whatever the budget."""
+
+_RUNAWAY = 10.0  # a restart is given up past this many times the work left in the budget
+
+GIVE_UP_ENTRIES = 2.0**36
+"""Table entries past which a greedy order search stops: 256 times :data:`MAX_TOTAL_ENTRIES`, refused anyway."""
 
 
 class EliminationOrder(NamedTuple):
@@ -146,6 +153,10 @@ class EliminationOrder(NamedTuple):
             return ()
         k = int(np.argmax(self.entries))
         return (self.order[k], *sorted(self.neighbours[k]))
+
+
+class OrderSearchTooLongError(ValueError):
+    """The search for an elimination order passed its work cap (:func:`find_order`'s ``max_work``)."""
 
 
 class TablesTooLargeError(ValueError):
@@ -250,8 +261,30 @@ def greedy_order(
     return _greedy(adjacency, np.asarray(cardinality), heuristic, rng)[0]
 
 
-def _greedy(adjacency, card: np.ndarray, heuristic: str, rng) -> tuple[list[int], float]:
-    """:func:`greedy_order`, and its work: the sum of ``(degree + 1) ** 2`` over the scores computed."""
+def _given_up(adjacency, card: np.ndarray, prefix: list[int], heuristic: str) -> EliminationOrder:
+    """The order of a search given up past :data:`GIVE_UP_ENTRIES`: its first steps, then the rest uncosted.
+
+    Its tables already hold more than any cap, so every caller refuses it
+    (:func:`check_fits` names the largest clique of those first steps).
+    """
+    head = _evaluate(adjacency, card, tuple(prefix), heuristic, math.inf)
+    rest = tuple(v for v in sorted(adjacency) if v not in set(prefix))
+    return EliminationOrder(head.order + rest, head.neighbours + (frozenset(),) * len(rest),
+                            head.entries + (0.0,) * len(rest),
+                            f"{heuristic}, given up past {GIVE_UP_ENTRIES:.3g} entries")
+
+
+def _greedy(adjacency, card: np.ndarray, heuristic: str, rng, stop_above: float = math.inf,
+            max_work: float = math.inf) -> tuple[list[int], float, bool]:
+    """:func:`greedy_order`, its work (the sum of ``(degree + 1) ** 2`` over the scores computed), and if it ended.
+
+    The search is given up (``False``, with the variables eliminated so far) once their
+    tables hold more than ``stop_above`` entries, or once its work passes
+    ``max_work``. On a network far past the caps a greedy search fills the graph in
+    and its set operations take minutes (52 s for min-fill alone on a relational
+    network of 6,252 variables); a randomised restart can do the same where the
+    deterministic run did not.
+    """
     adj = {v: set(nb) for v, nb in adjacency.items()}
     nodes = sorted(adj)
     tie = dict(zip(nodes, rng.permutation(len(nodes)).tolist())) if rng is not None else {v: v for v in nodes}
@@ -271,10 +304,14 @@ def _greedy(adjacency, card: np.ndarray, heuristic: str, rng) -> tuple[list[int]
     heap = [(k, v) for v, k in current.items()]
     heapq.heapify(heap)
     order: list[int] = []
+    total = 0.0
     while heap:
         k, v = heapq.heappop(heap)
         if current.get(v) != k:
             continue  # stale entry
+        total += _weight(adj, card, v)
+        if total > stop_above or work > max_work:
+            return order + [v], work, False
         del current[v]
         order.append(v)
         nb = adj.pop(v)
@@ -295,7 +332,7 @@ def _greedy(adjacency, card: np.ndarray, heuristic: str, rng) -> tuple[list[int]
             if k != current[u]:
                 current[u] = k
                 heapq.heappush(heap, (k, u))
-    return order, work
+    return order, work, True
 
 
 def evaluate_order(
@@ -334,17 +371,33 @@ def evaluate_order(
             f"order must list every variable to eliminate exactly once; got {list(order)}, "
             f"the variables are {sorted(adjacency)}"
         )
-    card = np.asarray(cardinality)
+    return _evaluate(adjacency, np.asarray(cardinality), order, heuristic, math.inf)
+
+
+def _evaluate(adjacency, card: np.ndarray, order: tuple[int, ...], heuristic: str,
+              stop_above: float) -> EliminationOrder | None:
+    """:func:`evaluate_order`, or ``None`` as soon as the tables so far hold more than ``stop_above`` entries.
+
+    A poor order fills the graph in: its late steps join neighbour sets of thousands of
+    variables, and evaluating it to the end costs far more than the orders it loses to
+    (minutes on a relational network whose min-fill order takes a second). Stopping once
+    it is dearer than the best order found so far makes losing cheap.
+    """
     adj = {v: set(nb) for v, nb in adjacency.items()}
     neighbours, entries = [], []
+    total = 0.0
     for v in order:
         nb = adj.pop(v)
         size = float(card[v])
         for a in nb:
+            size *= float(card[a])
+        total += size
+        if total > stop_above:
+            return None
+        for a in nb:
             adj[a].discard(v)
             adj[a] |= nb
             adj[a].discard(a)
-            size *= float(card[a])
         neighbours.append(frozenset(nb))
         entries.append(size)
     return EliminationOrder(order, tuple(neighbours), tuple(entries), heuristic)
@@ -355,6 +408,7 @@ def find_order(
     cardinality,
     seed=0,
     cost: Callable[[EliminationOrder], float] | None = None,
+    max_work: float = math.inf,
 ) -> EliminationOrder:
     """The cheapest elimination order found, by total clique-table entries or ``cost``.
 
@@ -375,10 +429,18 @@ def find_order(
         The cost of a candidate, in table entries (float); default its
         ``total_entries``. The counting plan weighs every table by the number of
         factors multiplied into it.
+    max_work : float, default inf
+        Cap on the greedy searches' work (squared degrees, about 12 ns each), for a
+        caller with other ways to answer (:mod:`prunelab.planner`).
 
     Returns
     -------
     EliminationOrder
+
+    Raises
+    ------
+    OrderSearchTooLongError
+        The greedy searches passed ``max_work`` before an order was found.
 
     Examples
     --------
@@ -388,21 +450,42 @@ def find_order(
     ((3, 0, 1, 2), 19.0, 'min-fill')
     """
     card = np.asarray(cardinality)
+    by_entries = cost is None
     cost = (lambda candidate: candidate.total_entries) if cost is None else cost
     best: EliminationOrder | None = None
     best_cost = math.inf
 
+    # A candidate is given up once its tables outgrow the best's (by entries), or, under another
+    # cost, outgrow both the best's and the caps: it cannot then be chosen unless nothing fits.
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
-        candidate = evaluate_order(adjacency, card, order, heuristic)
+        candidate = _evaluate(adjacency, card, tuple(int(v) for v in order), heuristic, bound())
+        if candidate is None:
+            return
         candidate_cost = float(cost(candidate))
         if best is None or candidate_cost < best_cost:
             best, best_cost = candidate, candidate_cost
 
-    work = 0.0
+    def bound() -> float:
+        if best is None:
+            return math.inf
+        return best_cost if by_entries else max(best.total_entries, float(MAX_TOTAL_ENTRIES))
+
+    work = spent = 0.0
+    given_up = None
     for heuristic in HEURISTICS:
-        order, work = _greedy(adjacency, card, heuristic, None)
+        order, work, ended = _greedy(adjacency, card, heuristic, None, GIVE_UP_ENTRIES, max_work - spent)
+        spent += work
+        if spent > max_work:
+            raise OrderSearchTooLongError(
+                f"the search for an elimination order of {len(adjacency)} variables passed its cap of "
+                f"{max_work:.3g} units of work ({heuristic}, {len(order)} variables eliminated)")
+        if not ended:  # far past the caps: no restarts either (as its whole run's work would have said)
+            given_up, work = given_up or (order, heuristic), math.inf
+            continue
         consider(order, heuristic)
+    if best is None:
+        return _given_up(adjacency, card, *given_up)
     if best_cost <= SEARCH_THRESHOLD:
         return best
     nodes = sorted(adjacency)
@@ -410,14 +493,17 @@ def find_order(
     consider(nodes[::-1], "reverse topological")
     rng = np.random.default_rng(seed)
     spent = 0.0
+    budget = RESTART_SHARE * min(best_cost, MAX_TOTAL_ENTRIES)
     for restart in range(MAX_RESTARTS):
-        # the last run's work predicts the next one's
-        if spent + SET_OPERATION_ENTRIES * work > RESTART_SHARE * min(best_cost, MAX_TOTAL_ENTRIES):
+        # the last run's work predicts the next one's; a run far past what is left is given up
+        if spent + SET_OPERATION_ENTRIES * work > budget:
             break
         heuristic = HEURISTICS[restart % 2]
-        order, work = _greedy(adjacency, card, heuristic, rng)
+        order, work, ended = _greedy(adjacency, card, heuristic, rng,
+                                     max_work=_RUNAWAY * (budget - spent) / SET_OPERATION_ENTRIES)
         spent += SET_OPERATION_ENTRIES * work
-        consider(order, f"{heuristic}, random ties {restart}")
+        if ended:
+            consider(order, f"{heuristic}, random ties {restart}")
     return best
 
 
