@@ -44,6 +44,8 @@ experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapte
 helper in ``lab/notebook.py``.
 """
 
+from importlib import metadata as _metadata
+
 from .traps import SamplerTrappedWarning
 from .catalogue import NETWORKS, load_evidence, load_network, query_variable
 from .evidence import random_evidence
@@ -61,7 +63,11 @@ from .io import FileFormatError, from_pgmpy, read_bif, read_network, read_uai, t
 from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
-__version__ = "0.1.0"
+try:  # the one version is pyproject.toml's; the Makefile installs the package (editable), so it is known
+    __version__ = _metadata.version("prunelab")
+except _metadata.PackageNotFoundError:  # a plain checkout that was never installed
+    __version__ = "0+unknown"
+del _metadata
 
 __all__ = [
     "BayesianNetwork",
