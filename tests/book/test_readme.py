@@ -40,3 +40,11 @@ def test_the_library_example_runs_and_prints_its_comment():
 def test_the_readme_states_both_licences_and_the_citation_file():
     assert "MIT" in README and "CC-BY-4.0" in README and "CITATION.cff" in README
     assert (ROOT / "LICENSE").is_file() and (ROOT / "CITATION.cff").is_file() and (ROOT / "CHANGELOG.md").is_file()
+
+
+def test_the_books_footer_states_the_text_licence():
+    import yaml
+
+    footer = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["html"]["extra_footer"]
+    assert "CC BY 4.0" in footer and 'href="https://creativecommons.org/licenses/by/4.0/"' in footer
+    assert "MIT" in footer
