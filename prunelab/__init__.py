@@ -28,6 +28,7 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  traps           did the chains mix? SamplerTrappedWarning, TrapReport, the checks
     library  indicators/     Hellinger, AHD(t), sigma_t, fit_alpha, time_to_sigma
     library  diagnostics     R-hat and ESS through ArviZ
+    library  extras          optional packages: available(), require() naming the extra that installs one
     lab      lab/experiments/        the paper's sweep: cases, profiles, runner, store, tables
     lab      lab/experiments/large/  every pgmpy network, its peers, grids
     lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
