@@ -78,16 +78,15 @@ def _vtree_log_sums(vt_left, vt_right, vt_boolean, post_order, log_true, log_fal
 
 
 def _element_log(prime_log, sub_log, prime_sum, sub_sum, left_sum, right_sum):
-    """``log`` of one element's count, gaps included, from scalars only.
+    """``log`` of the count of an element whose prime and sub counts are not zero, gaps included.
 
-    ``prime_log``, ``sub_log``: ``log WMC`` of the prime and the sub; ``prime_sum``,
+    ``prime_log``, ``sub_log``: ``log WMC`` of the prime and the sub (not ``-inf``: the
+    callers skip those elements before looking anything else up); ``prime_sum``,
     ``sub_sum``: ``S`` of their vtree nodes (0 for a constant); ``left_sum``,
-    ``right_sum``: ``S`` of the decision node's two halves. No array is passed: a
-    helper that takes arrays costs a reference count increment and decrement per
-    call, which numba 0.68 no longer prunes from the inner loops (about 2x slower).
+    ``right_sum``: ``S`` of the decision node's two halves. Scalars only: a helper
+    that takes arrays costs a reference count increment and decrement per call
+    where numba 0.68 no longer prunes them, which made these inner loops twice as slow.
     """
-    if prime_log == -math.inf or sub_log == -math.inf:
-        return -math.inf
     return prime_log + (left_sum - prime_sum) + sub_log + (right_sum - sub_sum)
 
 
@@ -111,6 +110,8 @@ def _upward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right, 
             for e in range(elem_ptr[n], elem_ptr[n + 1]):  # one pass: rescale when a larger term appears
                 p = prime[e]
                 s = sub[e]
+                if val[p] == -math.inf or val[s] == -math.inf:
+                    continue
                 vp = node_vtree[p]
                 vs = node_vtree[s]
                 t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
@@ -161,6 +162,8 @@ def _outward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right,
             for e in range(elem_ptr[n], elem_ptr[n + 1]):
                 p = prime[e]
                 s = sub[e]
+                if val[p] == -math.inf or val[s] == -math.inf:
+                    continue
                 vp = node_vtree[p]
                 vs = node_vtree[s]
                 t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
@@ -242,6 +245,8 @@ def _draw(rng, kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_righ
         for e in range(elem_ptr[n], elem_ptr[n + 1]):
             p = prime[e]
             s = sub[e]
+            if val[p] == -math.inf or val[s] == -math.inf:
+                continue
             vp = node_vtree[p]
             vs = node_vtree[s]
             t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
