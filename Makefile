@@ -8,7 +8,7 @@
 #   make clean                remove _build (keeps .venv)
 #
 # Each target installs what it needs into .venv itself; the install is redone only
-# when pyproject.toml changes (stamp: .venv/.prunelab-installed).
+# when pyproject.toml or constraints.txt changes (stamp: .venv/.prunelab-installed).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -40,9 +40,9 @@ $(PY):
 	$(PYTHON3) -c 'import sys; assert sys.version_info >= (3, 11), f"prunelab needs Python 3.11+, this is {sys.version.split()[0]}"'
 	$(PYTHON3) -m venv $(VENV)
 
-$(INSTALL_STAMP): pyproject.toml | $(PY)
+$(INSTALL_STAMP): pyproject.toml constraints.txt | $(PY)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[$(EXTRAS)]'
+	$(PY) -m pip install -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $@
 
 ## test: the linters (ruff, configured in pyproject.toml; actionlint on the publish

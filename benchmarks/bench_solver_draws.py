@@ -44,7 +44,8 @@ from prunelab.compiled import compile_network
 from prunelab.samplers import prune
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.pruned_draws import pruned_draw
-from prunelab.samplers.solver_draws import NO_MODEL, SolverMissingError
+from prunelab.extras import MissingExtraError
+from prunelab.samplers.solver_draws import NO_MODEL
 from prunelab.samplers.uniform import enumerate_pruned_states
 from prunelab.theory import feasible_states
 
@@ -68,7 +69,7 @@ def available() -> list[str]:
         try:
             pruned_draw(name).plan(compile_network(prunelab.load_network("deterministic_pair")))
             found.append(name)
-        except SolverMissingError as error:
+        except MissingExtraError as error:
             print(f"left out: {error}")
     return found
 

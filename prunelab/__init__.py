@@ -28,6 +28,7 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  traps           did the chains mix? SamplerTrappedWarning, TrapReport, the checks
     library  indicators/     Hellinger, AHD(t), sigma_t, fit_alpha, time_to_sigma
     library  diagnostics     R-hat and ESS through ArviZ
+    library  extras          optional packages: available(), require() naming the extra that installs one
     lab      lab/experiments/        the paper's sweep: cases, profiles, runner, store, tables
     lab      lab/experiments/large/  every pgmpy network, its peers, grids
     lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
@@ -43,6 +44,8 @@ A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new
 experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapter
 helper in ``lab/notebook.py``.
 """
+
+from importlib import metadata as _metadata
 
 from .traps import SamplerTrappedWarning
 from .catalogue import NETWORKS, load_evidence, load_network, query_variable
@@ -61,7 +64,11 @@ from .io import FileFormatError, from_pgmpy, read_bif, read_network, read_uai, t
 from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
-__version__ = "0.1.0"
+try:  # the one version is pyproject.toml's; the Makefile installs the package (editable), so it is known
+    __version__ = _metadata.version("prunelab")
+except _metadata.PackageNotFoundError:  # a plain checkout that was never installed
+    __version__ = "0+unknown"
+del _metadata
 
 __all__ = [
     "BayesianNetwork",

@@ -1,20 +1,10 @@
-"""Command line: ``python -m prunelab run|reproduce|tables|cases|large``.
+"""The command line: ``python -m prunelab COMMAND`` (or the ``prunelab`` script).
 
-::
-
-    python -m prunelab reproduce --profile paper                 # all cores, data/results/paper
-    python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune' --jobs 2
-    python -m prunelab reproduce --profile paper --scheduler tcp://10.0.0.5:8786
-    python -m prunelab reproduce --profile quick --init fixed    # all runs from one state
-    python -m prunelab tables --profile paper                    # Tables 2-3 beside the paper's
-    python -m prunelab cases                                     # the case ids
-    python -m prunelab run frontier --profile paper --jobs 1     # any experiment, data/results/<name>
-    python -m prunelab large --profile paper --jobs 2            # = run large
-
-A killed ``reproduce`` resumes where it stopped when started again with the same
-arguments; Ctrl-C stops it with one line saying how many runs are kept. Arguments
-are checked before anything is written. Output piped into ``head`` ends quietly.
-Everything here calls :mod:`prunelab.lab.experiments`; the CLI adds no logic.
+Its help is written for a terminal, in plain words: :data:`DESCRIPTION` above the
+commands, :data:`EXAMPLES` below them (``python -m prunelab --help``), and one line per
+command and experiment. A killed ``reproduce`` or ``run`` resumes where it stopped when
+started again with the same arguments. Everything here calls
+:mod:`prunelab.lab.experiments`; the command line adds no logic.
 """
 
 from __future__ import annotations
@@ -24,7 +14,25 @@ import os
 import shlex
 import sys
 
-__all__ = ["main"]
+__all__ = ["DESCRIPTION", "EXAMPLES", "main"]
+
+DESCRIPTION = """\
+Rerun the experiments of the paper "Prune Sampling" and of the book that reproduces it,
+and print the paper's tables beside ours. Results go to a folder (data/results/<name> in a
+clone, or --out); a command stopped with Ctrl-C, or killed, resumes there when it is run
+again with the same arguments. Arguments are checked before anything is written."""
+
+EXAMPLES = """\
+examples:
+  python -m prunelab reproduce --profile smoke --jobs 2      the paper's sweep, small, on 2 cores
+  python -m prunelab reproduce --profile paper               the paper's sweep, on every core
+  python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune'
+                                                             only the cases these patterns match
+  python -m prunelab reproduce --scheduler tcp://HOST:8786   the sweep on a dask.distributed cluster
+  python -m prunelab tables --profile smoke                  Tables 2 and 3 beside the paper's
+  python -m prunelab cases                                   every case id
+  python -m prunelab run peers --profile quick               an experiment: large, frontier, mcsat, peers
+  python -m prunelab --version                               the installed version"""
 
 
 def _integer(text: str) -> int:
@@ -71,6 +79,27 @@ _COMMANDS = {
     "large": "the same as 'run large': prune sampling on every pgmpy network, its peers, grids",
 }
 
+_EXPERIMENTS = {
+    "frontier": "past the junction tree: grids compiled into circuits, the samplers beside them",
+    "large": "prune sampling on every network pgmpy ships, its peers at equal budgets, grids",
+    "mcsat": "what SampleSAT costs MC-SAT: its bias, and the paper's indicators beside the other samplers",
+    "peers": "prunelab beside pgmpy, pyAgrum and PyMC at equal wall-clock budgets",
+}
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"prunelab {__version__}"
+
+
+def _new_parser() -> argparse.ArgumentParser:
+    """The top-level parser, with or without the commands' own arguments: description, examples, ``--version``."""
+    parser = argparse.ArgumentParser(prog="python -m prunelab", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=_version(), help="print the installed version")
+    return parser
+
 
 def _missing_extra() -> ModuleNotFoundError | None:
     """The import error of the ``experiments`` extra, or None when it is installed."""
@@ -87,9 +116,9 @@ def _missing_extra() -> ModuleNotFoundError | None:
 def _parser_without_extra(missing: ModuleNotFoundError) -> argparse.ArgumentParser:
     """The commands, each refusing with one line: the ``experiments`` extra is not installed."""
     note = f"needs the experiments extra ({missing.name} is not installed): pip install 'prunelab[experiments]'"
-    parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0],
-                                     epilog=f"Every command {note}.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _new_parser()
+    parser.epilog = f"{EXAMPLES}\n\nEvery command {note}."
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, text in _COMMANDS.items():
         sub.add_parser(name, help=f"{text} [needs the experiments extra]", description=note)
     parser.set_defaults(missing_extra=note)
@@ -102,8 +131,8 @@ def _parser() -> argparse.ArgumentParser:
         return _parser_without_extra(missing)
     from .lab.experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
 
-    parser = argparse.ArgumentParser(prog="python -m prunelab", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _new_parser()
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     rep = sub.add_parser("reproduce", help=_COMMANDS["reproduce"])
     rep.add_argument("--profile", default="paper", choices=sorted(PROFILES), help="how much to run (default: paper)")
@@ -130,18 +159,24 @@ def _parser() -> argparse.ArgumentParser:
 
     from .lab.experiments import EXPERIMENTS
 
-    run = sub.add_parser("run", help=_COMMANDS["run"])
-    run.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    experiments = "\n".join(f"  {name:<10}{_EXPERIMENTS[name]}" for name in sorted(EXPERIMENTS))
+    profiles = "; ".join(f"{name}: {', '.join(sorted(EXPERIMENTS[name].profiles))}" for name in sorted(EXPERIMENTS))
+    run = sub.add_parser("run", help=_COMMANDS["run"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description=f"{_COMMANDS['run']}.\n\nexperiments:\n{experiments}",
+                         epilog="example:\n  python -m prunelab run peers --profile quick --jobs 1")
+    run.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
+                     help=f"one of {', '.join(sorted(EXPERIMENTS))} (listed above)")
     big = sub.add_parser("large", help=_COMMANDS["large"])
     for command in (run, big):
         command.add_argument("--profile", default="paper",
-                             help="how much to run (default: paper); each experiment names its own")
+                             help=f"how much to run (default: paper); the profiles of each experiment: {profiles}")
         command.add_argument("--jobs", type=_jobs, default=1,
                              help="worker processes (default 1: timed budgets share no core)")
         command.add_argument("--out", metavar="DIR", type=_folder,
                              help="results folder (default: data/results/<experiment>[-<profile>])")
         command.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
         command.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
+        command.add_argument("--no-progress", action="store_true", help="no progress bar")
         command.add_argument("--extend", action="store_true",
                              help="add the runs of a profile that only adds samplers, networks or budgets to the "
                                   "one the folder was made with, keeping its runs")
@@ -233,7 +268,8 @@ def _command(args, argv) -> int:
             return 0
         try:
             report = experiments.sweep(experiments.EXPERIMENTS[name], args.profile, out=args.out, n_jobs=args.jobs,
-                                       root_seed=args.seed, kinds=args.kinds, progress=True, command=argv_text,
+                                       root_seed=args.seed, kinds=args.kinds, progress=not args.no_progress,
+                                       command=argv_text,
                                        extend=args.extend)
         except experiments.SweepInterrupted as stop:
             return _interrupted(stop)

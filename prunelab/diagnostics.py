@@ -7,7 +7,9 @@ draws that estimate is worth. :func:`ess_from_alpha` ties that to the paper's
 rate-of-convergence constant alpha.
 
 The trap check of :func:`prunelab.sample` (chains that disagree beyond their ESS,
-single-site traps) needs no ArviZ and lives in :mod:`prunelab.traps`.
+single-site traps) needs no ArviZ and lives in :mod:`prunelab.traps`. The chains of
+a :class:`~prunelab.SampleResult` as ArviZ data, for its own plots and summaries:
+:meth:`prunelab.SampleResult.to_inference_data`.
 
 ArviZ is imported on first use (it is slow to import and pulls in matplotlib).
 """
@@ -19,11 +21,12 @@ import warnings
 
 import numpy as np
 
+from .extras import require
+
 __all__ = [
     "arviz_notice_ignored",
     "convergence_summary",
     "ess_from_alpha",
-    "to_inference_data",
 ]
 
 # ArviZ 0.x warns once a day on import that 1.0 will be a refactor (a date stamp in
@@ -55,15 +58,9 @@ def arviz_notice_ignored():
 
 
 def _arviz():
-    try:
-        with arviz_notice_ignored():
-            import arviz
-    except ImportError as exc:
-        raise ImportError(
-            f"R-hat, ESS and InferenceData need ArviZ, which is not installed ({exc}); "
-            "pip install 'prunelab[experiments]'"
-        ) from None
-    return arviz
+    """ArviZ, imported without its notice, or :class:`~prunelab.extras.MissingExtraError` naming the extra."""
+    with arviz_notice_ignored():
+        return require("arviz", "experiments", "computing R-hat and ESS")
 
 
 def _as_chains(indicator, min_draws: int = 1) -> np.ndarray:
@@ -86,46 +83,6 @@ def _total_seconds(seconds, n_chains: int) -> float:
     if (seconds < 0).any() or not np.isfinite(seconds).all():
         raise ValueError("seconds must be finite and non-negative")
     return float(seconds.sum())
-
-
-def to_inference_data(indicator, seconds=None, name: str = "query"):
-    """Wrap a ``(chain, draw)`` array as an ArviZ InferenceData posterior group.
-
-    Parameters
-    ----------
-    indicator : array_like
-        Per-draw values of shape ``(chain, draw)``, e.g. ``draws[:, :, j] == state``;
-        stored as float.
-    seconds : float or array_like, optional
-        Sampling seconds per chain (a scalar means the same for every chain). Stored
-        in the posterior attributes as ``sampling_time`` (the total over chains, in
-        CPU seconds, not wall time) and ``sampling_time_per_chain``.
-    name : str, default "query"
-        Variable name in the posterior group.
-
-    Returns
-    -------
-    arviz.InferenceData
-
-    References
-    ----------
-    Phillipson, Parie and Weikamp, "Prune Sampling: a MCMC inference technique for
-    discrete and deterministic Bayesian networks" (2019): 100 runs per method are
-    the chains here.
-
-    Examples
-    --------
-    >>> idata = to_inference_data(np.zeros((2, 10)), seconds=[0.5, 0.7])
-    >>> idata.posterior["query"].shape, idata.posterior.attrs["sampling_time"]
-    ((2, 10), 1.2)
-    """
-    values = _as_chains(indicator)
-    attrs = {}
-    if seconds is not None:
-        attrs["sampling_time"] = _total_seconds(seconds, values.shape[0])
-        per_chain = np.broadcast_to(np.asarray(seconds, dtype=float), (values.shape[0],))
-        attrs["sampling_time_per_chain"] = per_chain.tolist()
-    return _arviz().from_dict(posterior={name: values}, posterior_attrs=attrs)
 
 
 def convergence_summary(indicator, seconds_per_chain=None) -> dict:

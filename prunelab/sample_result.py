@@ -170,10 +170,14 @@ class SampleResult:
         accepted = self.stats.get("n_accepted")
         if accepted is None:
             return None
-        n_proposals = sum(len(self.states[v]) > 1 for v in self.free_variables)
-        if n_proposals == 0:
+        if self._n_proposals == 0:
             return np.full(self.n_chains, np.nan)
-        return accepted.sum(axis=1) / (self.n_draws * n_proposals)
+        return accepted.sum(axis=1) / (self.n_draws * self._n_proposals)
+
+    @property
+    def _n_proposals(self) -> int:
+        """Single-site proposals per sweep: one per free variable with more than one state."""
+        return sum(len(self.states[v]) > 1 for v in self.free_variables)
 
     def rhat(self) -> dict[str, float]:
         """Rank-normalised split R-hat of every free variable: the largest over its states' indicators.
@@ -375,6 +379,78 @@ class SampleResult:
             else:
                 raise ValueError(f"unknown estimator {estimator!r}; choose 'empirical' or 'rao_blackwell'")
         return out
+
+    # ------------------------------------------------------------ ArviZ
+    def to_inference_data(self):
+        """The chains as an ArviZ ``InferenceData``, for ``az.summary``, ``az.ess``, ``az.plot_rank`` and the rest.
+
+        Groups, each with dimensions ``chain`` and ``draw`` (coordinates ``0 ...``):
+
+        * ``posterior``: one integer variable per free network variable, named as in
+          :attr:`variables`, holding the state index of each draw (the dtype of
+          :attr:`draws`); its attribute ``states`` lists the state names, so that
+          ``states[value]`` names the state. The indices are kept, not indicators:
+          the mean of a two-state variable is the estimate of ``P(X = states[1])``,
+          and ``idata.posterior[v] == k`` is the indicator of state ``k``. The
+          group's attributes: ``sampler``, ``sampling_time`` (seconds summed over
+          chains: CPU seconds, not wall time) and ``sampling_time_per_chain``.
+        * ``sample_stats``: each per-draw statistic the sampler records
+          (:attr:`stats`), under its own name except ``size``, the size ``|S|`` of
+          the pruned set of each prune step, which is ``pruned_set_size`` (NaN where
+          a sampler does not count it); with Metropolis, ``acceptance_rate``: the
+          accepted share of each sweep's single-site proposals. Absent when the
+          sampler records nothing (Gibbs).
+        * ``constant_data``: one scalar per observed variable, its state index, with
+          the attributes ``state`` (its name) and ``states``. Absent without evidence.
+
+        Returns
+        -------
+        arviz.InferenceData
+
+        Raises
+        ------
+        prunelab.extras.MissingExtraError
+            ArviZ is not installed (the extra ``experiments``).
+
+        Examples
+        --------
+        >>> from prunelab import load_network
+        >>> from prunelab.sampling import sample
+        >>> result = sample(load_network("asia"), "prune", 200, n_chains=2, evidence={"dysp": "yes"}, seed=0)
+        >>> idata = result.to_inference_data()
+        >>> idata.posterior["lung"].dims, idata.posterior["lung"].attrs["states"]
+        (('chain', 'draw'), ['yes', 'no'])
+        >>> idata.sample_stats["pruned_set_size"].shape, idata.constant_data["dysp"].attrs["state"]
+        ((2, 200), 'yes')
+        """
+        from .diagnostics import arviz_notice_ignored
+        from .extras import require
+
+        with arviz_notice_ignored():
+            az = require("arviz", "experiments", "SampleResult.to_inference_data()")
+        posterior = {v: self.draws[:, :, self._column(v)] for v in self.free_variables}
+        names = {"size": "pruned_set_size"}
+        sample_stats = {names.get(k, k): np.asarray(v) for k, v in self.stats.items()
+                        if np.ndim(v) >= 2 and np.shape(v)[:2] == self.draws.shape[:2]}
+        if "n_accepted" in self.stats:  # per sweep, as acceptance_rate is per chain
+            sample_stats["acceptance_rate"] = (self.stats["n_accepted"] / self._n_proposals if self._n_proposals
+                                               else np.full(self.draws.shape[:2], np.nan))
+        seconds = np.asarray(self.sample_seconds, dtype=float)
+        idata = az.from_dict(
+            posterior=posterior,
+            sample_stats=sample_stats or None,
+            posterior_attrs={"sampler": self.sampler, "sampling_time": float(seconds.sum()),
+                             "sampling_time_per_chain": seconds.tolist()},
+        )
+        for v in self.free_variables:
+            idata.posterior[v].attrs["states"] = list(self.states[v])
+        if self.evidence:  # scalars (from_dict would give each a dimension of length 1)
+            import xarray as xr
+
+            idata.add_groups(constant_data=xr.Dataset({
+                v: xr.DataArray(self.states[v].index(s), attrs={"state": s, "states": list(self.states[v])})
+                for v, s in self.evidence.items()}))
+        return idata
 
     def __repr__(self) -> str:
         return (

@@ -68,6 +68,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..extras import require
 from .encoding import CircuitEncoding
 from .sdd_file import parse_sdd
 from .vtree import Vtree, read_vtree, write_vtree
@@ -244,7 +245,7 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     >>> int(circuit.kind[-1])  # the root is a decision node (DECISION)
     3
     """
-    import pysdd.sdd  # noqa: F401  (imported here once, not in every forked child)
+    require("pysdd.sdd", "circuit", "compiling a circuit")  # imported here once, not in every forked child
 
     start = time.perf_counter() if started is None else started
     if conjoin not in CONJOIN:

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiled import CompiledNetwork
+from ..extras import require
 from .encoding import CircuitEncoding, encode_network, state_literal
 
 __all__ = ["AUTO_COUNT_SECONDS", "CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "count_inference",
@@ -158,6 +159,7 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
         bad = [u for u in q if u == 0 or abs(u) > enc.n_booleans]
         if bad:
             raise ValueError(f"query literal {bad[0]} is not a signed Boolean of the CNF (1..{enc.n_booleans})")
+    require("pyganak", "counter", "exact counting")  # here, not in the forked child, which could only fail
     problem = (enc.n_booleans, _clauses(enc), _weights(enc, net))
     try:
         ctx = mp.get_context("fork")

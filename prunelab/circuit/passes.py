@@ -77,15 +77,17 @@ def _vtree_log_sums(vt_left, vt_right, vt_boolean, post_order, log_true, log_fal
             out[u] = out[vt_left[u]] + out[vt_right[u]]
 
 
-def _element_log(val, node_vtree, sums, left_sum, right_sum, p, s):
-    """``log`` of one element's count, gaps included."""
-    a = val[p]
-    b = val[s]
-    if a == -math.inf or b == -math.inf:
-        return -math.inf
-    sp = sums[node_vtree[p]] if node_vtree[p] >= 0 else 0.0
-    ss = sums[node_vtree[s]] if node_vtree[s] >= 0 else 0.0
-    return a + (left_sum - sp) + b + (right_sum - ss)
+def _element_log(prime_log, sub_log, prime_sum, sub_sum, left_sum, right_sum):
+    """``log`` of the count of an element whose prime and sub counts are not zero, gaps included.
+
+    ``prime_log``, ``sub_log``: ``log WMC`` of the prime and the sub (not ``-inf``: the
+    callers skip those elements before looking anything else up); ``prime_sum``,
+    ``sub_sum``: ``S`` of their vtree nodes (0 for a constant); ``left_sum``,
+    ``right_sum``: ``S`` of the decision node's two halves. Scalars only: a helper
+    that takes arrays costs a reference count increment and decrement per call
+    where numba 0.68 no longer prunes them, which made these inner loops twice as slow.
+    """
+    return prime_log + (left_sum - prime_sum) + sub_log + (right_sum - sub_sum)
 
 
 def _upward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right, sums, log_true, log_false, val):
@@ -106,7 +108,13 @@ def _upward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right, 
             top = -math.inf
             total = 0.0
             for e in range(elem_ptr[n], elem_ptr[n + 1]):  # one pass: rescale when a larger term appears
-                t = element_log(val, node_vtree, sums, ls, rs, prime[e], sub[e])
+                p = prime[e]
+                s = sub[e]
+                if val[p] == -math.inf or val[s] == -math.inf:
+                    continue
+                vp = node_vtree[p]
+                vs = node_vtree[s]
+                t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
                 if t == -math.inf:
                     continue
                 if t > top:
@@ -152,12 +160,16 @@ def _outward(kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_right,
             ls = sums[vt_left[v]]
             rs = sums[vt_right[v]]
             for e in range(elem_ptr[n], elem_ptr[n + 1]):
-                t = element_log(val, node_vtree, sums, ls, rs, prime[e], sub[e])
+                p = prime[e]
+                s = sub[e]
+                if val[p] == -math.inf or val[s] == -math.inf:
+                    continue
+                vp = node_vtree[p]
+                vs = node_vtree[s]
+                t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
                 if t == -math.inf:
                     continue
                 w = r * math.exp(t - val[n])
-                p = prime[e]
-                s = sub[e]
                 reach[p] += w
                 reach[s] += w
                 gap[vt_left[v]] += w
@@ -231,7 +243,13 @@ def _draw(rng, kind, literal, node_vtree, elem_ptr, prime, sub, vt_left, vt_righ
         acc = 0.0
         last = -1
         for e in range(elem_ptr[n], elem_ptr[n + 1]):
-            t = element_log(val, node_vtree, sums, ls, rs, prime[e], sub[e])
+            p = prime[e]
+            s = sub[e]
+            if val[p] == -math.inf or val[s] == -math.inf:
+                continue
+            vp = node_vtree[p]
+            vs = node_vtree[s]
+            t = element_log(val[p], val[s], sums[vp] if vp >= 0 else 0.0, sums[vs] if vs >= 0 else 0.0, ls, rs)
             if t == -math.inf:
                 continue
             last = e

@@ -45,6 +45,17 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
     Path
         The UAI file written.
 
+    Notes
+    -----
+    Each CPT's scope is its parents in ``bn.parents`` order, then the child (the
+    format puts the child last), and its table is listed in that scope's order
+    with the last variable varying fastest: the child, then the last parent, and
+    the first parent slowest (``bn.cpts[v].ravel()``). pyAgrum (3.x) reads and
+    writes a many-parent table the other way round, its first parent varying
+    fastest after the child, and parses every number in single precision: it
+    reads these files' tables of at most one parent right (to about 7 digits)
+    and a table of two or more parents with its rows permuted.
+
     Examples
     --------
     >>> import tempfile, pathlib

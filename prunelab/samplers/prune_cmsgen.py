@@ -36,13 +36,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..compiled import CompiledNetwork
+from ..extras import require
 from .solver_draws import (
+    EXTRA,
     NO_MODEL,
     NOT_COUNTED,
     SolverCNF,
     check_pruning,
     decode_model,
-    import_solver,
     pruned_units,
     solver_chain,
     solver_cnf,
@@ -86,7 +87,7 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
 
     Raises
     ------
-    SolverMissingError
+    prunelab.extras.MissingExtraError
         ``pycmsgen`` is not installed (the message names the extra that installs it).
 
     Examples
@@ -103,7 +104,7 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
 
 
 def _cmsgen_plan(net: CompiledNetwork) -> CMSGenPlan:
-    import_solver("pycmsgen", "cmsgen")
+    require("pycmsgen", EXTRA, "uniform='cmsgen'")
     cnf = solver_cnf(net)
     return CMSGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept)
 
@@ -125,7 +126,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     ValueError
         ``kept`` prunes a label of ``x`` (``S`` would be empty), checked before the solver runs.
     """
-    pycmsgen = import_solver("pycmsgen", "cmsgen")
+    pycmsgen = require("pycmsgen", EXTRA, "uniform='cmsgen'")
     check_pruning(net, x, kept)
     limits = {"confl_limit": int(plan.confl_limit)}
     if plan.time_limit is not None:

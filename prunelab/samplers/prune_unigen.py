@@ -39,13 +39,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..compiled import CompiledNetwork
+from ..extras import require
 from .solver_draws import (
+    EXTRA,
     NO_MODEL,
     NOT_COUNTED,
     SolverCNF,
     check_pruning,
     decode_model,
-    import_solver,
     pruned_units,
     solver_chain,
     solver_cnf,
@@ -102,7 +103,7 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
 
     Raises
     ------
-    SolverMissingError
+    prunelab.extras.MissingExtraError
         ``pyunigen`` is not installed (the message names the extra that installs it).
 
     Examples
@@ -119,7 +120,7 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
 
 
 def _unigen_plan(net: CompiledNetwork) -> UniGenPlan:
-    import_solver("pyunigen", "unigen")
+    require("pyunigen", EXTRA, "uniform='unigen'")
     cnf = solver_cnf(net)
     split = np.split(cnf.clauses, np.flatnonzero(cnf.clauses == 0)[:-1] + 1)
     clauses = tuple(clause[:-1].tolist() for clause in split)
@@ -144,7 +145,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
         ``kept`` prunes a label of ``x`` (``S`` would be empty), checked before the sampler runs
         (pyunigen ends the process on an unsatisfiable CNF).
     """
-    pyunigen = import_solver("pyunigen", "unigen")
+    pyunigen = require("pyunigen", EXTRA, "uniform='unigen'")
     check_pruning(net, x, kept)
     cnf = plan.cnf
     seed = solver_seed(rng)

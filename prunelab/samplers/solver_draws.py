@@ -23,13 +23,13 @@ is pruned at random (a superset of :class:`prunelab.samplers.prune_plans.PrunePl
 ``random_label``). A label no feasible state uses never changes ``S``: the
 transition law is the same, only the random stream differs from the counting plan's.
 
-The solvers are optional (the extra ``solvers``); they are imported inside
-``plan``, and a missing one is refused with :class:`SolverMissingError`.
+The solvers are optional (the extra ``solvers``, :data:`EXTRA`); they are imported inside
+``plan`` with :func:`prunelab.extras.require`, and a missing one is refused with
+:class:`~prunelab.extras.MissingExtraError`, naming the extra.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import NamedTuple
 from collections.abc import Callable
@@ -43,7 +43,7 @@ from .prune import prune_around
 from .uniform import PlanCache
 
 __all__ = [
-    "NO_MODEL", "NOT_COUNTED", "EXTRA", "SolverMissingError", "SolverCNF", "import_solver", "compile_solver_cnf",
+    "NO_MODEL", "NOT_COUNTED", "EXTRA", "SolverCNF", "compile_solver_cnf",
     "solver_cnf", "pruned_units", "check_pruning", "decode_model", "solver_seed", "solver_chain",
 ]
 
@@ -55,36 +55,6 @@ NOT_COUNTED = math.nan
 
 EXTRA = "solvers"
 """The optional extra of ``pyproject.toml`` that installs the solution samplers."""
-
-
-class SolverMissingError(ImportError):
-    """A ``uniform=`` option needs a solver package that is not installed."""
-
-
-def import_solver(package: str, uniform: str):
-    """Import the solver ``package`` for ``uniform=``, or say which extra installs it.
-
-    Raises
-    ------
-    SolverMissingError
-        ``package`` cannot be imported; the message names the extra.
-
-    Examples
-    --------
-    >>> from prunelab.samplers.solver_draws import import_solver
-    >>> import_solver("no_such_solver_package", "cmsgen")
-    Traceback (most recent call last):
-    ...
-    prunelab.samplers.solver_draws.SolverMissingError: uniform='cmsgen' needs the package no_such_solver_package, \
-which is not installed: pip install 'prunelab[solvers]'
-    """
-    try:
-        return importlib.import_module(package)
-    except ImportError as error:
-        raise SolverMissingError(
-            f"uniform={uniform!r} needs the package {package}, which is not installed: "
-            f"pip install 'prunelab[{EXTRA}]'"
-        ) from error
 
 
 class SolverCNF(NamedTuple):

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prunelab.diagnostics import convergence_summary, ess_from_alpha, to_inference_data
+from prunelab.diagnostics import convergence_summary, ess_from_alpha
+from prunelab.extras import MissingExtraError
 from prunelab.indicators import running_marginals, sigma_t
 
 K_SIGMA = 4.0
@@ -189,22 +190,6 @@ def test_too_short_or_misshapen_input():
         convergence_summary(np.zeros(10))
 
 
-# ------------------------------------------------------------------ InferenceData
-
-
-def test_to_inference_data(rng):
-    x = flip_chains(rng, 3, 50, rho=0.2)
-    idata = to_inference_data(x, seconds=[1.0, 2.0, 3.5], name="alarm")
-    values = idata.posterior["alarm"]
-    assert values.dims == ("chain", "draw")
-    assert values.dtype == np.float64
-    np.testing.assert_array_equal(values.values, x)
-    assert idata.posterior.attrs["sampling_time"] == pytest.approx(6.5)
-    assert idata.posterior.attrs["sampling_time_per_chain"] == [1.0, 2.0, 3.5]
-    assert "sampling_time" not in to_inference_data(x).posterior.attrs
-
-
-
 # ------------------------------------------------------------------ chain_disagreement
 def _ar_indicator(rng, n_chains, n_draws, p, stay):
     """0/1 chains that keep their value with probability ``stay`` and else redraw it ~ Bernoulli(p)."""
@@ -247,5 +232,5 @@ def test_without_arviz_the_error_names_the_extra(monkeypatch, rng):
     from prunelab.diagnostics import convergence_summary
 
     monkeypatch.setitem(sys.modules, "arviz", None)  # as if not installed
-    with pytest.raises(ImportError, match=r"need ArviZ.*prunelab\[experiments\]"):
+    with pytest.raises(MissingExtraError, match=r"^computing R-hat and ESS needs the package arviz.*prunelab\[experiments\]'$"):
         convergence_summary(rng.random((2, 50)) < 0.5)

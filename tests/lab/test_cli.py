@@ -139,3 +139,52 @@ def test_run_peers_refuses_an_unknown_profile_in_one_line(tmp_path, capsys):
     assert main(["run", "peers", "--profile", "huge", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown peers profile 'huge'" in err[0]
+
+
+# ----------------------------------------------------------------------------- version, help, progress
+def test_version_prints_the_installed_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"prunelab {version('prunelab')}\n"
+    done = _run("--version", prelude="sys.modules['pandas'] = None  # without the experiments extra")
+    assert (done.returncode, done.stdout) == (0, f"prunelab {version('prunelab')}\n"), done.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["large", "--help"],
+                                  ["tables", "--help"]])
+def test_help_is_plain_words_with_examples(args, capsys):
+    from prunelab.lab.experiments import EXPERIMENTS
+
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    for markup in ("``", ":func:", ":mod:", ":data:", "::"):
+        assert markup not in text, f"reST markup {markup!r} in the help of {args}"
+    if args == ["--help"]:
+        assert "examples:\n  python -m prunelab reproduce --profile smoke" in text
+        assert "--version" in text
+    if args == ["run", "--help"]:
+        for name, experiment in EXPERIMENTS.items():  # every experiment described, its profiles listed
+            assert f"\n  {name:<10}" in text
+            assert f"{name}: {', '.join(sorted(experiment.profiles))}" in " ".join(text.split())
+    if args[0] in ("run", "reproduce", "large"):
+        assert "--no-progress" in text
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-progress"]])
+def test_run_passes_no_progress_to_the_sweep(flag, tmp_path, monkeypatch):
+    from prunelab.lab import experiments
+
+    seen = {}
+
+    def sweep(experiment, profile, **kwargs):
+        seen.update(kwargs)
+        return {"n_done": 0, "n_skipped": 0, "sweep_seconds": 0.0}
+
+    monkeypatch.setattr(experiments, "sweep", sweep)
+    assert main(["run", "peers", "--profile", "smoke", "--out", str(tmp_path / "o"), *flag]) == 0
+    assert seen["progress"] is (not flag)

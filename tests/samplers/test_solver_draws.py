@@ -24,7 +24,8 @@ from prunelab.compiled import compile_network, state_labels
 from prunelab.samplers import prune, prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.pruned_draws import PRUNED_DRAWS, pruned_draw
-from prunelab.samplers.solver_draws import NO_MODEL, SolverMissingError
+from prunelab.extras import MissingExtraError
+from prunelab.samplers.solver_draws import NO_MODEL
 from prunelab.samplers.uniform import enumerate_pruned_states
 from tests.helpers import CHI2_LEVEL
 
@@ -160,9 +161,9 @@ def test_a_missing_package_is_refused_naming_the_extra(monkeypatch, name, rng):
     monkeypatch.setitem(sys.modules, PACKAGES[name], None)  # import raises ImportError
     net = _net("deterministic_pair", None)
     message = rf"uniform='{name}' needs the package {PACKAGES[name]}.*pip install 'prunelab\[solvers\]'"
-    with pytest.raises(SolverMissingError, match=message):
+    with pytest.raises(MissingExtraError, match=message):
         pruned_draw(name).plan(net)
-    with pytest.raises(SolverMissingError, match=message):
+    with pytest.raises(MissingExtraError, match=message):
         prune.run_chain(rng, net, [0, 0], 3, name)
 
 

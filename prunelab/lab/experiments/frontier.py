@@ -392,7 +392,7 @@ def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> di
     each other where no exact answer exists. The CMSGen chains' seeds are the run's next children, after those of
     the per-step chains.
     """
-    from prunelab.samplers.solver_draws import SolverMissingError
+    from prunelab.extras import MissingExtraError
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     seed, n = run_seed_sequence(run.id, root_seed), prof.per_step_chains
@@ -401,7 +401,7 @@ def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> di
     try:
         cmsgen, cmsgen_seconds, _ = _independent_chains(bn, evidence, seed.spawn(n), prof.per_step_cmsgen_steps,
                                                         "cmsgen")
-    except SolverMissingError as exc:  # the per-step chains' figures are kept; the note says what is missing
+    except MissingExtraError as exc:  # the per-step chains' figures are kept; the note says what is missing
         cmsgen, cmsgen_seconds, cmsgen_note = [], math.nan, str(exc)[:300]
     else:
         cmsgen_note = ""

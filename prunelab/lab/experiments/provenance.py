@@ -20,15 +20,22 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = [
-    "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions", "machine_info", "out_name",
-    "package_version", "previous_sessions", "provenance_record", "utc_now",
+    "KERNEL_LIBRARIES", "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions",
+    "machine_info", "out_name", "package_version", "previous_sessions", "provenance_record", "utc_now",
 ]
 
+KERNEL_LIBRARIES = ("numpy", "numba", "llvmlite")
+"""Libraries whose versions every record names: the arrays, and the compiler of the kernels.
+
+The same commit runs its kernels at different speeds under different numba and
+llvmlite releases (a fivefold change in circuit prune steps per second has been
+seen between two), so a rate in a record means little without them."""
+
 LIBRARIES = (
-    "numpy", "numba", "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
+    *KERNEL_LIBRARIES, "scipy", "pandas", "pyarrow", "joblib", "dask", "distributed",
     "arviz", "tqdm", "pgmpy",
 )
-"""Libraries whose versions go into ``provenance.json``."""
+"""Libraries whose versions go into ``provenance.json``: :data:`KERNEL_LIBRARIES` first."""
 
 PROVENANCE_KEYS = (
     "experiment", "command", "regenerate", "prunelab_version", "git", "root_seed", "profile", "out", "n_jobs",
@@ -168,7 +175,7 @@ def provenance_record(experiment: str, regenerate: str, *, root_seed, profile: d
     git : dict, optional
         The commit (default :func:`git_commit` now).
     libraries : tuple of str
-        Libraries beyond numpy whose versions it records.
+        Libraries beyond :data:`KERNEL_LIBRARIES` whose versions it records.
 
     Returns
     -------
@@ -180,11 +187,11 @@ def provenance_record(experiment: str, regenerate: str, *, root_seed, profile: d
     --------
     >>> record = provenance_record("networks", "python data/make_networks.py", root_seed=3, profile={})
     >>> record["command"] == record["regenerate"], record["root_seed"], sorted(record["libraries"])
-    (True, '3', ['numpy'])
+    (True, '3', ['llvmlite', 'numba', 'numpy'])
     """
     return {
         "experiment": experiment, "command": regenerate if command is None else command, "regenerate": regenerate,
         "prunelab_version": package_version(), "git": git_commit() if git is None else git,
         "root_seed": str(root_seed), "profile": profile, "end_time": utc_now(), "machine": machine_info(),
-        "libraries": library_versions(("numpy", *libraries)),
+        "libraries": library_versions((*KERNEL_LIBRARIES, *libraries)),
     }
