@@ -21,11 +21,12 @@ The compiled junction tree depends only on the network and on *which* variables
 are observed, not on their values; it is cached per network object (weakly, so
 networks are not kept alive) and per observed-variable set (:mod:`prunelab.junction_tree`).
 
-Where the tables exceed their caps, exact inference turns to the network's
-determinism (``method="auto"``): a compiled circuit answers every posterior at once
+Where the tables are large or exceed their caps, exact inference turns to the
+network's determinism: a compiled circuit answers every posterior at once
 (:mod:`prunelab.circuit`), and a weighted model counter answers ``P(e)`` with one
-count and a named variable's posterior with one count per state
-(:mod:`prunelab.circuit.counting`). The answer says which method gave it.
+count and a named variable's posterior with ``k - 1`` more
+(:mod:`prunelab.circuit.counting`). Which of the three runs is decided once, by
+:mod:`prunelab.planner` (``method="auto"``); the answer says which method gave it and why.
 
 References
 ----------
@@ -41,11 +42,11 @@ import math
 from collections.abc import Mapping, Sequence
 
 
-from .compiled import compile_network
-from .elimination import HEURISTICS, TablesTooLargeError, evaluate_order, find_order, greedy_order
+from .elimination import HEURISTICS, evaluate_order, find_order, greedy_order
 from .evidence import as_evidence
-from .junction_tree import calibrate, distribute, free_moral_graph
+from .junction_tree import distribute, free_moral_graph
 from .network import BayesianNetwork, EvidenceError
+from .planner import EXACT_METHODS, ExactPlan, plan_and_answer
 
 
 __all__ = [
@@ -244,18 +245,24 @@ def treewidth(
     return induced_width(bn, elimination_order(bn, evidence, heuristic), evidence)
 
 
-EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
-"""Values of ``method=`` in exact inference. ``"auto"`` is the junction tree; where it refuses, the circuit
-for posteriors and the weighted model counter for ``P(e)``; where the circuit refuses too, the counter
-for the posteriors named by ``variables=``."""
-
-
 class ExactMarginals(dict):
-    """Posteriors by variable name (a ``dict``), with the method that computed them in ``method``."""
+    """Posteriors by variable name (a ``dict``), with ``log P(e)`` and how they were computed.
 
-    def __init__(self, marginals, method: str):
+    Attributes
+    ----------
+    method : str
+        The method that answered: ``"junction_tree"``, ``"circuit"`` or ``"counter"``.
+    plan : prunelab.planner.ExactPlan
+        The method, the reason it was chosen and what was tried before it.
+    log_probability : float
+        ``log P(e)``.
+    """
+
+    def __init__(self, marginals, plan: ExactPlan, log_probability: float):
         super().__init__(marginals)
-        self.method = method
+        self.plan = plan
+        self.method = plan.method
+        self.log_probability = log_probability
 
 
 def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | None:
@@ -279,60 +286,10 @@ def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | No
     return out
 
 
-def _answer(bn: BayesianNetwork, evidence: Mapping | None, method: str, variables: list[int] | None = None,
-            posteriors: bool = True):
-    """``(method, log P(e), marginals or None, junction tree and calibration or None)``.
-
-    ``posteriors=False`` asks for ``P(e)`` only; ``variables`` (indices) for the posteriors of those
-    variables only (``None``: all).
-    """
-    if method not in EXACT_METHODS:
-        raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
-    refusals: list[ValueError] = []
-    if method in ("auto", "junction_tree"):
-        try:
-            tree, calibration = calibrate(bn, evidence)
-        except TablesTooLargeError as exc:
-            if method == "junction_tree":
-                raise
-            refusals.append(exc)
-        else:
-            return "junction_tree", calibration.log_probability, None, (tree, calibration)
-    from .circuit import CircuitTooLargeError, CountTooHardError, ImpossibleEvidenceError, counting, inference
-
-    net = compile_network(bn, evidence)
-    auto = method == "auto"
-    if method == "circuit" or (auto and posteriors):
-        try:
-            cap = inference.AUTO_COMPILE_SECONDS if auto else inference.MAX_COMPILE_SECONDS
-            circuit = inference.circuit_for(net, max_seconds=cap, race=True)  # answers do not depend on the vtree
-        except ImpossibleEvidenceError:
-            return "circuit", -math.inf, {}, None
-        except CircuitTooLargeError as exc:
-            if not auto:
-                raise
-            if variables is None:
-                raise CircuitTooLargeError(f"the junction tree refused ({refusals[0]}), and {exc}; name the "
-                                           f"posteriors wanted (variables=) to have them counted") from None
-            refusals.append(exc)
-        else:
-            log_p, marginals = inference.circuit_inference(bn, net, circuit)
-            return "circuit", log_p, marginals, None
-    cap = counting.AUTO_COUNT_SECONDS if auto else counting.MAX_COUNT_SECONDS
-    asked = (variables if variables is not None else net.free.tolist()) if posteriors else None
-    try:
-        log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap,
-                                                    what=f"network {bn.name!r}")
-    except ImpossibleEvidenceError:
-        return "counter", -math.inf, {}, None
-    except CountTooHardError as exc:
-        if not refusals:
-            raise
-        before = f"the junction tree refused ({refusals[0]})"
-        if len(refusals) > 1:
-            before += f", the circuit refused ({refusals[1]})"
-        raise CountTooHardError(f"{before}, and {exc}") from None
-    return "counter", log_p, marginals, None
+def _check_jobs(n_jobs) -> int:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1 (every core), not {n_jobs!r}")
+    return n_jobs
 
 
 def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
@@ -341,16 +298,16 @@ def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
 
 
 def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, method: str = "auto",
-                    variables: Sequence[str] | None = None) -> ExactMarginals:
-    """Exact posterior ``P(X | e)`` of every unobserved variable.
+                    variables: Sequence[str] | None = None, n_jobs: int = 1,
+                    progress: bool = False) -> ExactMarginals:
+    """Exact posterior ``P(X | e)`` of every unobserved variable, or of those named.
 
-    All marginals come from one calibration of a junction tree (one upward and one
-    downward pass), not from one variable elimination per variable; where the
-    junction tree's tables exceed their caps, from one upward and one outward pass
-    over a decision diagram that exploits the network's determinism
-    (:mod:`prunelab.circuit`); where no diagram can be built in time either, from
-    ``k`` weighted model counts per ``k``-state variable named in ``variables``
-    (:mod:`prunelab.circuit.counting`).
+    Three methods answer exactly (:mod:`prunelab.planner` says when each is chosen):
+    one calibration of a junction tree (one upward and one downward pass) gives every
+    posterior; past the junction tree's caps, one upward and one outward pass over a
+    compiled circuit that exploits the network's determinism (:mod:`prunelab.circuit`);
+    and a weighted model counter gives ``P(e)`` with one count and each ``k``-state
+    variable's posterior with ``k - 1`` more (:mod:`prunelab.circuit.counting`).
 
     Parameters
     ----------
@@ -359,15 +316,19 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states (state names or state indices).
     method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
-        ``"auto"``: the junction tree; if it refuses, the circuit (compiled for at
-        most :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`); if that refuses too
-        and ``variables`` is given, the counter (for at most
-        :data:`~prunelab.circuit.counting.AUTO_COUNT_SECONDS`). ``"counter"``: the
-        counts alone, one per state of each variable asked for (all free variables
-        if ``variables`` is None: slow on large networks).
+        ``"auto"``: the planner's choice (:func:`prunelab.planner.plan_and_answer`),
+        from the junction tree's table sizes, the share of deterministic CPT entries
+        and how many posteriors are asked for; where they are close, a short race
+        with a split budget. A named method runs alone, with its own caps
+        (``"counter"`` without ``variables``: every free variable, slow on large
+        networks unless ``n_jobs`` spreads the counts).
     variables : sequence of str, optional
         The free variables whose posteriors to return, in this order; all of them
-        if None.
+        if None; ``[]`` for none (``log_probability`` only).
+    n_jobs : int, default 1
+        Processes for the counter's counts (-1: every core).
+    progress : bool, default False
+        A progress bar over the counts, where the counter answers.
 
     Returns
     -------
@@ -375,7 +336,8 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         A dict: for every variable not in ``evidence`` (or every one named in
         ``variables``, in that order), in ``bn.variables`` order, a float64 array
         over its states that sums to 1. Observed variables are omitted. Its
-        attribute ``method`` names the method that answered.
+        attributes: ``method``, the method that answered; ``plan``, why it was
+        chosen (:class:`prunelab.planner.ExactPlan`); ``log_probability``, ``log P(e)``.
 
     Raises
     ------
@@ -390,16 +352,17 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
     prunelab.circuit.CircuitTooLargeError
         (a ``ValueError``) The circuit, where it was tried last, outgrew its caps;
-        the message names the size reached (and the junction tree's refusal).
+        the message names the size reached.
     prunelab.circuit.CountTooHardError
-        (a ``ValueError``) The counts, where they were tried, reached their caps;
+        (a ``ValueError``) The counts, where they were tried last, reached their caps;
         the message names how many were done (and the earlier refusals).
     ValueError
-        ``variables`` names an unknown or observed variable, or one twice.
+        ``variables`` names an unknown or observed variable, or one twice; ``n_jobs``
+        is not a positive int or -1.
 
     See Also
     --------
-    probability_of_evidence
+    probability_of_evidence, prunelab.planner.plan_and_answer
 
     References
     ----------
@@ -422,24 +385,33 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     array([0.5, 0.5])
     >>> exact_marginals(bn, evidence={"B": "1"})
     {'A': array([0., 1.])}
-    >>> exact_marginals(bn, evidence={"B": "1"}, method="counter").method
-    'counter'
+    >>> answer = exact_marginals(bn, evidence={"B": "1"}, method="counter")
+    >>> answer.method, round(float(answer.log_probability), 6)
+    ('counter', -0.693147)
+    >>> exact_marginals(bn).plan.reason
+    'the junction tree is small: 6 table entries'
     """
     evidence = as_evidence(evidence)
     chosen = _chosen(bn, bn.evidence_names(evidence) if evidence else {}, variables)
-    used, log_p, marginals, calibrated = _answer(bn, evidence, method, chosen)
-    if log_p == -math.inf:
+    answer = plan_and_answer(bn, evidence, method, chosen, chosen != [], n_jobs=_check_jobs(n_jobs),
+                             progress=progress)
+    if answer.log_probability == -math.inf:
         raise _impossible(bn, evidence)
-    if calibrated is not None:
-        tree, calibration = calibrated
-        by_index = dict(zip(tree.order, distribute(tree, calibration)))
-        marginals = {bn.variables[i]: by_index[i] for i in sorted(by_index)}
+    marginals = answer.marginals
+    if answer.calibrated is not None:
+        if chosen == []:
+            marginals = {}
+        else:
+            tree, calibration = answer.calibrated
+            by_index = dict(zip(tree.order, distribute(tree, calibration)))
+            marginals = {bn.variables[i]: by_index[i] for i in sorted(by_index)}
     if chosen is not None:
         marginals = {bn.variables[i]: marginals[bn.variables[i]] for i in chosen}
-    return ExactMarginals(marginals, used)
+    return ExactMarginals(marginals, answer.plan, float(answer.log_probability))
 
 
-def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto") -> float:
+def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto",
+                                n_jobs: int = 1) -> float:
     """Exact ``log P(e)``; ``-inf`` for impossible evidence, 0.0 for none.
 
     Messages are rescaled during the upward pass, so this stays finite where
@@ -451,8 +423,11 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     evidence : mapping of str to state, pandas Series, or None
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
     method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
-        As in :func:`exact_marginals`, except that ``"auto"`` turns from a refusing
-        junction tree straight to the counter: one weighted count answers ``P(e)``.
+        As in :func:`exact_marginals`; for ``P(e)`` the planner weighs the junction
+        tree against one weighted count. ``exact_marginals(bn, evidence,
+        variables=[])`` gives the same number with the plan that chose it.
+    n_jobs : int, default 1
+        As in :func:`exact_marginals`.
 
     Returns
     -------
@@ -463,9 +438,9 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     EvidenceError
         If the evidence names an unknown variable or state.
     prunelab.elimination.TablesTooLargeError
-        (a ``ValueError``) If the junction tree would need a clique table larger
-        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
-        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
+        (a ``ValueError``) With ``method="junction_tree"``, if the junction tree would
+        need a clique table larger than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`,
+        or all its tables more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
 
     See Also
     --------
@@ -487,10 +462,12 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     evidence = as_evidence(evidence)
     if not evidence:
         return 0.0
-    return float(_answer(bn, evidence, method, posteriors=False)[1])
+    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=_check_jobs(n_jobs))
+    return float(answer.log_probability)
 
 
-def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto") -> float:
+def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, method: str = "auto",
+                            n_jobs: int = 1) -> float:
     """Exact probability ``P(e)`` of the evidence.
 
     Parameters
@@ -500,8 +477,9 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
         Checked by :func:`prunelab.evidence.as_evidence`: anything else is a ``TypeError``.
         Observed variables and their states; empty or None gives 1.0.
     method : {"auto", "junction_tree", "circuit", "counter"}, default "auto"
-        As in :func:`exact_marginals`, except that ``"auto"`` turns from a refusing
-        junction tree straight to the counter: one weighted count answers ``P(e)``.
+        As in :func:`log_probability_of_evidence`.
+    n_jobs : int, default 1
+        As in :func:`exact_marginals`.
 
     Returns
     -------
@@ -518,9 +496,9 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
         If the evidence names an unknown variable or state; the message lists the
         valid names.
     prunelab.elimination.TablesTooLargeError
-        (a ``ValueError``) If the junction tree would need a clique table larger
-        than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`, or all its tables
-        more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
+        (a ``ValueError``) With ``method="junction_tree"``, if the junction tree would
+        need a clique table larger than :data:`~prunelab.elimination.MAX_CLIQUE_ENTRIES`,
+        or all its tables more than :data:`~prunelab.elimination.MAX_TOTAL_ENTRIES` entries.
 
     See Also
     --------
@@ -548,5 +526,5 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     evidence = as_evidence(evidence)
     if not evidence:
         return 1.0
-    used, log_p, _, calibrated = _answer(bn, evidence, method, posteriors=False)
-    return calibrated[1].probability if calibrated is not None else math.exp(log_p)
+    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=_check_jobs(n_jobs))
+    return answer.calibrated[1].probability if answer.calibrated is not None else math.exp(answer.log_probability)

@@ -1,24 +1,31 @@
-"""The exact start past the junction tree: a state drawn from the compiled circuit when the tree refuses.
+"""The exact start past the junction tree: a state drawn from the compiled circuit when the tree's tables do not fit.
 
 :func:`prunelab.samplers.init.exact_posterior_state` draws a start from the
 junction tree's tables when forward sampling cannot meet the evidence; where the
-tree would not fit, it raises :class:`TreeRefused` inside and draws here instead.
+planner says they do not fit (:func:`prunelab.planner.draw_method`), it draws here instead.
 """
 
 from __future__ import annotations
 
 from ..compiled import compile_network
 from ..network import BayesianNetwork, EvidenceError
+from ..planner import ExactPlan
 
-__all__ = ["TreeRefused", "circuit_posterior_state"]
-
-
-class TreeRefused(Exception):
-    """The junction tree would not fit: ``args = (named evidence, the tree's refusal)``."""
+__all__ = ["circuit_posterior_state"]
 
 
-def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: int, refusal: TreeRefused):
+def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: int, plan: ExactPlan):
     """``x ~ P(x | e)`` drawn from the compiled circuit of ``(bn, evidence)``, capped at ``AUTO_COMPILE_SECONDS``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    bn : BayesianNetwork
+    evidence : mapping
+    max_restarts : int
+        The forward-sampling tries made before, for the message.
+    plan : prunelab.planner.ExactPlan
+        The planner's plan, whose ``tried`` names the junction tree's refusal.
 
     Raises
     ------
@@ -30,13 +37,14 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> bn = load_network("deterministic_pair")
-    >>> circuit_posterior_state(np.random.default_rng(0), bn, {"B": "1"}, 10, TreeRefused("B=1", "")).tolist()
+    >>> plan = ExactPlan("circuit", "the junction tree's tables do not fit", ("junction_tree: (none)",))
+    >>> circuit_posterior_state(np.random.default_rng(0), bn, {"B": "1"}, 10, plan).tolist()
     [1, 1]
     """
     from ..circuit import AUTO_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, circuit_for
     from ..circuit import posterior_state
 
-    named, tree_refusal = refusal.args
+    named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     net = compile_network(bn, evidence)
     try:
         return posterior_state(rng, net, circuit_for(net, max_seconds=AUTO_COMPILE_SECONDS))
@@ -45,6 +53,6 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     except CircuitTooLargeError as exc:
         raise EvidenceError(
             f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} forward-sampling "
-            f"tries: it may be impossible, and exact inference cannot tell (the junction tree refused: "
-            f"{tree_refusal}; and {exc})"
+            f"tries: it may be impossible, and exact inference cannot tell ({'; '.join(plan.tried)}; and "
+            f"circuit: {exc})"
         ) from None

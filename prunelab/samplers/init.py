@@ -40,7 +40,9 @@ import numpy as np
 from ..compiled import CompiledNetwork, compile_network, state_labels
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
-from .circuit_start import TreeRefused, circuit_posterior_state
+from ..junction_tree import calibrate
+from ..planner import ExactPlan, draw_method
+from .circuit_start import circuit_posterior_state
 from .inverse_cdf import inverse_cdf_py
 
 __all__ = [
@@ -175,28 +177,26 @@ _posterior_tables: weakref.WeakKeyDictionary[BayesianNetwork, _PosteriorTables] 
 _posterior_lock = threading.Lock()
 
 
-def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None, max_restarts: int) -> _PosteriorTables:
+def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None) -> _PosteriorTables | ExactPlan:
     """The upward pass of exact inference for ``(bn, evidence)``, from the cache or computed once.
 
-    Feasibility is decided on ``log P(e)`` (``-inf`` only when impossible), never on
-    ``P(e)``, which underflows to 0 for possible evidence on large networks.
+    Where the planner draws from a circuit instead (:func:`prunelab.planner.draw_method`:
+    the junction tree's tables do not fit), its plan. Feasibility is decided on
+    ``log P(e)`` (``-inf`` only when impossible), never on ``P(e)``, which underflows
+    to 0 for possible evidence on large networks.
     """
-    from .. import junction_tree  # local: exact inference is only needed on this fallback
-
     key = tuple(sorted(bn.evidence_indices(evidence).items()))
     with _posterior_lock:
         tables = _posterior_tables.get(bn)
     if tables is not None and tables.evidence == key:
         return tables
     named_evidence = bn.evidence_names(evidence)
-    named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
-    try:
-        tree, calibration = junction_tree.calibrate(bn, named_evidence)
-    except EvidenceError:
-        raise
-    except ValueError as exc:  # the tree refuses: the caller turns to a compiled circuit
-        raise TreeRefused(named, str(exc)) from None
+    plan = draw_method(bn, named_evidence)
+    if plan.method != "junction_tree":
+        return plan
+    tree, calibration = calibrate(bn, named_evidence)
     if calibration.log_probability == -np.inf:
+        named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
     tables = _PosteriorTables(key, tree.order, tree.cliques, tuple(calibration.potentials))
     with _posterior_lock:
@@ -215,15 +215,13 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
     backward sampling). The pass is computed once per (network, evidence) and
     cached, so every chain that falls back pays one exact inference in all and then
     microseconds per variable. One ``rng.random()`` is used per free variable, in
-    reverse elimination order. Where the junction tree refuses, the compiled circuit
-    of ``(bn, evidence)`` (:func:`prunelab.circuit.circuit_for`, capped at
-    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) draws the state instead
-    (:func:`prunelab.circuit.posterior_state`).
+    reverse elimination order. Where the junction tree's tables do not fit, the
+    planner draws from a compiled circuit instead (:func:`prunelab.planner.draw_method`;
+    :func:`~prunelab.samplers.circuit_start.circuit_posterior_state`).
     """
-    try:
-        tables = _posterior_tables_for(bn, evidence, max_restarts)
-    except TreeRefused as refusal:
-        return circuit_posterior_state(rng, bn, evidence, max_restarts, refusal)
+    tables = _posterior_tables_for(bn, evidence)
+    if isinstance(tables, ExactPlan):
+        return circuit_posterior_state(rng, bn, evidence, max_restarts, tables)
     x = np.empty(bn.n_variables, dtype=np.int64)
     for i, s in tables.evidence:
         x[i] = s

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from prunelab import BayesianNetwork, make_grid
-from prunelab.circuit import CircuitTooLargeError, CountTooHardError, encode_network, inference, log_counts
-from prunelab.circuit import counting
+from prunelab.circuit import CountTooHardError, encode_network, log_counts
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
@@ -113,48 +112,6 @@ def test_counts_of_a_literal_and_its_negation_sum_to_the_count():
     enc = encode_network(net, bn.variables)
     total, positive, negative = log_counts(enc, net, [[], [3], [-3]])
     assert np.logaddexp(positive, negative) == pytest.approx(total, abs=EXACT)
-
-
-def _refuse_everything_but_the_counter(monkeypatch):
-    import prunelab.elimination as elimination
-
-    monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 4)
-
-    def refuse(*args, **kwargs):
-        raise CircuitTooLargeError("compiling stopped (a refusal made by the test)")
-
-    monkeypatch.setattr(inference, "circuit_for", refuse)
-
-
-def test_auto_turns_to_the_counter_past_the_circuit_for_named_posteriors(monkeypatch):
-    want = exact_marginals(make_grid(7, 0.9, seed=2), {"v_7_7": "T"})
-    _refuse_everything_but_the_counter(monkeypatch)
-    bn = make_grid(7, 0.9, seed=2)  # a new object: junction trees are cached per network object
-    got = exact_marginals(bn, {"v_7_7": "T"}, variables=["v_6_7", "v_1_1"])
-    assert got.method == "counter"
-    for v in got:
-        np.testing.assert_allclose(got[v], want[v], atol=EXACT)
-    with pytest.raises(CircuitTooLargeError, match=r"the junction tree refused .* and compiling stopped .* name the "
-                                                   r"posteriors wanted \(variables=\)"):
-        exact_marginals(bn, {"v_7_7": "T"})
-
-
-def test_auto_answers_probability_of_evidence_by_one_count_without_compiling(monkeypatch):
-    want = log_probability_of_evidence(make_grid(7, 0.9, seed=2), {"v_7_7": "T"})
-    _refuse_everything_but_the_counter(monkeypatch)
-    calls = []
-    monkeypatch.setattr(counting, "log_counts", lambda *a, _f=counting.log_counts, **k: calls.append(a[2]) or _f(*a, **k))
-    got = log_probability_of_evidence(make_grid(7, 0.9, seed=2), {"v_7_7": "T"})
-    assert got == pytest.approx(want, abs=EXACT)
-    assert calls == [[[]]]  # one count, of the CNF itself; the circuit (which refuses here) was not asked
-
-
-def test_auto_refusal_past_the_counter_names_all_three(monkeypatch):
-    _refuse_everything_but_the_counter(monkeypatch)
-    monkeypatch.setattr(counting, "AUTO_COUNT_SECONDS", 0.0)
-    with pytest.raises(CountTooHardError, match=r"the junction tree refused .*MAX_CLIQUE_ENTRIES.*, the circuit "
-                                                r"refused \(compiling stopped .*\), and counting network"):
-        exact_marginals(make_grid(7, 0.9, seed=2), {"v_7_7": "T"}, variables=["v_1_1"])
 
 
 def test_the_counter_writes_nothing_to_the_standard_output(capfd):

@@ -1,0 +1,318 @@
+"""The exact-inference planner: which of junction tree, circuit and counter answers a question.
+
+Exact inference has three methods, and each is the fastest somewhere:
+
+* the **junction tree** (:mod:`prunelab.junction_tree`) costs its clique tables, known
+  before any is allocated from the elimination order, and answers ``P(e)`` and every
+  posterior at once; where the tables are small nothing is faster;
+* the **compiled circuit** (:mod:`prunelab.circuit`) exploits the zeros and ones of the
+  tables, costs a compilation no formula predicts, and then answers every posterior
+  at once;
+* the **weighted model counter** (:mod:`prunelab.circuit.counting`) exploits them
+  too, keeps nothing, and answers one question per count: ``P(e)`` with one count, a
+  ``k``-state variable's posterior with ``k - 1`` more.
+
+:func:`plan_and_answer` decides before any long work, from what is cheap to know
+first: the junction tree's tables (a symbolic search, cached with the tree), the
+share of deterministic entries in the CPTs, and the question (``P(e)``, ``k`` named
+posteriors, or all of them). Its rules, in order:
+
+1. The tables fit and are small (at most :data:`QUICK_TABLE_ENTRIES`, well under a
+   second of work): the junction tree.
+2. The tables fit but are not small, and the network has deterministic entries: a
+   short race with a split budget. The method that exploits determinism for this
+   question (the counter for ``P(e)`` and named posteriors, the circuit for all of
+   them) runs first, capped at half the junction tree's predicted seconds plus
+   :data:`TRY_SECONDS`; if it is not done by then, the junction tree answers. So the
+   choice costs at most about 1.5 times the junction tree's time plus two seconds,
+   and gains whatever determinism gives.
+3. The tables do not fit: for ``P(e)`` and named posteriors the counter; for every
+   posterior the circuit (capped at
+   :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) and, where it refuses, the counter
+   for every free variable. The counter's cap is
+   :data:`~prunelab.circuit.counting.MAX_COUNT_SECONDS` whenever it is the last method.
+
+The answer carries an :class:`ExactPlan`: the method that answered, why, and what
+was tried before it. Every caller of exact inference goes through here:
+:func:`prunelab.exact.exact_marginals`, :func:`~prunelab.exact.probability_of_evidence`,
+:func:`~prunelab.exact.log_probability_of_evidence`, and the exact start state of the
+samplers (:func:`draw_method`: the junction tree's tables, else the circuit; the
+counter draws no states).
+
+References
+----------
+.. [1] M. Chavira and A. Darwiche, "On probabilistic inference by weighted model
+   counting", Artificial Intelligence 172 (2008): compilation and counting exploit
+   determinism; the junction tree's cost is its tables whatever the zeros.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from .compiled import compile_network
+from .elimination import TablesTooLargeError
+from .extras import MissingExtraError, available
+from .junction_tree import JunctionTree, calibrate, junction_tree
+from .network import BayesianNetwork
+
+__all__ = [
+    "EXACT_METHODS", "ExactPlan", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "TRY_SECONDS",
+    "draw_method", "plan_and_answer",
+]
+
+EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
+"""Values of ``method=`` in exact inference; ``"auto"`` is the planner's choice."""
+
+QUICK_TABLE_ENTRIES = 2.0**22
+"""Junction-tree tables (entries in all) at or below which the tree answers without a race (about 0.2 s)."""
+
+SECONDS_PER_TABLE_ENTRY = 5e-8
+"""Predicted seconds of one calibration per table entry (measured: 2-5e-8 s on a 2-core x86_64 machine)."""
+
+TRY_SECONDS = 2.0
+"""What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
+
+
+class PlanFacts(NamedTuple):
+    """What the planner knew before it chose.
+
+    Attributes
+    ----------
+    free : int
+        Unobserved variables.
+    counts : int
+        Weighted counts the counter needs for the question (``1 + sum(k - 1)``).
+    table_entries : float
+        Entries of all the junction tree's tables (``inf`` where the order search refused).
+    largest_table : float
+        Entries of its largest table.
+    fits : bool
+        Whether the tables fit the caps of :mod:`prunelab.elimination`.
+    deterministic_share : float
+        Share of the CPT entries that are 0 or 1.
+    """
+
+    free: int
+    counts: int
+    table_entries: float
+    largest_table: float
+    fits: bool
+    deterministic_share: float
+
+
+class ExactPlan(NamedTuple):
+    """The method that answered, and why.
+
+    Attributes
+    ----------
+    method : str
+        ``"junction_tree"``, ``"circuit"`` or ``"counter"``.
+    reason : str
+        One sentence: the rule that chose it.
+    tried : tuple of str
+        The methods tried before it, each with how it stopped (``"counter: budget 3.1 s"``).
+    facts : PlanFacts or None
+        What was known before choosing (``None`` when the method was named).
+    """
+
+    method: str
+    reason: str
+    tried: tuple[str, ...] = ()
+    facts: PlanFacts | None = None
+
+
+class _Answer(NamedTuple):
+    plan: ExactPlan
+    log_probability: float
+    marginals: dict | None  # None: read them off the calibrated tree
+    calibrated: tuple | None  # (tree, calibration) when the junction tree answered
+
+
+def _tree(bn: BayesianNetwork, observed: frozenset[int]) -> tuple[JunctionTree | None, TablesTooLargeError | None]:
+    try:
+        return junction_tree(bn, observed), None
+    except TablesTooLargeError as refusal:
+        return None, refusal
+
+
+def _entries(tree: JunctionTree) -> tuple[float, float]:
+    sizes = [float(np.prod(s)) if s else 1.0 for s in tree.shapes]
+    return math.fsum(sizes), max(sizes, default=0.0)
+
+
+def _deterministic_share(net) -> float:
+    cpt = net.cpt
+    return float(np.count_nonzero((cpt == 0.0) | (cpt == 1.0)) / cpt.size) if cpt.size else 0.0
+
+
+def _junction_tree_answer(bn, evidence, plan: ExactPlan) -> _Answer:
+    tree, calibration = calibrate(bn, evidence)
+    return _Answer(plan, calibration.log_probability, None, (tree, calibration))
+
+
+def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variables: Sequence[int] | None,
+                    posteriors: bool, *, n_jobs: int = 1, progress: bool = False) -> _Answer:
+    """Choose the method (or take the one named), run it, and return the answer with its :class:`ExactPlan`.
+
+    Parameters
+    ----------
+    bn : BayesianNetwork
+    evidence : mapping
+        Checked evidence (:func:`prunelab.evidence.as_evidence`), by name.
+    method : {"auto", "junction_tree", "circuit", "counter"}
+    variables : sequence of int or None
+        Indices of the posteriors asked for; ``None``: every free variable.
+    posteriors : bool
+        ``False``: ``P(e)`` only (``variables`` is ignored).
+    n_jobs : int, default 1
+        Processes for the counter's counts.
+    progress : bool, default False
+        A progress bar over the counts.
+
+    Returns
+    -------
+    ``(plan, log P(e), marginals or None, (tree, calibration) or None)``; marginals are
+    ``None`` when the junction tree answered (read them off its calibration), ``{}``
+    when the evidence is impossible.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.planner import plan_and_answer
+    >>> answer = plan_and_answer(load_network("asia"), {"dysp": "yes"}, "auto", None, True)
+    >>> answer.plan.method, answer.plan.reason
+    ('junction_tree', 'the junction tree is small: 136 table entries')
+    """
+    if method not in EXACT_METHODS:
+        raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
+    if method == "junction_tree":
+        return _junction_tree_answer(bn, evidence, ExactPlan("junction_tree", "asked for by name"))
+    observed = frozenset(bn.evidence_indices(evidence))
+    if method == "circuit":
+        return _circuit_answer(bn, evidence, ExactPlan("circuit", "asked for by name"), None)
+    net = compile_network(bn, evidence)
+    asked = _asked(net, variables, posteriors)
+    if method == "counter":
+        return _count_answer(bn, net, asked, ExactPlan("counter", "asked for by name"), None, n_jobs, progress)
+
+    tree, refusal = _tree(bn, observed)
+    entries, largest = _entries(tree) if tree is not None else (math.inf, math.inf)
+    card = net.cardinality
+    counts = 1 + sum(int(card[i]) - 1 for i in (asked or ()))
+    facts = PlanFacts(int(net.free.size), counts, entries, largest, tree is not None, _deterministic_share(net))
+    all_posteriors = posteriors and variables is None
+    have = {"circuit": available("pysdd"), "counter": available("pyganak")}
+    # the method that exploits determinism for this question: one count per state, or one compilation
+    preferred = ("circuit", "counter") if all_posteriors else ("counter", "circuit")
+
+    if tree is not None:
+        predicted = entries * SECONDS_PER_TABLE_ENTRY
+        plan = ExactPlan("junction_tree", f"the junction tree is small: {entries:.4g} table entries", (), facts)
+        rival = preferred[0] if have[preferred[0]] else None
+        if rival is None or entries <= QUICK_TABLE_ENTRIES or facts.deterministic_share == 0.0 or facts.free == 0:
+            if entries > QUICK_TABLE_ENTRIES:
+                why = ("no deterministic entries to exploit" if facts.deterministic_share == 0.0
+                       else f"the {preferred[0]} is not installed")
+                plan = plan._replace(reason=f"{why}: the junction tree ({entries:.4g} table entries)")
+            return _junction_tree_answer(bn, evidence, plan)
+        budget = 0.5 * predicted + TRY_SECONDS
+        reason = (f"the {rival} won a race against the junction tree ({entries:.4g} table entries, predicted "
+                  f"{predicted:.3g} s; {rival} budget {budget:.3g} s, {facts.deterministic_share:.0%} of the CPT "
+                  f"entries 0 or 1)")
+        from .circuit import CircuitTooLargeError, CountTooHardError
+
+        start = time.perf_counter()
+        try:
+            if rival == "circuit":
+                return _circuit_answer(bn, evidence, ExactPlan("circuit", reason, (), facts), net, budget)
+            return _count_answer(bn, net, asked, ExactPlan("counter", reason, (), facts), budget, n_jobs, progress)
+        except (CircuitTooLargeError, CountTooHardError):
+            spent = time.perf_counter() - start
+            plan = ExactPlan("junction_tree", f"it won a race against the {rival} ({entries:.4g} table entries)",
+                             (f"{rival}: not done within its budget of {budget:.3g} s ({spent:.3g} s)",), facts)
+            return _junction_tree_answer(bn, evidence, plan)
+
+    from .circuit import AUTO_COMPILE_SECONDS, CircuitTooLargeError
+    from .circuit.counting import MAX_COUNT_SECONDS
+
+    tried = (f"junction_tree: {refusal}",)
+    if not any(have.values()):
+        raise MissingExtraError(f"{refusal}. Past the junction tree, exact inference compiles a circuit or counts "
+                                f"models: pip install 'prunelab[circuit,counter]'") from refusal
+    if not all_posteriors and have["counter"]:
+        plan = ExactPlan("counter", f"the junction tree's tables do not fit, and {counts} weighted count"
+                                    f"{'s' if counts > 1 else ''} answer the question", tried, facts)
+        return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
+    if have["circuit"]:
+        plan = ExactPlan("circuit", "the junction tree's tables do not fit, and a circuit answers every posterior "
+                                    "at once" if all_posteriors else "the junction tree's tables do not fit, and "
+                                    "the counter is not installed", tried, facts)
+        if not have["counter"]:
+            return _circuit_answer(bn, evidence, plan, net)
+        try:
+            return _circuit_answer(bn, evidence, plan, net, AUTO_COMPILE_SECONDS)
+        except CircuitTooLargeError as exc:
+            tried = (*tried, f"circuit: {exc}")
+    plan = ExactPlan("counter", f"neither the junction tree nor a circuit answers: {counts} weighted counts answer "
+                                f"every posterior", tried, facts)
+    return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
+
+
+def _asked(net, variables, posteriors: bool) -> list[int] | None:
+    if not posteriors:
+        return None
+    return list(variables) if variables is not None else net.free.tolist()
+
+
+def _circuit_answer(bn, evidence, plan: ExactPlan, net, cap: float | None = None) -> _Answer:
+    from .circuit import ImpossibleEvidenceError, inference
+
+    net = compile_network(bn, evidence) if net is None else net
+    cap = inference.MAX_COMPILE_SECONDS if cap is None else cap
+    try:
+        circuit = inference.circuit_for(net, max_seconds=cap, race=True)  # answers do not depend on the vtree
+    except ImpossibleEvidenceError:
+        return _Answer(plan, -math.inf, {}, None)
+    log_p, marginals = inference.circuit_inference(bn, net, circuit)
+    return _Answer(plan, log_p, marginals, None)
+
+
+def _count_answer(bn, net, asked, plan: ExactPlan, cap: float | None, n_jobs: int, progress: bool,
+                  before: tuple[str, ...] = ()) -> _Answer:
+    from .circuit import CountTooHardError, ImpossibleEvidenceError, counting
+
+    cap = counting.MAX_COUNT_SECONDS if cap is None else cap
+    try:
+        log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap,
+                                                    what=f"network {bn.name!r}")
+    except ImpossibleEvidenceError:
+        return _Answer(plan, -math.inf, {}, None)
+    except CountTooHardError as exc:
+        if not before:
+            raise
+        raise CountTooHardError("; ".join((*before, f"counter: {exc}"))) from None
+    return _Answer(plan, log_p, marginals, None)
+
+
+def draw_method(bn: BayesianNetwork, evidence: Mapping) -> ExactPlan:
+    """How an exact posterior state is drawn: from the junction tree's tables where they fit, else a circuit.
+
+    The counter draws no states (one would need a count per variable and state), so a
+    network past both is refused by the circuit's cap.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> draw_method(load_network("asia"), {}).method
+    'junction_tree'
+    """
+    tree, refusal = _tree(bn, frozenset(bn.evidence_indices(evidence)))
+    if tree is not None:
+        return ExactPlan("junction_tree", f"the junction tree's tables fit ({_entries(tree)[0]:.4g} entries)")
+    return ExactPlan("circuit", "the junction tree's tables do not fit", (f"junction_tree: {refusal}",))

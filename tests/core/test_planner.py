@@ -1,0 +1,178 @@
+"""The exact-inference planner: which method answers, why, and that every choice gives the same answer.
+
+The planner's choices depend on table sizes, the question and the installed
+packages; a race depends on time only through its budget, which the tests set so
+that the outcome is decided by rule (a budget of zero refuses at once, an
+unbounded one lets the rival finish). The caps are lowered with monkeypatch so that
+a network of a few dozen variables plays one past the junction tree.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from prunelab import load_network, make_grid
+from prunelab import planner
+from prunelab.circuit import CircuitTooLargeError, CountTooHardError, inference
+from prunelab.circuit import counting
+from prunelab.elimination import TablesTooLargeError
+from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
+from prunelab.extras import MissingExtraError
+from prunelab.planner import ExactPlan, draw_method
+from prunelab.samplers.init import exact_posterior_state
+
+EXACT = 1e-9  # three exact methods, each to rounding; the counter's 128-bit counts are returned as doubles
+
+EVIDENCE = {"v_7_7": "T"}
+
+
+def _grid():
+    """A new 90 % 7 x 7 grid: junction trees are cached per network object."""
+    return make_grid(7, 0.9, seed=2)
+
+
+@pytest.fixture(scope="module")
+def truth():
+    return exact_marginals(_grid(), EVIDENCE, method="junction_tree")
+
+
+def _tables_refuse(monkeypatch):
+    import prunelab.elimination as elimination
+
+    monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 4)
+
+
+def _circuit_refuses(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise CircuitTooLargeError("compiling stopped (a refusal made by the test)")
+
+    monkeypatch.setattr(inference, "circuit_for", refuse)
+
+
+def _agrees(got, want):
+    assert set(got) <= set(want)
+    for v in got:
+        np.testing.assert_allclose(got[v], want[v], rtol=0, atol=EXACT, err_msg=v)
+
+
+def test_small_tables_go_to_the_junction_tree_and_say_so():
+    got = exact_marginals(load_network("asia"), {"dysp": "yes"})
+    assert got.method == "junction_tree" == got.plan.method
+    assert got.plan.reason.startswith("the junction tree is small")
+    assert got.plan.facts.fits and got.plan.facts.table_entries <= planner.QUICK_TABLE_ENTRIES
+    assert got.log_probability == pytest.approx(math.log(probability_of_evidence(load_network("asia"),
+                                                                                 {"dysp": "yes"})), abs=1e-12)
+
+
+def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    _circuit_refuses(monkeypatch)  # were the circuit asked, this would raise
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
+    assert got.method == "counter"
+    assert got.plan.tried[0].startswith("junction_tree: ")
+    assert got.plan.facts.counts == 3 and not got.plan.facts.fits
+    _agrees(got, truth)
+    assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=EXACT)
+
+
+def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    got = exact_marginals(_grid(), EVIDENCE)
+    assert got.method == "circuit"
+    assert "every posterior at once" in got.plan.reason
+    _agrees(got, truth)
+
+
+def test_past_the_circuit_every_posterior_is_counted(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    _circuit_refuses(monkeypatch)
+    got = exact_marginals(_grid(), EVIDENCE)
+    assert got.method == "counter"
+    assert [t.split(":")[0] for t in got.plan.tried] == ["junction_tree", "circuit"]
+    assert list(got) == list(truth)
+    _agrees(got, truth)
+
+
+def test_a_refusal_past_all_three_names_all_three(monkeypatch):
+    _tables_refuse(monkeypatch)
+    _circuit_refuses(monkeypatch)
+    monkeypatch.setattr(counting, "MAX_COUNT_SECONDS", 0.0)
+    with pytest.raises(CountTooHardError, match=r"junction_tree: .*MAX_CLIQUE_ENTRIES.*; circuit: compiling stopped "
+                                                r".*; counter: counting network .* cap of 0 s"):
+        exact_marginals(_grid(), EVIDENCE)
+
+
+def test_a_race_the_rival_wins_answers_by_the_rival(monkeypatch, truth):
+    monkeypatch.setattr(planner, "QUICK_TABLE_ENTRIES", 0.0)
+    monkeypatch.setattr(planner, "TRY_SECONDS", math.inf)  # the rival always finishes
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "counter"
+    assert "won a race against the junction tree" in got.plan.reason
+    _agrees(got, truth)
+    everything = exact_marginals(_grid(), EVIDENCE)
+    assert everything.method == "circuit"  # every posterior: the circuit is the rival
+    _agrees(everything, truth)
+
+
+def test_a_race_the_rival_loses_answers_by_the_junction_tree(monkeypatch, truth):
+    monkeypatch.setattr(planner, "QUICK_TABLE_ENTRIES", 0.0)
+    monkeypatch.setattr(planner, "TRY_SECONDS", 0.0)
+    monkeypatch.setattr(planner, "SECONDS_PER_TABLE_ENTRY", 0.0)  # a budget of 0 s: refused by rule
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "junction_tree"
+    assert got.plan.tried and got.plan.tried[0].startswith("counter: not done within its budget of 0 s")
+    _agrees(got, truth)
+
+
+def test_no_race_where_nothing_is_deterministic(monkeypatch):
+    monkeypatch.setattr(planner, "QUICK_TABLE_ENTRIES", 0.0)
+    monkeypatch.setattr(planner, "TRY_SECONDS", 0.0)
+    monkeypatch.setattr(planner, "SECONDS_PER_TABLE_ENTRY", 0.0)
+    bn = make_grid(4, 0.0, seed=1)  # no deterministic nodes: its CPTs hold no 0 or 1
+    got = exact_marginals(bn)
+    assert bn and got.plan.facts.deterministic_share == 0.0
+    assert got.method == "junction_tree" and got.plan.reason.startswith("no deterministic entries")
+
+
+def test_without_the_extras_the_planner_uses_what_is_installed(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    monkeypatch.setattr(planner, "available", lambda package: package != "pyganak")
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "circuit" and "the counter is not installed" in got.plan.reason
+    _agrees(got, truth)
+    monkeypatch.setattr(planner, "available", lambda package: False)
+    with pytest.raises(MissingExtraError, match=r"MAX_CLIQUE_ENTRIES.*pip install 'prunelab\[circuit,counter\]'"):
+        exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+
+
+def test_variables_empty_asks_for_p_e_only(truth):
+    got = exact_marginals(_grid(), EVIDENCE, variables=[])
+    assert got == {} and got.log_probability == pytest.approx(truth.log_probability, abs=EXACT)
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True, "2"])
+def test_n_jobs_is_checked(n_jobs):
+    with pytest.raises(ValueError, match=r"n_jobs must be a positive int or -1"):
+        exact_marginals(_grid(), EVIDENCE, n_jobs=n_jobs)
+
+
+def test_a_named_method_is_run_alone():
+    bn = _grid()
+    for method in ("junction_tree", "circuit", "counter"):
+        got = exact_marginals(bn, EVIDENCE, method=method, variables=["v_1_1"])
+        assert got.plan == ExactPlan(method, "asked for by name")
+    with pytest.raises(ValueError, match=r"unknown exact inference method 'fast'"):
+        exact_marginals(bn, EVIDENCE, method="fast")
+
+
+def test_draws_come_from_the_tables_where_they_fit_else_from_a_circuit(monkeypatch):
+    assert draw_method(_grid(), EVIDENCE).method == "junction_tree"
+    _tables_refuse(monkeypatch)
+    bn = _grid()
+    plan = draw_method(bn, EVIDENCE)
+    assert plan.method == "circuit" and plan.tried[0].startswith("junction_tree: ")
+    with pytest.raises(TablesTooLargeError):
+        exact_marginals(bn, EVIDENCE, method="junction_tree")
+    x = exact_posterior_state(np.random.default_rng(1), bn, EVIDENCE, 10)
+    assert x[bn.variables.index("v_7_7")] == bn.states["v_7_7"].index("T")
