@@ -91,16 +91,18 @@ class JunctionTree:
         return max((len(c) for c in self.cliques), default=1) - 1
 
 
-def compile_junction_tree(bn: BayesianNetwork, observed: frozenset[int]) -> JunctionTree:
+def compile_junction_tree(bn: BayesianNetwork, observed: frozenset[int], max_work: float = math.inf) -> JunctionTree:
     """The junction tree of ``bn`` with the variables ``observed`` (indices) sliced away; no cache.
 
     Raises
     ------
     prunelab.elimination.TablesTooLargeError
         The cheapest order found needs tables above the caps of :mod:`prunelab.elimination`.
+    prunelab.elimination.OrderSearchTooLongError
+        The order search passed ``max_work`` (:func:`~prunelab.elimination.find_order`).
     """
     cards = bn.cardinalities
-    best = find_order(free_moral_graph(bn, observed), cards)
+    best = find_order(free_moral_graph(bn, observed), cards, max_work=max_work)
     check_fits(best, f"exact inference on network {bn.name!r}", bn.variables)
     order = best.order
     position = {v: k for k, v in enumerate(order)}
@@ -161,13 +163,13 @@ _trees: weakref.WeakKeyDictionary[BayesianNetwork, dict[frozenset[int], Junction
 _trees_lock = threading.Lock()
 
 
-def junction_tree(bn: BayesianNetwork, observed: frozenset[int]) -> JunctionTree:
-    """The compiled tree for ``bn`` with ``observed`` variables, from the cache."""
+def junction_tree(bn: BayesianNetwork, observed: frozenset[int], max_work: float = math.inf) -> JunctionTree:
+    """The compiled tree for ``bn`` with ``observed`` variables, from the cache (``max_work``: of the order search)."""
     with _trees_lock:
         per_network = _trees.get(bn)
         if per_network is not None and observed in per_network:
             return per_network[observed]
-    tree = compile_junction_tree(bn, observed)
+    tree = compile_junction_tree(bn, observed, max_work)
     with _trees_lock:
         per_network = _trees.setdefault(bn, {})
         if len(per_network) >= _CACHE_PER_NETWORK:

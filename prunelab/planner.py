@@ -17,6 +17,9 @@ first: the junction tree's tables (a symbolic search, cached with the tree), the
 share of deterministic entries in the CPTs, and the question (``P(e)``, ``k`` named
 posteriors, or all of them). Its rules, in order:
 
+0. The elimination order is searched with a work cap (:data:`ORDER_SEARCH_WORK`):
+   on a network far past the caps the greedy searches alone would take a minute
+   to learn that the tables do not fit; past the cap they are taken not to.
 1. The tables fit and are small (at most :data:`QUICK_TABLE_ENTRIES`, well under a
    second of work): the junction tree.
 2. The tables fit but are not small, and the network has deterministic entries: a
@@ -56,14 +59,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .compiled import compile_network
-from .elimination import TablesTooLargeError
+from .elimination import OrderSearchTooLongError, TablesTooLargeError
 from .extras import MissingExtraError, available
 from .junction_tree import JunctionTree, calibrate, junction_tree
 from .network import BayesianNetwork
 
 __all__ = [
-    "EXACT_METHODS", "ExactPlan", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "TRY_SECONDS",
-    "draw_method", "plan_and_answer",
+    "EXACT_METHODS", "ExactPlan", "ORDER_SEARCH_WORK", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY",
+    "TRY_SECONDS", "draw_method", "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -76,6 +79,12 @@ SECONDS_PER_TABLE_ENTRY = 5e-8
 """Predicted seconds of one calibration per table entry (measured: 2-5e-8 s on a 2-core x86_64 machine)."""
 
 TRY_SECONDS = 2.0
+"""What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
+
+ORDER_SEARCH_WORK = 1e8
+"""Cap on the work of the planner's elimination-order search (about 1 s; pgmpy's networks need at most 3.7e6):
+a network whose greedy searches pass it is far past the tables' caps (a relational network of 6,252
+variables spent 52 s in min-fill alone to learn that)."""
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
 
 
@@ -134,10 +143,10 @@ class _Answer(NamedTuple):
     calibrated: tuple | None  # (tree, calibration) when the junction tree answered
 
 
-def _tree(bn: BayesianNetwork, observed: frozenset[int]) -> tuple[JunctionTree | None, TablesTooLargeError | None]:
+def _tree(bn: BayesianNetwork, observed: frozenset[int]) -> tuple[JunctionTree | None, ValueError | None]:
     try:
-        return junction_tree(bn, observed), None
-    except TablesTooLargeError as refusal:
+        return junction_tree(bn, observed, ORDER_SEARCH_WORK), None
+    except (TablesTooLargeError, OrderSearchTooLongError) as refusal:
         return None, refusal
 
 

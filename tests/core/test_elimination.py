@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prunelab import load_network, make_grid
 from prunelab.catalogue import pgmpy_example_path
@@ -134,3 +136,45 @@ def test_tables_past_the_float_range_are_refused_not_crashed():
     assert order.total_entries == math.inf
     with pytest.raises(TablesTooLargeError, match=r"a clique over 1023 variables \(8\.988e\+307 entries"):
         check_fits(order, "exact inference on a complete graph")
+
+
+def test_an_order_search_past_its_work_cap_is_refused():
+    from prunelab.elimination import OrderSearchTooLongError
+
+    adjacency = {v: {u for u in range(12) if u != v} for v in range(12)}
+    with pytest.raises(OrderSearchTooLongError, match=r"search for an elimination order of 12 variables passed its "
+                                                      r"cap of 10 units of work \(min-fill, 1 variables eliminated"):
+        find_order(adjacency, [2] * 12, max_work=10)
+
+
+def test_a_search_far_past_the_caps_is_given_up_and_refused():
+    from prunelab.elimination import GIVE_UP_ENTRIES, check_fits
+
+    n = 40  # a complete graph: the first clique alone holds 2**40 entries, past GIVE_UP_ENTRIES
+    adjacency = {v: {u for u in range(n) if u != v} for v in range(n)}
+    best = find_order(adjacency, [2] * n)
+    assert 2.0**n > GIVE_UP_ENTRIES and best.heuristic.startswith("min-fill, given up past")
+    assert sorted(best.order) == list(range(n)) and best.total_entries >= GIVE_UP_ENTRIES
+    with pytest.raises(TablesTooLargeError, match=r"needs a clique over 40 variables"):
+        check_fits(best, "a test")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(6, 14), st.floats(0.15, 0.6), st.integers(0, 2**31))
+def test_giving_up_dear_candidates_never_changes_the_order_chosen(n, density, seed):
+    """The cheapest of the three greedy orders evaluated in full is the one find_order returns."""
+    from prunelab.elimination import HEURISTICS, evaluate_order, greedy_order
+
+    rng = np.random.default_rng(seed)
+    adjacency = {v: set() for v in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rng.random() < density:
+                adjacency[a].add(b)
+                adjacency[b].add(a)
+    card = rng.integers(2, 4, size=n)
+    candidates = [evaluate_order(adjacency, card, greedy_order(adjacency, card, h), h) for h in HEURISTICS]
+    cheapest = min(candidates, key=lambda c: c.total_entries)  # min keeps the first of equals, as find_order
+    best = find_order(adjacency, card)
+    if cheapest.total_entries <= 2.0**20:  # below SEARCH_THRESHOLD only the three greedy orders are tried
+        assert best.order == cheapest.order and best.heuristic == cheapest.heuristic

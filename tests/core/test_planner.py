@@ -176,3 +176,12 @@ def test_draws_come_from_the_tables_where_they_fit_else_from_a_circuit(monkeypat
         exact_marginals(bn, EVIDENCE, method="junction_tree")
     x = exact_posterior_state(np.random.default_rng(1), bn, EVIDENCE, 10)
     assert x[bn.variables.index("v_7_7")] == bn.states["v_7_7"].index("T")
+
+
+def test_an_order_search_past_its_work_cap_counts_as_tables_that_do_not_fit(monkeypatch, truth):
+    monkeypatch.setattr(planner, "ORDER_SEARCH_WORK", 1.0)
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "counter"
+    assert got.plan.tried[0].startswith("junction_tree: the search for an elimination order of ")
+    _agrees(got, truth)
+    assert exact_marginals(_grid(), EVIDENCE, method="junction_tree").method == "junction_tree"  # by name: no cap
