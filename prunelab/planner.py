@@ -255,8 +255,8 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
         raise MissingExtraError(f"{refusal}. Past the junction tree, exact inference compiles a circuit or counts "
                                 f"models: pip install 'prunelab[circuit,counter]'") from refusal
     if not all_posteriors and have["counter"]:
-        plan = ExactPlan("counter", f"the junction tree's tables do not fit, and {counts} weighted count"
-                                    f"{'s' if counts > 1 else ''} answer the question", tried, facts)
+        answers = "one weighted count answers" if counts == 1 else f"{counts} weighted counts answer"
+        plan = ExactPlan("counter", f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
         return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
     if have["circuit"]:
         plan = ExactPlan("circuit", "the junction tree's tables do not fit, and a circuit answers every posterior "
