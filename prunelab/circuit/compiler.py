@@ -373,12 +373,13 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, conjo
     def refused() -> str:
         k = max(range(len(entries)), key=live.__getitem__)
         message = caps.message(live[k], time.perf_counter() - caps.start, share[k])
-        if len(entries) > 1:
-            message += f" (the largest of {len(entries)} vtrees raced)"
+        if launched > 1:
+            message += f" (the largest of {launched} vtrees raced)"
         if all(building[j] for j, _ in running.values()) and running:
             message += ": the cap passed while its vtree was built"
         return message
 
+    launched = 0
     launch(0)
     launched, next_at = 1, time.perf_counter() + race_after
     try:
