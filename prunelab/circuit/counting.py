@@ -216,6 +216,8 @@ class _Counts:
     def run(self, queries: list[list[int]], bar) -> list[float]:
         """The log counts of ``queries``, in their order."""
         self.asked += len(queries)
+        if not queries:
+            return []
         try:
             ctx = mp.get_context("fork")
         except ValueError:  # no fork (Windows): here, one after another, without caps
@@ -238,7 +240,7 @@ class _Counts:
             k = next(pending, None)
             conn.send(k)
             if k is None:
-                del busy[conn]
+                busy.pop(conn, None)
             else:
                 busy[conn] = child
 

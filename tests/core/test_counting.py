@@ -343,3 +343,8 @@ def test_progress_bar_goes_to_the_standard_error_and_nothing_is_written_without_
     log_counts(enc, net, [[], [1], [-1]], progress=True)
     out, err = capfd.readouterr()
     assert out == "" and "weighted counts" in err and "3/3" in err
+
+
+def test_no_queries_count_nothing():
+    enc, net = _asia()
+    assert log_counts(enc, net, []) == []
