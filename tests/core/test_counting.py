@@ -6,6 +6,7 @@ refuse by a rule that does not depend on timing (a cap of zero seconds or one by
 """
 
 import math
+import multiprocessing as mp
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from prunelab.circuit import counting
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
+from prunelab.workers import usable_cores
 from tests.core.test_circuit import CASES, EXACT, _multi_valued, _network
 
 
@@ -288,7 +290,7 @@ def test_the_child_has_caps_of_its_own(monkeypatch):
     assert 3 * 2**30 < address < 3 * 2**30 + 64 * 2**30  # what it inherited plus its share, not unlimited (-1)
 
 
-@pytest.mark.skipif(__import__("prunelab.workers").workers.usable_cores() < 2, reason="two cores")
+@pytest.mark.skipif(usable_cores() < 2, reason="two cores")
 def test_counts_are_the_same_whatever_n_jobs():
     bn = make_grid(6, 0.75, seed=11)
     net = compile_network(bn, {"v_6_6": "T"})
@@ -348,3 +350,16 @@ def test_progress_bar_goes_to_the_standard_error_and_nothing_is_written_without_
 def test_no_queries_count_nothing():
     enc, net = _asia()
     assert log_counts(enc, net, []) == []
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="two cores")
+def test_parallel_counts_refuse_at_the_caps_naming_the_counts_done():
+    bn = make_grid(6, 0.75, seed=11)
+    net = compile_network(bn, {"v_6_6": "T"})
+    variables = net.free.tolist()[:3]  # P(e) and one count each
+    with pytest.raises(CountTooHardError, match=r"counting grid-6 reached its cap of 9.31323e-10 GiB of memory .* "
+                                                r"with 0 of its 4 weighted counts done"):
+        counting.count_inference(bn.variables, net, variables, max_bytes=1, n_jobs=2, what="grid-6")
+    with pytest.raises(CountTooHardError, match=r"cap of 0 s after .* with 0 of its 4 weighted counts done"):
+        counting.count_inference(bn.variables, net, variables, max_seconds=0, n_jobs=2, what="grid-6")
+    assert mp.active_children() == []
