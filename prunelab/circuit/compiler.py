@@ -283,7 +283,7 @@ def compile_cnf(enc: CircuitEncoding, vt: VtreeSource, *, max_size: int = MAX_CI
     forked = isolate and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon
     vtrees = [vt, *rivals] if forked else [vt]
     caps = _Caps(max_size, max_seconds, start, what, os.getpid())
-    caps.check_clock("before its compilation started (while it was encoded)")
+    caps.check_clock("before its compilation started")
     with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as top:
         entries = []
         for k, v in enumerate(vtrees):

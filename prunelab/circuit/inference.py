@@ -111,9 +111,13 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
     Raises
     ------
     ValueError
-        An unknown vtree name, or a Vtree whose leaves are not the encoding's Booleans.
+        An unknown vtree name, or a Vtree whose leaves are not the encoding's Booleans;
+        a cap that is not finite or is negative, named.
     TypeError
-        ``vtree`` neither a name nor a Vtree.
+        ``vtree`` neither a name nor a Vtree; a cap of the wrong type, named.
+    CircuitTooLargeError
+        A cap was reached (:func:`~prunelab.circuit.compiler.compile_cnf`), while the
+        vtree was built included.
 
     Examples
     --------
