@@ -47,6 +47,7 @@ from .evidence import as_evidence
 from .junction_tree import distribute, free_moral_graph
 from .network import BayesianNetwork, EvidenceError
 from .planner import EXACT_METHODS, ExactPlan, plan_and_answer
+from .workers import checked_jobs
 
 
 __all__ = [
@@ -286,12 +287,6 @@ def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | No
     return out
 
 
-def _check_jobs(n_jobs) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive int or -1 (every core), not {n_jobs!r}")
-    return n_jobs
-
-
 def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
     named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
@@ -326,7 +321,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         The free variables whose posteriors to return, in this order; all of them
         if None; ``[]`` for none (``log_probability`` only).
     n_jobs : int, default 1
-        Processes for the counter's counts (-1: every core).
+        Processes for the counter's counts, as joblib counts them (-1: every usable core).
     progress : bool, default False
         A progress bar over the counts, where the counter answers.
 
@@ -358,7 +353,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
         the message names how many were done (and the earlier refusals).
     ValueError
         ``variables`` names an unknown or observed variable, or one twice; ``n_jobs``
-        is not a positive int or -1.
+        is 0 (a ``TypeError`` if it is not an integer).
 
     See Also
     --------
@@ -393,7 +388,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     """
     evidence = as_evidence(evidence)
     chosen = _chosen(bn, bn.evidence_names(evidence) if evidence else {}, variables)
-    answer = plan_and_answer(bn, evidence, method, chosen, chosen != [], n_jobs=_check_jobs(n_jobs),
+    answer = plan_and_answer(bn, evidence, method, chosen, chosen != [], n_jobs=checked_jobs(n_jobs),
                              progress=progress)
     if answer.log_probability == -math.inf:
         raise _impossible(bn, evidence)
@@ -462,7 +457,7 @@ def log_probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *
     evidence = as_evidence(evidence)
     if not evidence:
         return 0.0
-    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=_check_jobs(n_jobs))
+    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=checked_jobs(n_jobs))
     return float(answer.log_probability)
 
 
@@ -526,5 +521,5 @@ def probability_of_evidence(bn: BayesianNetwork, evidence: Mapping | None, *, me
     evidence = as_evidence(evidence)
     if not evidence:
         return 1.0
-    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=_check_jobs(n_jobs))
+    answer = plan_and_answer(bn, evidence, method, None, False, n_jobs=checked_jobs(n_jobs))
     return answer.calibrated[1].probability if answer.calibrated is not None else math.exp(answer.log_probability)

@@ -298,8 +298,8 @@ def _count_answer(bn, net, asked, plan: ExactPlan, cap: float | None, n_jobs: in
 
     cap = counting.MAX_COUNT_SECONDS if cap is None else cap
     try:
-        log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap,
-                                                    what=f"network {bn.name!r}")
+        log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap, n_jobs=n_jobs,
+                                                    progress=progress, what=f"network {bn.name!r}")
     except ImpossibleEvidenceError:
         return _Answer(plan, -math.inf, {}, None)
     except CountTooHardError as exc:

@@ -14,11 +14,12 @@ even while a worker is still starting (it would otherwise print its own tracebac
 from __future__ import annotations
 
 import contextlib
+import numbers
 import signal
 import threading
 import warnings
 
-__all__ = ["Terminated", "sigint_blocked", "sigterm_as_interrupt", "usable_cores", "worker_count"]
+__all__ = ["Terminated", "checked_jobs", "sigint_blocked", "sigterm_as_interrupt", "usable_cores", "worker_count"]
 
 
 def usable_cores() -> int:
@@ -26,6 +27,25 @@ def usable_cores() -> int:
     from joblib import cpu_count
 
     return max(1, int(cpu_count()))
+
+
+def checked_jobs(n_jobs) -> int:
+    """``n_jobs`` as joblib counts it (a non-zero integer; ``-1`` every usable core), or an error.
+
+    Examples
+    --------
+    >>> checked_jobs(-1)
+    -1
+    >>> checked_jobs(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_jobs must be a non-zero integer (-1: every usable core), got 0
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be a non-zero integer, got a {type(n_jobs).__name__} ({n_jobs!r})")
+    if n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1: every usable core), got {n_jobs!r}")
+    return int(n_jobs)
 
 
 def worker_count(n_jobs: int, n_tasks: int, what: str = "tasks") -> int:

@@ -14,7 +14,6 @@ answers single questions over the same CNF (:mod:`~prunelab.circuit.counting`).
 
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, CircuitTooLargeError, compile_cnf
 from .counting import (
-    AUTO_COUNT_SECONDS,
     MAX_COUNT_BYTES,
     MAX_COUNT_SECONDS,
     CountTooHardError,
@@ -39,7 +38,6 @@ from .vtree import Vtree, dissection_vtree
 
 __all__ = [
     "AUTO_COMPILE_SECONDS",
-    "AUTO_COUNT_SECONDS",
     "MAX_CIRCUIT_SIZE",
     "MAX_COMPILE_SECONDS",
     "MAX_COUNT_BYTES",

@@ -52,9 +52,15 @@ reached, when the diagrams alive exceed ``max_size`` elements
 The library compiles in a forked child process that reports its size as it
 goes, so the time cap holds even inside one long apply (which the library
 cannot interrupt: a 10 s cap used to end after 13-60 s on some pgmpy networks);
-the child's diagram comes back through the text export, as it would anyway.
-Where the platform cannot fork, the compilation runs in the calling process and
-the time cap is checked between applies.
+the child's diagram comes back through the text export, as it would anyway. A
+vtree may be given as a function that builds it, called in the child, so that
+the cap counts its building too (the spectral dissection of a 90 % grid of side
+30 took 13 s, which a 3 s cap used not to see). The child dies with its parent
+and has caps of its own (:mod:`~prunelab.circuit.processes`): CPU seconds, and
+address space at :data:`CHILD_ELEMENT_BYTES` per element of ``max_size`` past
+what it inherited. Caps of the wrong type or value are refused before anything
+forks. Where the platform cannot fork, the compilation runs in the calling
+process and the time cap is checked between applies and after the vtree is built.
 """
 
 from __future__ import annotations
@@ -63,19 +69,20 @@ import multiprocessing as mp
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from ..extras import require
 from .encoding import CircuitEncoding
+from .processes import checked_amount, checked_seconds, enter_child, parent_gone
 from .sdd_file import parse_sdd
 from .vtree import Vtree, read_vtree, write_vtree
 
 __all__ = [
-    "CONJOIN", "FAMILY_CLAUSES", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE", "MAX_COMPILE_SECONDS",
-    "RACE_AFTER_SECONDS",
+    "CHILD_ELEMENT_BYTES", "CONJOIN", "FAMILY_CLAUSES", "Circuit", "CircuitTooLargeError", "MAX_CIRCUIT_SIZE",
+    "MAX_COMPILE_SECONDS", "RACE_AFTER_SECONDS",
     "compile_cnf",
 ]
 
@@ -93,6 +100,16 @@ MAX_COMPILE_SECONDS = 600.0
 
 RACE_AFTER_SECONDS = 20.0
 """How long the compilations running go without finishing before :func:`compile_cnf` starts the next rival."""
+
+CHILD_ELEMENT_BYTES = 128
+"""Address space a compiling child may add, past what it inherited, per element of ``max_size`` (1 GiB more).
+
+Twice the SDD library's use (about 6 GiB at :data:`MAX_CIRCUIT_SIZE`): a backstop
+for when the parent cannot watch; the parent's size cap comes first.
+"""
+
+VtreeSource = Vtree | Callable[[], Vtree]
+"""A vtree, or a function of no arguments that builds it (called in the capped child)."""
 
 
 class CircuitTooLargeError(ValueError):
@@ -177,21 +194,25 @@ def _clause_regions(enc: CircuitEncoding, vt: Vtree, conjoin: str = "family") ->
     return regions
 
 
-def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_SIZE,
+def compile_cnf(enc: CircuitEncoding, vt: VtreeSource, *, max_size: int = MAX_CIRCUIT_SIZE,
                 max_seconds: float = MAX_COMPILE_SECONDS, minimize: bool = False, conjoin: str = "family",
                 what: str = "the network", started: float | None = None, isolate: bool = True,
-                rivals: Sequence[Vtree] = (), race_after: float = RACE_AFTER_SECONDS,
+                rivals: Sequence[VtreeSource] = (), race_after: float = RACE_AFTER_SECONDS,
                 names: Sequence[str] | None = None) -> Circuit:
     """Compile the CNF ``enc`` for the vtree ``vt`` and return the diagram's arrays.
 
     Parameters
     ----------
     enc : CircuitEncoding
-    vt : Vtree
+    vt : Vtree or callable
+        The vtree, or a function of no arguments that builds it: called in the
+        compiler's child, so that the time cap counts its building (in this process
+        where the compilation is not isolated).
     max_size : int, default :data:`MAX_CIRCUIT_SIZE`
-        Refuse once the manager holds more live elements than this.
+        Refuse once the manager holds more live elements than this (an integer, 0 or more).
     max_seconds : float, default :data:`MAX_COMPILE_SECONDS`
-        Refuse once compilation has run this long (a hard stop: see the module docstring).
+        Refuse once compilation has run this long (a hard stop: see the module
+        docstring; finite, 0 or more: 0 refuses at the first check).
     minimize : bool, default False
         Let the SDD library rotate and swap the vtree as diagrams grow (dynamic
         minimisation); slower to compile, sometimes much smaller.
@@ -210,8 +231,9 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
         (costs a fork, 40-90 ms measured on a loaded 2-core machine); False compiles
         here and checks the time cap between applies only, as a daemonic process
         (a dask worker) always does, since it may not start children.
-    rivals : sequence of Vtree, optional
-        Further vtrees to race against ``vt`` (isolated compilation only): each
+    rivals : sequence of Vtree or callable, optional
+        Further vtrees (or functions that build them, as ``vt``) to race against
+        ``vt`` (isolated compilation only; a rival built equal to ``vt`` stops): each
         starts in a child of its own once the compilations running have run
         ``race_after`` seconds without finishing, and the first diagram finished
         is returned, for its own vtree; the others are stopped. The racers share
@@ -231,6 +253,8 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     ------
     CircuitTooLargeError
         A cap was reached; the message gives the size and time reached.
+    TypeError, ValueError
+        A cap of the wrong type or value, named, before anything forks.
 
     Examples
     --------
@@ -248,6 +272,9 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     require("pysdd.sdd", "circuit", "compiling a circuit")  # imported here once, not in every forked child
 
     start = time.perf_counter() if started is None else started
+    max_size = checked_amount("max_size", max_size, "elements")
+    max_seconds = checked_seconds("max_seconds", max_seconds)
+    race_after = checked_seconds("race_after", race_after)
     if conjoin not in CONJOIN:
         raise ValueError(f"conjoin must be one of {CONJOIN}, got {conjoin!r}")
     names = ["given", *(f"rival {k + 1}" for k in range(len(rivals)))] if names is None else list(names)
@@ -256,23 +283,25 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     # a daemonic process (a dask worker, a multiprocessing pool's) may not have children: compile here then
     forked = isolate and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon
     vtrees = [vt, *rivals] if forked else [vt]
-    caps = _Caps(max_size, max_seconds, start, what)
+    caps = _Caps(max_size, max_seconds, start, what, os.getpid())
+    caps.check_clock("before its compilation started")
     with tempfile.TemporaryDirectory(prefix="prunelab-sdd-") as top:
         entries = []
         for k, v in enumerate(vtrees):
             tmp = os.path.join(top, str(k))
             os.mkdir(tmp)
-            write_vtree(v, os.path.join(tmp, "circuit.vtree"))
-            entries.append((v, _clause_regions(enc, v, conjoin), tmp))
+            entries.append((v, tmp))
         if forked:
-            won = _supervise(enc, entries, caps, minimize, race_after)
+            won = _supervise(enc, entries, caps, minimize, conjoin, race_after)
         else:  # not isolated, or no fork (Windows): the time cap is checked between applies only
             won = 0
-            _compile_regions(enc, vt, entries[0][1], caps, minimize, entries[0][2], lambda message: None)
-        vt, _, tmp = entries[won]
+            built = _built(enc, vt, conjoin, entries[0][1])
+            caps.check_clock("while its vtree was built")
+            _compile_regions(enc, built[0], built[1], caps, minimize, entries[0][1], lambda message: None)
+        vt, tmp = entries[won]
         vtree_path = os.path.join(tmp, "circuit.vtree")
         sdd_path = os.path.join(tmp, "circuit.sdd")
-        if minimize:  # the library has rotated and swapped the vtree: read back the one the diagram is for
+        if minimize or not isinstance(vt, Vtree):  # rotated by the library, or built in the child: read it back
             vt = read_vtree(vtree_path, enc.n_booleans)
         kind, lit, node_vtree, elem_ptr, prime, sub = parse_sdd(sdd_path)
     for a in (kind, lit, node_vtree, elem_ptr, prime, sub):
@@ -280,29 +309,47 @@ def compile_cnf(enc: CircuitEncoding, vt: Vtree, *, max_size: int = MAX_CIRCUIT_
     return Circuit(kind, lit, node_vtree, elem_ptr, prime, sub, vt, enc, names[won])
 
 
+def _built(enc: CircuitEncoding, source: VtreeSource, conjoin: str, tmp: str):
+    """``(vtree, clause regions)`` of a vtree or its builder, the vtree written to ``tmp/circuit.vtree``."""
+    vt = source() if callable(source) else source
+    if not isinstance(vt, Vtree):
+        raise TypeError(f"a vtree's builder returned a {type(vt).__name__}, not a Vtree")
+    write_vtree(vt, os.path.join(tmp, "circuit.vtree"))
+    return vt, _clause_regions(enc, vt, conjoin)
+
+
 class _Caps(NamedTuple):
     max_size: int
     max_seconds: float
     start: float
     what: str
+    parent: int  # the process that checks the caps (its children die with it)
 
     def message(self, live: int, seconds: float, share: float) -> str:
         return (f"compiling {self.what} into a decision diagram stopped at {live:,} elements alive after "
                 f"{seconds:.1f} s (caps: {self.max_size:,} elements, {self.max_seconds:g} s), with "
                 f"{share:.0%} of its Booleans compiled")
 
+    def check_clock(self, stage: str) -> None:
+        """Refuse, naming ``stage``, if the time cap has passed (between stages the library cannot interrupt)."""
+        seconds = time.perf_counter() - self.start
+        if seconds > self.max_seconds:
+            raise CircuitTooLargeError(f"{self.message(0, seconds, 0.0)}: the cap passed {stage}")
+
 
 _PROGRESS_SECONDS = 0.05  # the child reports its size at most this often
 
 
-def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_after: float) -> int:
-    """Compile each ``(vtree, regions, folder)`` of ``entries`` in a forked child; the index of the first done.
+def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, conjoin: str, race_after: float) -> int:
+    """Compile each ``(vtree or builder, folder)`` of ``entries`` in a forked child; the index of the first done.
 
     The first entry starts at once, each further one when the children running
     have gone ``race_after`` seconds without finishing (or at once when all
-    running ones were refused). Children report the size alive as they go; a
-    refusal names the largest size reported. A child that dies (e.g. out of
-    memory) is refused the same way. The others are stopped when one is done.
+    running ones were refused). Children build their vtree, then report the size
+    alive as they go; a refusal names the largest size reported, or that the vtrees
+    were still being built. A child that dies (e.g. out of memory) is refused the
+    same way. A rival whose vtree is the first one's stops. The others are stopped
+    when one is done.
     """
     from multiprocessing.connection import wait
 
@@ -310,12 +357,16 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_
     running: dict = {}
     live = [0] * len(entries)
     share = [0.0] * len(entries)
+    building = [True] * len(entries)
     refusals: list[str] = []
+    extra_bytes = 2**30 + CHILD_ELEMENT_BYTES * caps.max_size
 
     def launch(k: int) -> None:
         reader, writer = ctx.Pipe(duplex=False)
-        vt, regions, tmp = entries[k]
-        child = ctx.Process(target=_child, args=(enc, vt, regions, caps, minimize, tmp, writer), daemon=True)
+        source, tmp = entries[k]
+        first = os.path.join(entries[0][1], "circuit.vtree") if k else None
+        child = ctx.Process(target=_child, args=(enc, source, conjoin, caps, minimize, tmp, first, extra_bytes,
+                                                 writer), daemon=True)
         child.start()
         writer.close()
         running[reader] = (k, child)
@@ -323,10 +374,13 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_
     def refused() -> str:
         k = max(range(len(entries)), key=live.__getitem__)
         message = caps.message(live[k], time.perf_counter() - caps.start, share[k])
-        if len(entries) > 1:
-            message += f" (the largest of {len(entries)} vtrees raced)"
+        if launched > 1:
+            message += f" (the largest of {launched} vtrees raced)"
+        if all(building[j] for j, _ in running.values()) and running:
+            message += ": the cap passed while its vtree was built"
         return message
 
+    launched = 0
     launch(0)
     launched, next_at = 1, time.perf_counter() + race_after
     try:
@@ -351,7 +405,13 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, race_
                     del running[reader]
                     reader.close()
                     continue
-                if kind == "size":
+                if kind == "built":
+                    building[k] = False
+                elif kind == "same":  # a rival built equal to the first vtree: nothing to race
+                    del running[reader]
+                    child.join()
+                    reader.close()
+                elif kind == "size":
                     live[k], share[k] = payload
                     if len(running) > 1 and sum(live[j] for j, _ in running.values()) > caps.max_size:
                         _stop_largest(running, live, share, caps, refusals)
@@ -387,7 +447,9 @@ def _stop_largest(running: dict, live: list, share: list, caps: _Caps, refusals:
                     + " (stopped: the vtrees raced share the size cap)")
 
 
-def _child(enc, vt, regions, caps: _Caps, minimize: bool, tmp: str, writer) -> None:
+def _child(enc, source, conjoin: str, caps: _Caps, minimize: bool, tmp: str, first: str | None, extra_bytes: int,
+           writer) -> None:
+    enter_child(caps.parent, cpu_seconds=caps.max_seconds, extra_bytes=extra_bytes)
     last = [0.0]
 
     def report(message) -> None:
@@ -397,6 +459,11 @@ def _child(enc, vt, regions, caps: _Caps, minimize: bool, tmp: str, writer) -> N
             last[0] = now
 
     try:
+        vt, regions = _built(enc, source, conjoin, tmp)
+        if first is not None and _same_file(first, os.path.join(tmp, "circuit.vtree")):
+            writer.send(("same",))
+            return
+        writer.send(("built",))
         _compile_regions(enc, vt, regions, caps, minimize, tmp, report)
     except CircuitTooLargeError as err:
         writer.send(("refused", str(err)))
@@ -422,6 +489,8 @@ def _compile_regions(enc: CircuitEncoding, vt: Vtree, regions, caps: _Caps, mini
     done: dict[int, object] = {}
 
     def check(u: int) -> None:
+        if os.getpid() != caps.parent and parent_gone(caps.parent):  # a child whose parent died, no signal sent
+            os._exit(1)
         if manager.dead_size() > max(manager.live_size(), 1_000_000):
             manager.garbage_collect()
         live = manager.live_size()
@@ -451,6 +520,15 @@ def _compile_regions(enc: CircuitEncoding, vt: Vtree, regions, caps: _Caps, mini
     done[vt.root].save(os.path.join(tmp, "circuit.sdd").encode())
     if minimize:
         manager.vtree().save(vtree_path.encode())
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two files hold the same bytes (``False`` if either cannot be read yet)."""
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False
 
 
 def _owned(node):

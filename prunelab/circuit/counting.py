@@ -6,8 +6,9 @@ where the time goes: the 90 % 50 x 50 grids whose diagrams outgrow their caps at
 the root. A weighted model counter asks less: it sums the weights of the models of
 the same CNF (:mod:`~prunelab.circuit.encoding`, ``theta`` true weighs its CPT
 value ``c``, everything else 1) by search with component caching, and keeps
-nothing. So one count gives ``P(e)``, and ``k`` counts with a unit clause each give
-the posterior of one ``k``-state variable (their sum is ``P(e)``).
+nothing. So one count gives ``P(e)``, and the posterior of a ``k``-state variable
+takes ``k - 1`` counts more, each with one unit clause (its last state's share is
+one minus the others'; see :data:`RECOUNT_BELOW` for when that state is counted too).
 
 The counter is Ganak (Sharma, Roy, Soos and Meel; through ``pyganak``), which
 counts in MPFR arithmetic at 128 bits and returns a double. The count is at most 1;
@@ -16,13 +17,16 @@ one below the double's range is shifted back into it: scaling both weights of on
 ``2**t``, and the logarithm is corrected. A count of exactly zero is told from an underflow
 by the unweighted count of the same CNF (zero only if it has no model).
 
-Caps. Ganak cannot be interrupted, so the counts run in a forked child, which the
-parent stops when they have run for ``max_seconds`` or its resident memory passes
-``max_bytes`` (polled, and reported by the child with each count, so that a count
-past a cap is never accepted, however the parent was scheduled); the refusal names
-how many of the counts were done. The child's standard output goes to
+Caps. Ganak cannot be interrupted, so the counts run in forked children
+(``n_jobs`` of them at once, each taking the next query as it finishes one), which
+the parent stops when the call has run for ``max_seconds`` of wall-clock time or
+the children's resident memory *together* passes ``max_bytes`` (polled, and
+reported by each child with each count, so that a count past a cap is never
+accepted, however the parent was scheduled); the refusal names how many of the
+counts were done. Each child dies with the parent and has caps of its own
+(:mod:`~prunelab.circuit.processes`). The children's standard output goes to
 ``os.devnull``: Ganak writes progress lines there. Where the platform cannot fork,
-the counts run in the calling process without caps.
+the counts run in the calling process, one after another, without caps.
 
 References
 ----------
@@ -34,33 +38,44 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import os
 import sys
 import time
 from collections.abc import Sequence
+from multiprocessing.connection import wait
 
 import numpy as np
 
 from ..compiled import CompiledNetwork
 from ..extras import require
+from ..workers import checked_jobs, worker_count
 from .encoding import CircuitEncoding, encode_network, state_literal
+from .processes import checked_amount, checked_seconds, enter_child, parent_gone
 
-__all__ = ["AUTO_COUNT_SECONDS", "CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "count_inference",
-           "log_counts"]
+__all__ = ["CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "RECOUNT_BELOW",
+           "count_inference", "log_counts"]
 
 MAX_COUNT_SECONDS = 600.0
 """Longest run of one call's counts before refusing."""
 
-AUTO_COUNT_SECONDS = 120.0
-"""Cap on the counts when exact inference turns to them by itself (``method="auto"``)."""
-
 MAX_COUNT_BYTES = 8 * 2**30
-"""Largest resident memory of the counting process before refusing."""
+"""Largest resident memory of the counting processes together before refusing."""
+
+RECOUNT_BELOW = 1e-6
+"""A last state's posterior, one minus the others', is counted as well where it comes out below this.
+
+The difference of numbers near 1 loses the digits they share: a posterior ``p``
+found so keeps about ``16 + log10(p)`` significant digits (10 at ``1e-6``), and a
+posterior of zero comes out as a rounding error. Counted, it keeps the counter's
+full relative accuracy; then the variable's ``k`` counts are normalised by their sum.
+"""
 
 _SHIFT_BITS = 960  # one rescaling step: 2**960 is about 1e289, inside the double's range times any c <= 1
 _POLL_SECONDS = 0.05
+_CHILD_BYTES = 2**30  # least address space a counting child may add to what it inherited (its own cap, a backstop)
 
 
 class CountTooHardError(ValueError):
@@ -76,6 +91,11 @@ def _weights(enc: CircuitEncoding, net: CompiledNetwork) -> list[tuple[int, floa
 def _clauses(enc: CircuitEncoding) -> list[list[int]]:
     """The CNF's clauses as lists of signed Booleans, as the counter takes them (built once per call)."""
     return [enc.clause(k).tolist() for k in range(enc.n_clauses)]
+
+
+def _problem(enc: CircuitEncoding, net: CompiledNetwork) -> tuple:
+    """What a count needs: the number of Booleans, the clauses and the weights (built once per call)."""
+    return enc.n_booleans, _clauses(enc), _weights(enc, net)
 
 
 def _one_count(n_booleans: int, clauses, weights, units: Sequence[int], shift: int, weighted: bool = True):
@@ -113,9 +133,18 @@ def _log_count(n_booleans: int, clauses, weights, units: Sequence[int]) -> float
     raise OverflowError(f"a weighted count underflows the double's range even shifted by {shift} bits")
 
 
+def _checked_queries(enc: CircuitEncoding, queries: Sequence[Sequence[int]]) -> list[list[int]]:
+    queries = [[int(u) for u in q] for q in queries]
+    for q in queries:
+        bad = [u for u in q if u == 0 or abs(u) > enc.n_booleans]
+        if bad:
+            raise ValueError(f"query literal {bad[0]} is not a signed Boolean of the CNF (1..{enc.n_booleans})")
+    return queries
+
+
 def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Sequence[int]], *,
-               max_seconds: float = MAX_COUNT_SECONDS, max_bytes: int = MAX_COUNT_BYTES,
-               what: str = "the network") -> list[float]:
+               max_seconds: float = MAX_COUNT_SECONDS, max_bytes: int = MAX_COUNT_BYTES, n_jobs: int = 1,
+               progress: bool = False, what: str = "the network") -> list[float]:
     """``log`` of the weighted model count of ``enc`` with each query's literals as unit clauses.
 
     Parameters
@@ -127,22 +156,31 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
     queries : sequence of sequences of int
         Signed Booleans of ``enc`` to assert, one count per query; ``[]`` counts the CNF itself.
     max_seconds : float, default :data:`MAX_COUNT_SECONDS`
-        Wall-clock cap on all the counts together.
+        Wall-clock cap on all the counts together (finite, 0 or more; 0 refuses at once).
     max_bytes : int, default :data:`MAX_COUNT_BYTES`
-        Cap on the counting process's resident memory.
+        Cap on the counting processes' resident memory, all of them together.
+    n_jobs : int, default 1
+        Counting processes at once, each taking the next query when it finishes one;
+        ``-1`` every usable core (:func:`~prunelab.workers.worker_count`: at most one
+        per query and per core). The counts are the same whatever ``n_jobs``.
+    progress : bool, default False
+        A tqdm bar (on the standard error) over the counts done; without it nothing is written.
     what : str
         How a refusal names the network.
 
     Returns
     -------
     list of float
-        ``log`` of each weighted count, without ``enc.log_constant``; ``-inf`` where
-        the query has no model.
+        ``log`` of each weighted count, in the order of ``queries``, without
+        ``enc.log_constant``; ``-inf`` where the query has no model.
 
     Raises
     ------
     CountTooHardError
         The counts ran past a cap; the message names the cap and how many counts were done.
+    TypeError, ValueError
+        A cap or ``n_jobs`` of the wrong type or value, named, or a query literal that
+        is not a Boolean of ``enc``; before anything is counted.
 
     Examples
     --------
@@ -154,72 +192,150 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
     >>> [float(round(x, 6)) for x in log_counts(enc, net, [[]])]  # log P(dysp = yes), the constant is 0 here
     [-0.83018]
     """
-    queries = [[int(u) for u in q] for q in queries]
-    for q in queries:
-        bad = [u for u in q if u == 0 or abs(u) > enc.n_booleans]
-        if bad:
-            raise ValueError(f"query literal {bad[0]} is not a signed Boolean of the CNF (1..{enc.n_booleans})")
+    counts = _Counts(max_seconds, max_bytes, n_jobs, what)
+    queries = _checked_queries(enc, queries)
     require("pyganak", "counter", "exact counting")  # here, not in the forked child, which could only fail
-    problem = (enc.n_booleans, _clauses(enc), _weights(enc, net))
-    try:
-        ctx = mp.get_context("fork")
-    except ValueError:
-        return [_log_count(*problem, q) for q in queries]
-    reader, writer = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(problem, queries, writer), daemon=True)
-    start = time.perf_counter()
-    child.start()
-    writer.close()
-    out: list[float] = []
-    peak = 0
+    counts.problem = _problem(enc, net)
+    with _bar(progress, len(queries)) as bar:
+        return counts.run(queries, bar)
 
-    def check_caps(resident: int) -> None:
-        nonlocal peak
-        peak, seconds = max(peak, resident), time.perf_counter() - start
-        cap = (f"{max_seconds:g} s" if seconds > max_seconds else
-               f"{max_bytes / 2**30:g} GiB of memory" if peak > max_bytes else None)
+
+class _Counts:
+    """One call's counts, in one or more rounds: the caps (time from the start), the counts done and asked."""
+
+    def __init__(self, max_seconds, max_bytes, n_jobs, what: str):
+        self.max_seconds = checked_seconds("max_seconds", max_seconds)
+        self.max_bytes = checked_amount("max_bytes", max_bytes, "bytes")
+        self.n_jobs = checked_jobs(n_jobs)
+        self.what = what
+        self.problem: tuple = ()  # set by the caller once the caps are checked (_problem)
+        self.start = time.perf_counter()
+        self.done = self.asked = 0
+
+    def run(self, queries: list[list[int]], bar) -> list[float]:
+        """The log counts of ``queries``, in their order."""
+        self.asked += len(queries)
+        if not queries:
+            return []
+        try:
+            ctx = mp.get_context("fork")
+        except ValueError:  # no fork (Windows): here, one after another, without caps
+            out = []
+            for q in queries:
+                out.append(_log_count(*self.problem, q))
+                self.done += 1
+                if bar is not None:
+                    bar.update()
+            return out
+        n_workers = worker_count(self.n_jobs, len(queries), "counts") if self.n_jobs != 1 else 1
+        out: list[float | None] = [None] * len(queries)
+        pending = iter(range(len(queries)))
+        busy: dict = {}  # connection -> child, for the children counting a query
+        peaks: dict = {}  # child pid -> the most resident memory seen or reported
+        children = []
+        parent = os.getpid()
+
+        def hand_out(conn, child) -> None:
+            k = next(pending, None)
+            conn.send(k)
+            if k is None:
+                busy.pop(conn, None)
+            else:
+                busy[conn] = child
+
+        try:
+            for _ in range(n_workers):
+                conn, child_conn = ctx.Pipe()
+                inherited = [c for c, _ in children] + [conn]  # the child closes them: the parent's end is its watch
+                child = ctx.Process(target=_child, args=(self.problem, queries, child_conn, inherited, parent,
+                                                         self.max_seconds, max(self.max_bytes, _CHILD_BYTES)),
+                                    daemon=True)
+                child.start()
+                child_conn.close()
+                children.append((conn, child))
+                peaks[child.pid] = 0
+                hand_out(conn, child)
+            while busy:
+                for child in busy.values():
+                    peaks[child.pid] = max(peaks[child.pid], _resident_bytes(child.pid))
+                self._check_caps(peaks)
+                for conn in wait(list(busy), _POLL_SECONDS):
+                    child = busy[conn]
+                    try:
+                        kind, k, payload, resident = conn.recv()
+                    except EOFError:
+                        child.join()
+                        raise CountTooHardError(
+                            f"counting {self.what} stopped with {self.done} of {self.asked} weighted counts done: "
+                            f"the counter's process exited (code {child.exitcode}, out of memory?) after "
+                            f"{time.perf_counter() - self.start:.1f} s") from None
+                    if kind == "failed":
+                        raise RuntimeError(f"counting {self.what} failed in the counter's process: {payload}")
+                    peaks[child.pid] = max(peaks[child.pid], resident)
+                    self._check_caps(peaks)  # the child's own peak: never a count accepted past a cap polls missed
+                    out[k] = payload
+                    self.done += 1
+                    if bar is not None:
+                        bar.update()
+                    hand_out(conn, child)
+        finally:
+            for conn, child in children:
+                if child.is_alive():
+                    child.kill()
+                child.join()
+                conn.close()
+        return out
+
+    def _check_caps(self, peaks: dict) -> None:
+        resident, seconds = sum(peaks.values()), time.perf_counter() - self.start
+        cap = (f"{self.max_seconds:g} s" if seconds > self.max_seconds else
+               f"{self.max_bytes / 2**30:g} GiB of memory" if resident > self.max_bytes else None)
         if cap is not None:
             raise CountTooHardError(
-                f"counting {what} reached its cap of {cap} after {seconds:.1f} s and "
-                f"{peak / 2**30:.2f} GiB, with {len(out)} of its {len(queries)} weighted counts done")
+                f"counting {self.what} reached its cap of {cap} after {seconds:.1f} s and "
+                f"{resident / 2**30:.2f} GiB, with {self.done} of its {self.asked} weighted counts done")
 
+
+@contextlib.contextmanager
+def _bar(progress: bool, total: int):
+    """A tqdm bar over ``total`` counts if ``progress`` (as :func:`prunelab.sample` shows chains), else ``None``.
+
+    No bar at all without ``progress``: even a disabled one makes a multiprocessing lock.
+    """
+    if not progress:
+        yield None
+        return
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in kernels without ipywidgets
+
+    bar = tqdm(total=total, desc="weighted counts")
     try:
-        while len(out) < len(queries):
-            check_caps(_resident_bytes(child.pid))
-            if not reader.poll(_POLL_SECONDS):
-                continue
-            try:
-                kind, payload, resident = reader.recv()
-            except EOFError:
-                child.join()
-                raise CountTooHardError(
-                    f"counting {what} stopped with {len(out)} of {len(queries)} weighted counts done: the "
-                    f"counter's process exited (code {child.exitcode}, out of memory?) after "
-                    f"{time.perf_counter() - start:.1f} s") from None
-            if kind == "failed":
-                raise RuntimeError(f"counting {what} failed in the counter's process: {payload}")
-            check_caps(resident)  # the child's own peak: a count is never accepted past a cap the polls missed
-            out.append(payload)
+        yield bar
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        reader.close()
-    return out
+        bar.close()
 
 
-def _child(problem, queries, writer) -> None:
+def _child(problem, queries, conn, inherited, parent: int, max_seconds: float, extra_bytes: int) -> None:
+    """Count the queries the parent hands out, by index, until it hands out ``None`` (or is gone)."""
+    enter_child(parent, cpu_seconds=max_seconds, extra_bytes=extra_bytes)
+    for c in inherited:
+        c.close()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints "c o intermediate count" lines to the standard output of the process
-    try:
-        import resource  # POSIX: this child exists only where the platform forks
+    import resource  # POSIX: this child exists only where the platform forks
 
-        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is in bytes on macOS, KiB on Linux
-        for q in queries:
-            value = _log_count(*problem, q)
-            writer.send(("count", value, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit))
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is in bytes on macOS, KiB on Linux
+    k = None
+    try:
+        while True:
+            k = conn.recv()
+            if k is None or parent_gone(parent):
+                return
+            value = _log_count(*problem, queries[k])
+            conn.send(("count", k, value, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit))
+    except EOFError:  # the parent is gone
+        return
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
-        writer.send(("failed", f"{type(err).__name__}: {err}", 0))
+        conn.send(("failed", k, f"{type(err).__name__}: {err}", 0))
 
 
 def _resident_bytes(pid: int) -> int:
@@ -231,10 +347,18 @@ def _resident_bytes(pid: int) -> int:
         return 0
 
 
+
+
 def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Sequence[int] | None, *,
-                    max_seconds: float = MAX_COUNT_SECONDS,
-                    what: str = "the network") -> tuple[float, dict[str, np.ndarray]]:
-    """``log P(e)`` and the posteriors of the chosen free variables, ``k`` weighted counts per variable.
+                    max_seconds: float = MAX_COUNT_SECONDS, max_bytes: int = MAX_COUNT_BYTES, n_jobs: int = 1,
+                    progress: bool = False, what: str = "the network") -> tuple[float, dict[str, np.ndarray]]:
+    """``log P(e)`` and the posteriors of the chosen free variables: one count, then ``k - 1`` per variable.
+
+    ``P(e)`` is counted first; then every state of each variable but its last, with
+    that state's unit clause; the last state's posterior is one minus the others',
+    except where that comes out below :data:`RECOUNT_BELOW`, where it is counted
+    too (in a second round) and the variable's ``k`` counts are normalised by their
+    sum. A binary variable so takes one count, or two where its second state is rare.
 
     Parameters
     ----------
@@ -246,7 +370,13 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Seque
         Indices of free variables whose posterior to count, in the order returned;
         ``None`` or empty: none (one count, ``P(e)`` only).
     max_seconds : float, default :data:`MAX_COUNT_SECONDS`
-        Cap on all the counts together (:func:`log_counts`).
+        Wall-clock cap on the whole call, every round of counts (:func:`log_counts`).
+    max_bytes : int, default :data:`MAX_COUNT_BYTES`
+        Cap on the counting processes' resident memory together (:func:`log_counts`).
+    n_jobs : int, default 1
+        Counting processes at once (:func:`log_counts`); the answers are the same whatever it is.
+    progress : bool, default False
+        A tqdm bar over the counts done (:func:`log_counts`).
     what : str
         How a refusal names the network.
 
@@ -274,19 +404,33 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Seque
     >>> round(float(post["bronc"][0]), 6)
     0.833967
     """
-    variables = list(variables or [])
+    variables = [int(i) for i in (variables or [])]
+    counts = _Counts(max_seconds, max_bytes, n_jobs, what)
     enc = encode_network(net, names)
-    card = net.cardinality
-    queries = [[state_literal(enc.state_ptr, enc.state_boolean, card, i, v)] for i in variables
-               for v in range(int(card[i]))] or [[]]
-    logs = np.array(log_counts(enc, net, queries, max_seconds=max_seconds, what=what))
-    first = logs[:int(card[variables[0]])] if variables else logs
-    log_p = float(np.logaddexp.reduce(first))
-    if log_p == -math.inf:
-        return -math.inf, {}
-    out, at = {}, 0
-    for i in variables:
-        k = int(card[i])
-        out[names[i]] = np.exp(logs[at:at + k] - np.logaddexp.reduce(logs[at:at + k]))
-        at += k
-    return log_p + enc.log_constant, out
+    counts.problem = _problem(enc, net)
+    card = [int(k) for k in net.cardinality]
+
+    def unit(i: int, v: int) -> list[int]:
+        return [state_literal(enc.state_ptr, enc.state_boolean, net.cardinality, i, v)]
+
+    queries = [[]] + [unit(i, v) for i in variables for v in range(card[i] - 1)]
+    with _bar(progress, len(queries)) as bar:
+        logs = counts.run(queries, bar)
+        log_p = logs[0]
+        if log_p == -math.inf:
+            return -math.inf, {}
+        state_logs, share, at = {}, {}, 1
+        for i in variables:
+            state_logs[i] = logs[at:at + card[i] - 1]
+            at += card[i] - 1
+            p = np.exp(np.array(state_logs[i]) - log_p)
+            share[i] = np.append(p, 1.0 - math.fsum(p.tolist()))
+        recount = [i for i in variables if share[i][-1] < RECOUNT_BELOW]
+        if recount:
+            if bar is not None:
+                bar.total += len(recount)
+                bar.refresh()
+            for i, last in zip(recount, counts.run([unit(i, card[i] - 1) for i in recount], bar)):
+                every = np.array([*state_logs[i], last])
+                share[i] = np.exp(every - np.logaddexp.reduce(every))
+    return log_p + enc.log_constant, {names[i]: share[i] for i in variables}

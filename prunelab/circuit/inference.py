@@ -15,6 +15,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +25,8 @@ from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
 from .encoding import encode_network
 from .passes import decode_nb, draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
+from .processes import checked_amount, checked_seconds
+from .sdd_file import TRUE
 from .vtree import Vtree, dissection_vtree, elimination_vtree
 
 __all__ = [
@@ -67,7 +70,11 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
                     vtree: str | Vtree = "dissection", race: bool = True, what: str = "the network") -> Circuit:
     """Encode, build the vtree, and compile ``net`` (a network with its evidence).
 
-    The time cap counts from the call: encoding and vtree included.
+    The time cap counts from the call: encoding and vtree included. The vtrees
+    named are built in the compiler's capped child (the rival's in its own), so
+    that the cap stops their building too; caps of the wrong type or value are
+    refused first. Evidence on every variable compiles to the constant true (one
+    node over an empty vtree): its count is the one state's weight.
 
     Parameters
     ----------
@@ -104,9 +111,13 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
     Raises
     ------
     ValueError
-        An unknown vtree name, or a Vtree whose leaves are not the encoding's Booleans.
+        An unknown vtree name, or a Vtree whose leaves are not the encoding's Booleans;
+        a cap that is not finite or is negative, named.
     TypeError
-        ``vtree`` neither a name nor a Vtree.
+        ``vtree`` neither a name nor a Vtree; a cap of the wrong type, named.
+    CircuitTooLargeError
+        A cap was reached (:func:`~prunelab.circuit.compiler.compile_cnf`), while the
+        vtree was built included.
 
     Examples
     --------
@@ -120,23 +131,35 @@ def compile_circuit(net: CompiledNetwork, names=None, *, max_size: int = MAX_CIR
     >>> compile_circuit(net, vtree="turned").vtree_name
     'turned'
     """
-    check_vtree_choice(vtree)
     started = time.perf_counter()
+    check_vtree_choice(vtree)
+    checked_amount("max_size", max_size, "elements")
+    max_seconds = checked_seconds("max_seconds", max_seconds)
     enc = encode_network(net, names)
+    if enc.n_booleans == 0:
+        return _constant_circuit(enc, vtree if isinstance(vtree, str) else "given")
     if isinstance(vtree, Vtree):
         _check_leaves(vtree, enc.n_booleans)
         vt, name = vtree, "given"
     elif vtree == "elimination":
-        vt, name = elimination_vtree(net, enc), vtree
+        vt, name = partial(elimination_vtree, net, enc), vtree
     else:
-        vt, name = dissection_vtree(net, enc, turn_root=vtree == "turned"), vtree
-    rivals = []
-    if vtree == "dissection" and race and not minimize:
-        turned = dissection_vtree(net, enc, turn_root=True)
-        if not np.array_equal(turned.leaf_boolean, vt.leaf_boolean) or not np.array_equal(turned.left, vt.left):
-            rivals.append(turned)
+        vt, name = partial(dissection_vtree, net, enc, turn_root=vtree == "turned"), vtree
+    rivals = [partial(dissection_vtree, net, enc, turn_root=True)] if vtree == "dissection" and race and not minimize \
+        else []
     return compile_cnf(enc, vt, max_size=max_size, max_seconds=max_seconds, minimize=minimize, conjoin=conjoin,
                        what=what, started=started, rivals=rivals, names=[name, "turned"][:1 + len(rivals)])
+
+
+def _constant_circuit(enc, name: str) -> Circuit:
+    """The circuit of a CNF without Booleans (every variable observed): the constant true over an empty vtree."""
+    empty = np.zeros(0, dtype=np.int64)
+    vt = Vtree(empty, empty, empty, empty, empty, empty, empty, -1, empty)
+    arrays = (np.array([TRUE], dtype=np.int8), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
+              np.zeros(2, dtype=np.int64), empty, empty)
+    for a in arrays:
+        a.setflags(write=False)
+    return Circuit(*arrays, vt, enc, name)
 
 
 def check_vtree_choice(vtree) -> None:
@@ -259,6 +282,8 @@ def exact_weights(circuit: Circuit, net: CompiledNetwork, work: CircuitPasses) -
 
 def log_count(circuit: Circuit, work: CircuitPasses) -> float:
     """``log`` of the weighted model count under ``work``'s weights (upward pass included)."""
+    if circuit.encoding.n_booleans == 0:  # the constant true: one model, of weight 1
+        return 0.0
     vt = circuit.vtree
     vtree_log_sums_nb(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
     upward_nb(circuit.kind, circuit.literal, circuit.node_vtree, circuit.elem_ptr, circuit.prime, circuit.sub,
@@ -305,6 +330,8 @@ def circuit_inference(bn: BayesianNetwork, net: CompiledNetwork, circuit: Circui
     log_wmc = log_count(circuit, work)
     if log_wmc == -math.inf:
         return -math.inf, {}
+    if net.free.shape[0] == 0:
+        return log_wmc + circuit.encoding.log_constant, {}
     vt = circuit.vtree
     outward_nb(circuit.kind, circuit.literal, circuit.node_vtree, circuit.elem_ptr, circuit.prime, circuit.sub,
                vt.left, vt.right, vt.boolean, vt.parent, vt.post_order, vt.root, work.sums, work.log_true,
@@ -362,6 +389,8 @@ def posterior_state(rng: np.random.Generator, net: CompiledNetwork, circuit: Cir
     if log_count(circuit, work) == -math.inf:
         raise ImpossibleEvidenceError("the evidence is impossible: P(e) = 0 (the circuit's weighted count is zero)")
     c, vt, enc = circuit, circuit.vtree, circuit.encoding
+    if enc.n_booleans == 0:  # every variable observed
+        return np.array(net.evidence_value, dtype=np.int64)
     draw_nb(rng, c.kind, c.literal, c.node_vtree, c.elem_ptr, c.prime, c.sub, vt.left, vt.right, vt.root, vt.leaf_lo,
             vt.leaf_hi, vt.leaf_boolean, work.sums, work.log_true, work.log_false, work.val, work.stack, work.value)
     x = np.array(net.evidence_value, dtype=np.int64)

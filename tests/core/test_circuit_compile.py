@@ -8,6 +8,7 @@ elimination-order vtree against the junction tree (to 1e-9, as in
 """
 
 import multiprocessing as mp
+import time
 
 import numpy as np
 import pytest
@@ -253,3 +254,100 @@ def test_racers_that_both_reach_the_size_cap_are_refused_naming_each_size():
         compile_cnf(enc, straight, rivals=[turned], race_after=0.0, max_size=50, what="grid-8x8")
     assert str(err.value).count("grid-8x8 into a decision diagram stopped at") == 2
     assert mp.active_children() == []
+
+
+# ---- the compiler's child: caps checked first, vtrees built under the cap, evidence on every variable ----
+
+@pytest.mark.parametrize(("caps", "error", "message"), [
+    ({"max_size": "10"}, TypeError, r"max_size must be an integer number of elements, got a str \('10'\)"),
+    ({"max_size": -1}, ValueError, r"max_size must be 0 or more elements, got -1"),
+    ({"max_seconds": float("nan")}, ValueError, r"max_seconds must be a finite number of seconds, 0 or more, got nan"),
+    ({"max_seconds": -1}, ValueError, r"max_seconds must be a finite number of seconds, 0 or more, got -1.0"),
+    ({"max_seconds": None}, TypeError, r"max_seconds must be a number of seconds, got a NoneType"),
+])
+def test_compile_caps_of_the_wrong_type_or_value_are_refused_by_name_before_anything_forks(monkeypatch, caps, error,
+                                                                                           message):
+    import prunelab.circuit.compiler as compiler
+    import prunelab.circuit.inference as inference
+
+    def never(*args, **kwargs):
+        raise AssertionError("reached the encoding or the compiler's children")
+
+    net = compile_network(load_network("asia"))
+    enc = encode_network(net)
+    vt = dissection_vtree(net, enc)
+    monkeypatch.setattr(compiler, "_supervise", never)
+    with pytest.raises(error, match=message):
+        compile_cnf(enc, vt, **caps)
+    monkeypatch.setattr(inference, "encode_network", never)
+    with pytest.raises(error, match=message):
+        compile_circuit(net, **caps)
+
+
+def test_the_time_cap_counts_the_vtrees_building(monkeypatch):
+    """The vtree is built in the capped child: a builder that takes 20 s is stopped at a 0.5 s cap, and named."""
+    import prunelab.circuit.inference as inference
+
+    def slow(*args, **kwargs):
+        time.sleep(20)
+        return dissection_vtree(*args, **kwargs)
+
+    monkeypatch.setattr(inference, "dissection_vtree", slow)
+    net = compile_network(make_grid(6, 0.9, seed=1))
+    with pytest.raises(CircuitTooLargeError, match=r"grid-6 into a decision diagram stopped at 0 elements alive .*"
+                                                   r"\(caps: 100,000,000 elements, 0.5 s\).*: the cap passed while "
+                                                   r"its vtree was built"):
+        compile_circuit(net, max_seconds=0.5, what="grid-6")
+    assert mp.active_children() == []
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_vtree_built_in_the_child_gives_the_circuit_of_the_vtree_given(isolate):
+    from functools import partial
+
+    net = compile_network(make_grid(7, 0.9, seed=4), {"v_7_7": "T"})
+    enc = encode_network(net)
+    vt = dissection_vtree(net, enc, turn_root=True)
+    given = compile_cnf(enc, vt, isolate=isolate)
+    built = compile_cnf(enc, partial(dissection_vtree, net, enc, turn_root=True), isolate=isolate)
+    for a, b in zip(given, built):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(given.vtree, built.vtree):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_compilers_child_has_caps_of_its_own(monkeypatch):
+    import resource
+
+    import prunelab.circuit.compiler as compiler
+
+    def limits(*args):
+        cpu, address = (resource.getrlimit(r)[0] for r in (resource.RLIMIT_CPU, resource.RLIMIT_AS))
+        raise ValueError(f"cpu {cpu} address {address}")
+
+    monkeypatch.setattr(compiler, "_compile_regions", limits)  # the forked child inherits it
+    net = compile_network(load_network("asia"))
+    with pytest.raises(RuntimeError, match=r"ValueError: cpu 11 address \d+") as err:
+        compile_circuit(net, max_seconds=10, max_size=1000, race=False)
+    address = int(str(err.value).rsplit(" ", 1)[1])
+    assert 2**30 < address < 2**30 + 1000 * 128 + 64 * 2**30  # inherited + 1 GiB + 128 B per element: not unlimited
+
+
+def test_evidence_on_every_variable_is_answered_by_the_circuit_as_by_the_other_methods():
+    bn = BayesianNetwork(states={"A": ["a0", "a1", "a2"], "B": ["b0", "b1"], "C": ["c0", "c1"]},
+                         parents={"A": [], "B": ["A"], "C": ["A", "B"]},
+                         cpts={"A": [1e-300, 1 - 1e-300, 0.0], "B": [[1 - 1e-12, 1e-12], [0.5, 0.5], [0, 1]],
+                               "C": [[[1, 0], [0, 1]], [[1e-200, 1 - 1e-200], [1, 0]], [[0.5, 0.5], [0.5, 0.5]]]},
+                         name="observed")
+    evidence = {"A": "a1", "B": "b0", "C": "c1"}
+    want = log_probability_of_evidence(bn, evidence, method="junction_tree")
+    assert want == pytest.approx(np.log(0.5), abs=EXACT)
+    assert log_probability_of_evidence(bn, evidence, method="circuit") == pytest.approx(want, abs=EXACT)
+    got = exact_marginals(bn, evidence, method="circuit")
+    assert dict(got) == {} and got.method == "circuit"
+    net = compile_network(bn, evidence)
+    circuit = compile_circuit(net)
+    from prunelab.circuit import posterior_state
+
+    assert posterior_state(np.random.default_rng(0), net, circuit).tolist() == [1, 0, 1]

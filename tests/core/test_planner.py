@@ -73,7 +73,11 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(
     assert got.plan.tried[0].startswith("junction_tree: ")
     assert got.plan.facts.counts == 3 and not got.plan.facts.fits
     _agrees(got, truth)
+    calls = []
+    run = counting._Counts.run
+    monkeypatch.setattr(counting._Counts, "run", lambda self, queries, bar: calls.append(queries) or run(self, queries, bar))
     assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=EXACT)
+    assert calls == [[[]]]  # P(e): one count, of the CNF itself
 
 
 def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth):
@@ -151,9 +155,9 @@ def test_variables_empty_asks_for_p_e_only(truth):
     assert got == {} and got.log_probability == pytest.approx(truth.log_probability, abs=EXACT)
 
 
-@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True, "2"])
-def test_n_jobs_is_checked(n_jobs):
-    with pytest.raises(ValueError, match=r"n_jobs must be a positive int or -1"):
+@pytest.mark.parametrize(("n_jobs", "error"), [(0, ValueError), (1.5, TypeError), (True, TypeError), ("2", TypeError)])
+def test_n_jobs_is_checked_before_any_work(n_jobs, error):
+    with pytest.raises(error, match=r"n_jobs must be a non-zero integer"):
         exact_marginals(_grid(), EVIDENCE, n_jobs=n_jobs)
 
 

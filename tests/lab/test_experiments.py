@@ -7,6 +7,7 @@ tables once the wall-clock columns, which no two runs share, are dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -439,3 +440,68 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     done = subprocess.run(cmd, capture_output=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr.decode()
     assert "3 runs done, 1 already on disk" in done.stdout.decode()
+
+
+# ---- the `run` experiments' records: one file per run id, each with its settings ----
+
+@dataclasses.dataclass(frozen=True)
+class _ToyProfile:
+    name: str = "toy"
+    n_runs: int = 3
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class _ToyRun:
+    id: str
+    kind: str = "toy"
+
+
+class _Toy:
+    """An experiment of a few instant runs: a record is the run's id and one number from its seed."""
+
+    name = "toy"
+    profiles = {"toy": _ToyProfile()}
+    tables = {"toy": "toys"}
+    libraries = ()
+
+    def plan(self, profile):
+        return tuple(_ToyRun(f"toy.r{k}") for k in range(profile.n_runs))
+
+    def run(self, run, profile, root_seed):
+        from prunelab.lab.experiments.framework import run_seed_sequence
+
+        return {"id": run.id, "value": int(run_seed_sequence(run.id, root_seed).generate_state(1)[0])}
+
+
+def test_a_copied_record_is_refused_by_name_not_counted_twice(tmp_path):
+    from prunelab.lab.experiments.framework import consolidate, sweep
+
+    sweep(_Toy(), "toy", out=tmp_path)
+    first = tmp_path / "runs" / "toy" / "toy.r0.json"
+    copy = tmp_path / "runs" / "toy" / "copy of record.json"
+    copy.write_text(first.read_text())
+    with pytest.raises(store.ResultsFileError, match=r"copy of record.json holds run 'toy.r0', which belongs in "
+                                                     r".*toy.r0.json: a copy or a stray; delete it"):
+        sweep(_Toy(), "toy", out=tmp_path)
+    with pytest.raises(store.ResultsFileError, match=r"copy of record.json holds run 'toy.r0'"):
+        consolidate(_Toy(), tmp_path)
+    copy.unlink()
+    assert len(consolidate(_Toy(), tmp_path)["toys"]) == 3
+
+
+def test_a_record_without_settings_is_refused_by_name(tmp_path):
+    from prunelab.lab.experiments.framework import sweep
+
+    sweep(_Toy(), "toy", out=tmp_path)
+    record = tmp_path / "runs" / "toy" / "toy.r1.json"
+    made = json.loads(record.read_text())
+    made.pop("settings")
+    record.write_text(json.dumps(made))
+    for other in ("sweep.json", "runs/toy/toy.r0.json", "runs/toy/toy.r2.json"):  # only that record is left
+        (tmp_path / other).unlink()
+    with pytest.raises(store.ResultsFileError, match=r"toy.r1.json has no settings .* cannot be checked against "
+                                                     r"this sweep's; deleting it is safe"):
+        sweep(_Toy(), "toy", out=tmp_path, root_seed=5)

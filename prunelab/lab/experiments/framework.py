@@ -125,6 +125,23 @@ def _read_record(path: Path) -> dict:
     return record
 
 
+def _records(out: Path, kind: str = "*"):
+    """``(path, record)`` of every run record under ``<out>/runs`` (of one ``kind``), in file order.
+
+    A record not at :func:`record_path` of its own ``id`` (a copy, a renamed file:
+    two files of one run) is refused by name (:func:`~prunelab.lab.experiments.store.check_placed`).
+    """
+    for path in sorted((Path(out) / "runs").glob(f"{kind}/*.json")):
+        record = _read_record(path)
+        try:
+            expected = record_path(out, str(record["id"]))
+        except ValueError:
+            raise store.ResultsFileError(f"{path} holds run id {record['id']!r}, not one a sweep writes; "
+                                         f"{_RECORD_SAFE}") from None
+        store.check_placed(path, expected, f"run {record['id']!r}")
+        yield path, record
+
+
 def extends(new: dict, old: dict) -> bool:
     """Whether sweep settings ``new`` only add runs to ``old``.
 
@@ -158,23 +175,28 @@ def _check_settings(out: Path, settings: dict, extend: bool = False) -> None:
     """Record the settings in ``sweep.json`` or refuse to mix runs made with others.
 
     Each run record carries the settings it was made with (``settings``); they are
-    checked too, so a lost ``sweep.json`` cannot let other settings in. With
-    ``extend``, runs made with settings that ``settings`` :func:`extends` are kept
-    (each record keeps the settings it was made with).
+    checked too, so a lost ``sweep.json`` cannot let other settings in, and a record
+    without them, or not at the place of its own ``id`` (a copy), is refused by
+    name. With ``extend``, runs made with settings that ``settings`` :func:`extends`
+    are kept (each record keeps the settings it was made with).
     """
     settings = store.plain_json(settings)  # tuples as the lists read back
     path = Path(out) / "sweep.json"
-    records = sorted((Path(out) / "runs").glob("*/*.json"))
     hint = ("resume with the settings it was made with (the same --profile and --seed), pass --extend if the "
             "profile only adds runs to it, or choose another output folder or delete this one")
-    for path_ in records:
-        made = _read_record(path_).get("settings", settings)
+    n_records = 0
+    for path_, record in _records(out):
+        n_records += 1
+        made = record.get("settings")
+        if not isinstance(made, dict):  # an older version's record, or an edited one: it cannot be checked
+            raise store.ResultsFileError(f"{path_} has no settings (the profile and seed its run was made with), so "
+                                         f"it cannot be checked against this sweep's; {_RECORD_SAFE}")
         diffs = sorted(k for k in set(made) | set(settings) if made.get(k) != settings.get(k))
         if diffs and not (extend and extends(settings, made)):
             raise store.SweepMismatchError(
                 f"{out} holds runs made with other settings: {path_} has other {', '.join(diffs)}; {hint}"
             )
-    if path.exists() and records:
+    if path.exists() and n_records:
         old = store.read_json(path, store.SWEEP_SAFE)
         diffs = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
         if diffs and not (extend and extends(settings, old)):
@@ -292,16 +314,19 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
 
 
 def consolidate(experiment: Experiment, out) -> dict:
-    """One parquet table per kind of run from the run records (``<table>.parquet``); the tables as DataFrames."""
+    """One parquet table per kind of run from the run records (``<table>.parquet``); the tables as DataFrames.
+
+    A record that is not at the place of its own ``id`` (a copy, which would be a
+    second row of one run) is refused by name, before any table is written.
+    """
     import pandas as pd
     import pyarrow as pa
 
     tables = {}
     for kind, name in experiment.tables.items():
-        files = sorted((Path(out) / "runs" / kind).glob("*.json"))
-        if not files:
+        records = [{k: v for k, v in record.items() if k != "settings"} for _, record in _records(out, kind)]
+        if not records:
             continue
-        records = [{k: v for k, v in _read_record(p).items() if k != "settings"} for p in files]
         frame = _numeric_nulls(pd.DataFrame(records)).sort_values("id", kind="stable")
         store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
         tables[name] = frame

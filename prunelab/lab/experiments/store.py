@@ -301,6 +301,27 @@ def _run_files(out: Path):
 _CHECKED = ("case", "run", "root_seed", "n_draws", "t", "case_spec")
 
 
+def check_placed(path: Path, expected: Path, holds: str) -> None:
+    """Refuse a results file that is not where what it holds belongs (a copy, or a stray), naming both places.
+
+    Each run has one place in a results folder, named by what it is (its case and
+    index, or its run id), so a copied or renamed file, or two files of one run, can
+    never be counted twice: the one not in its place is refused.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> place = Path("out/runs/a/run-00001.parquet")
+    >>> check_placed(place, place, "run 1")
+    >>> check_placed(Path("out/runs/a/copy.parquet"), place, "run 1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    prunelab.lab.experiments.store.ResultsFileError: out/runs/a/copy.parquet holds run 1, which belongs in ...
+    """
+    if Path(path) != Path(expected):
+        raise ResultsFileError(f"{path} holds {holds}, which belongs in {expected}: a copy or a stray; delete it")
+
+
 def check_run_files(out: Path, settings: dict) -> dict:
     """Check every run file under ``<out>/runs`` against its name, its folder and the sweep's settings.
 
@@ -326,17 +347,13 @@ def check_run_files(out: Path, settings: dict) -> dict:
         A run made with other settings: the file, what differs, and what to do.
     """
     found, mismatched = {}, []
-    for folder, path in _run_files(out):
+    for _, path in _run_files(out):
         row = _read_run_file(path, columns=list(_CHECKED)).to_pylist()
         if len(row) != 1:
             raise ResultsFileError(f"{path} holds {len(row)} rows, a run file one; delete it (the run is redone)")
         row = row[0]
-        run = int(_RUN_NAME.fullmatch(path.name).group(1))
-        if case_folder(row["case"] or "") != folder.name or row["run"] != run:
-            raise ResultsFileError(
-                f"{path} holds run {row['run']} of case {row['case']!r}, which belongs in "
-                f"{run_path(out, row['case'] or '?', row['run'] or 0)}: a copy or a stray; delete it"
-            )
+        check_placed(path, run_path(out, row["case"] or "?", row["run"] or 0),
+                     f"run {row['run']} of case {row['case']!r}")
         made = {"root_seed": row["root_seed"], "n_draws": row["n_draws"], "checkpoints": row["t"]}
         diffs = [f"{k} {made[k]} here, {settings[k]} asked" for k in made if made[k] != settings[k]]
         spec = json.loads(row["case_spec"]) if row["case_spec"] else None
