@@ -196,7 +196,7 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
     >>> from prunelab.planner import plan_and_answer
     >>> answer = plan_and_answer(load_network("asia"), {"dysp": "yes"}, "auto", None, True)
     >>> answer.plan.method, answer.plan.reason
-    ('junction_tree', 'the junction tree is small: 136 table entries')
+    ('junction_tree', 'the junction tree is small: 38 table entries')
     """
     if method not in EXACT_METHODS:
         raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")

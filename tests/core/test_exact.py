@@ -415,7 +415,7 @@ def test_grid_marginals_do_not_depend_on_the_order(monkeypatch):
     chosen_tree = prunelab.junction_tree.junction_tree(bn, observed)
     chosen = exact_marginals(bn, evidence)
 
-    def min_fill(adjacency, card):
+    def min_fill(adjacency, card, max_work=None):
         return evaluate_order(adjacency, card, greedy_order(adjacency, card, "min-fill"), "min-fill")
 
     monkeypatch.setattr(prunelab.junction_tree, "find_order", min_fill)
