@@ -19,6 +19,7 @@ module          job
 ``dsl``         :func:`read_dsl` (GeNIe, text)
 ``xdsl``        :func:`read_xdsl` (GeNIe, XML)
 ``bifxml``      :func:`read_bifxml`
+``inst``        :func:`read_instantiation` (Ace evidence files)
 ``dispatch``    :func:`read_network`: the reader chosen by the file's extension
 ``pgmpy``       :func:`to_pgmpy`, :func:`from_pgmpy`
 ==============  ============================================================
@@ -35,6 +36,7 @@ from .bifxml import read_bifxml
 from .dispatch import READERS, read_network
 from .dne import read_dne
 from .dsl import read_dsl
+from .inst import read_instantiation
 from .net import read_net
 from .pgmpy import from_pgmpy, to_pgmpy
 from .tokens import MAX_FILE_BYTES, FileFormatError
@@ -49,6 +51,7 @@ __all__ = [
     "read_bifxml",
     "read_dne",
     "read_dsl",
+    "read_instantiation",
     "read_net",
     "read_network",
     "read_uai",
