@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_config, format_listing
-from .tokens import COUNT, FileFormatError, Tokens, open_text
+from .tokens import COUNT, FileFormatError, Tokens, line_comment, open_text
 
 __all__ = ["read_bif"]
 
 
 _BIF_TOKEN = re.compile(
-    r"""
-    (?:\s+|//[^\n]*|/\*.*?\*/)*+                        # spaces and comments, skipped
-    (?P<token>"[^"\n]*"|[{}()\[\],;|]|[^\s{}()\[\],;|]+)?  # a quoted string (one line) is one token
+    rf"""
+    (?:\s+|{line_comment("//")}|/\*.*?\*/)*+            # spaces and comments, skipped
+    (?P<token>"[^"\r\n]*"|[{{}}()\[\],;|]|[^\s{{}}()\[\],;|]+)?  # a quoted string (one line) is one token
     """,
     re.VERBOSE | re.DOTALL,
 )

@@ -9,11 +9,11 @@ import numpy as np
 from ..network import BayesianNetwork, NetworkError
 from .assemble import build_network, one_hot, parents_problem, table_shape
 from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
-from .tokens import COUNT, FileFormatError, open_text
+from .tokens import COUNT, FileFormatError, line_comment, open_text
 
 __all__ = ["read_dne"]
 
-_DNE_TOKEN = token_pattern(r"//[^\n]*")
+_DNE_TOKEN = token_pattern(line_comment("//"))
 
 
 def _word(lex: Lexer) -> str:

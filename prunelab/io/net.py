@@ -9,11 +9,11 @@ import numpy as np
 from ..network import BayesianNetwork, NetworkError, format_listing
 from .assemble import build_network, parents_problem, table_shape
 from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
-from .tokens import FileFormatError, open_text
+from .tokens import FileFormatError, line_comment, open_text
 
 __all__ = ["read_net"]
 
-_NET_TOKEN = token_pattern(r"%[^\n]*")
+_NET_TOKEN = token_pattern(line_comment("%"))
 
 _UNSUPPORTED = {
     "continuous": "continuous nodes",

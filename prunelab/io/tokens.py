@@ -19,7 +19,8 @@ import zlib
 from pathlib import Path
 
 __all__ = [
-    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "Tokens", "excerpt", "open_text", "parse_probability", "read_bytes",
+    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "LineCounter", "Tokens", "excerpt", "line_comment", "open_text",
+    "parse_probability", "read_bytes",
 ]
 
 
@@ -55,6 +56,50 @@ def excerpt(text: str) -> str:
     "found 'x99999999999999999999999999999999999999... (1,003 characters)"
     """
     return _LONG_TOKEN.sub(lambda m: f"{m.group()[:_EXCERPT]}... ({len(m.group()):,} characters)", text)
+
+
+def line_comment(opener: str) -> str:
+    """The pattern of a comment from ``opener`` to the end of its line.
+
+    A line ends at ``\\r\\n``, ``\\r`` (classic Mac files) or ``\\n``, in every reader;
+    :class:`LineCounter` counts lines the same way.
+
+    Examples
+    --------
+    >>> import re
+    >>> re.findall(line_comment("%"), "a % one\\rb % two\\r\\nc")
+    ['% one', '% two']
+    """
+    return re.escape(opener) + r"[^\r\n]*"
+
+
+class LineCounter:
+    """The line (from 1) of an offset in a text, where ``\\r\\n``, ``\\r`` and ``\\n`` each end a line.
+
+    Offsets asked in increasing order are counted from the last one asked (a
+    reader that asks the line of each table as it goes stays linear).
+
+    Examples
+    --------
+    >>> lines = LineCounter("a\\r\\nb\\rc\\nd")
+    >>> [lines.line(i) for i in (0, 3, 5, 7)]
+    [1, 2, 3, 4]
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self._offset, self._line = 0, 1
+
+    def line(self, offset: int) -> int:
+        """The line of ``offset``."""
+        if offset < self._offset:
+            self._offset, self._line = 0, 1
+        text, start = self.text, self._offset
+        ends = text.count("\n", start, offset) + text.count("\r", start, offset) - text.count("\r\n", start, offset)
+        if 0 < start < offset and text[start - 1] == "\r" and text[start] == "\n":  # the \r\n counted once
+            ends -= 1
+        self._offset, self._line = offset, self._line + ends
+        return self._line
 
 
 def read_bytes(path: Path) -> bytes:
@@ -142,6 +187,15 @@ _CHUNK = 1 << 20
 """Characters tokenized at a time (the cut is moved to the next line break outside a comment)."""
 
 
+_LINE_END = re.compile(r"[\r\n]")
+
+
+def _line_end(text: str, start: int) -> int:
+    """The offset of the first ``\\r`` or ``\\n`` at or after ``start``; -1 if none."""
+    match = _LINE_END.search(text, start)
+    return match.start() if match else -1
+
+
 def parse_probability(tok: str) -> float:
     """``tok`` as a finite non-negative number; ValueError says what is wrong."""
     if not _PROBABILITY.fullmatch(tok):
@@ -181,6 +235,7 @@ class Tokens:
         self.text = text
         self.path = path
         self._pattern = pattern
+        self._lines = LineCounter(text)
         self._chunks: list[tuple[int, int, int]] = []  # (first mark, start, end) of each chunk
         self._toks: list[str] = []
         self._i = 0  # position in _toks of the next token
@@ -200,15 +255,15 @@ class Tokens:
             self._chunks.append((self._base, start, end))
 
     def _chunk_end(self, start: int) -> int:
-        """A line break after ``start + _CHUNK`` that is not inside a ``/* */`` comment."""
+        """A line end after ``start + _CHUNK`` that is not inside a ``/* */`` comment."""
         text = self.text
-        end = text.find("\n", start + _CHUNK)
+        end = _line_end(text, start + _CHUNK)
         while end >= 0:
             opened = text.rfind("/*", start, end)
             if opened < 0 or text.find("*/", opened + 2, end) >= 0:
                 return end
             closed = text.find("*/", opened + 2)
-            end = -1 if closed < 0 else text.find("\n", closed + 2)
+            end = -1 if closed < 0 else _line_end(text, closed + 2)
         return len(text)
 
     def line(self, mark: int | None) -> int:
@@ -219,7 +274,7 @@ class Tokens:
             base, start, end = self._chunks[bisect.bisect_right(self._chunks, (mark, math.inf)) - 1]
             matches = self._pattern.finditer(self.text, start, end)
             offset = next(itertools.islice(matches, mark - base, None)).start(1)
-        return self.text.count("\n", 0, offset) + 1
+        return self._lines.line(offset)
 
     def error(self, message: str, mark: int | None = None) -> FileFormatError:
         """A FileFormatError at the token with ``mark`` (default: the next token, or the end)."""

@@ -13,6 +13,7 @@ import pytest
 from prunelab import BayesianNetwork, FileFormatError, NetworkError, read_bif, read_network, read_uai, write_uai
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.io import READERS, read_bifxml, read_dne, read_dsl, read_net, read_xdsl
+from tests.helpers import GOOD_BIF
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -737,3 +738,50 @@ def test_errors_hold_at_every_position_of_a_cut(tmp_path):
 def test_deep_nesting_is_refused_not_recursed(tmp_path, ext, text, message):
     with pytest.raises(FileFormatError, match=message):
         read_network(write(tmp_path, text, ext))
+
+
+# ---------------------------------------------------------------- line ends: \r, \r\n and \n each end a line
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+@pytest.mark.parametrize("ext", list(GOOD))
+def test_every_line_end_gives_the_same_network(tmp_path, ext, end):
+    """CR-only (classic Mac) and CRLF files: a line comment ends at the line's end, not at the next ``\\n``."""
+    assert READER[ext](write(tmp_path, GOOD[ext].replace("\n", end), ext)) == EXPECTED
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_comment_in_a_cr_only_file_does_not_swallow_the_rest(tmp_path, end):
+    net = ('node A { states = ("a0" "a1"); }\rpotential (A) { data = (0.3 0.7); }\r% second part\r'
+           'node B { states = ("b0" "b1"); }\rpotential (B | A) { data = ((1 0) (0 1)); }\r').replace("\r", end)
+    bif = ("network n {}\rvariable A { type discrete [ 2 ] { a0, a1 }; }\rprobability ( A ) { table 0.3, 0.7; }\r"
+           "// second part\rvariable B { type discrete [ 2 ] { b0, b1 }; }\r"
+           "probability ( B | A ) { (a0) 1, 0; (a1) 0, 1; }\r").replace("\r", end)
+    assert read_network(write(tmp_path, net, ".net")).variables == ("A", "B")
+    assert read_network(write(tmp_path, bif, ".bif")).variables == ("A", "B")
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_uai_comment_in_a_cr_only_file_does_not_swallow_the_rest(tmp_path, end):
+    bn = BayesianNetwork(states={"A": ["0", "1"], "B": ["0", "1"]}, parents={"A": [], "B": ["A"]},
+                         cpts={"A": [0.25, 0.75], "B": [[1, 0], [0.5, 0.5]]})
+    path = write_uai(bn, tmp_path / "pair.uai", names=False)
+    text = path.read_text().replace("\n", " # a comment\n", 3).replace("\n", end)
+    path.write_text(text)
+    back = read_uai(path)
+    assert [back.cpts[v].tolist() for v in back.variables] == [bn.cpts[v].tolist() for v in bn.variables]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+@pytest.mark.parametrize("ext, old, new, error, message, needle", HOSTILE)
+def test_hostile_file_names_the_same_line_whatever_its_line_ends(tmp_path, ext, old, new, error, message, needle,
+                                                                   end):
+    bad = GOOD[ext].replace(old, new, 1)
+    where = "" if needle is False else f":{line_of(bad, needle)}"
+    with pytest.raises(error, match=rf"toy\{ext}{where}: {message}"):
+        read_network(write(tmp_path, bad.replace("\n", end), ext))
+
+
+@pytest.mark.parametrize("end", ["\n", "\r", "\r\n"])
+def test_bif_errors_name_the_line_whatever_its_line_ends(tmp_path, end):
+    bad = GOOD_BIF.replace("(a1) 0.0, 0.0, 1.0;", "(a1) 0.0, 0.0, x;")
+    with pytest.raises(FileFormatError, match=rf"toy\.bif:{line_of(bad, 'x;')}: 'B': expected a probability"):
+        read_bif(write(tmp_path, bad.replace("\n", end), ".bif"))
