@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_listing
-from .tokens import FileFormatError
+from .tokens import FileFormatError, excerpt
 
 __all__ = ["build_network", "one_hot", "parents_problem", "table_shape"]
 
@@ -81,7 +81,7 @@ def build_network(
     """
     missing = [v for v in states if v not in cpts]
     if missing:
-        raise FileFormatError(f"{path}: no probability table for variable(s) {format_listing(missing)}")
+        raise FileFormatError(excerpt(f"{path}: no probability table for variable(s) {format_listing(missing)}"))
     try:
         return BayesianNetwork(
             states={v: tuple(s) for v, s in states.items()},
@@ -94,5 +94,5 @@ def build_network(
         message = str(exc)
         for v, line in lines.items():
             if message.startswith((f"CPT of {v!r} ", f"the graph has a cycle: {v} -> ")):
-                raise NetworkError(f"{path}:{line}: {message}") from None
-        raise NetworkError(f"{path}: {message}") from None
+                raise NetworkError(excerpt(f"{path}:{line}: {message}")) from None
+        raise NetworkError(excerpt(f"{path}: {message}")) from None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError
+from ..network import BayesianNetwork, NetworkError, format_listing
 from .assemble import build_network, one_hot, parents_problem, table_shape
 from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
 from .tokens import COUNT, FileFormatError, line_comment, open_text
@@ -121,7 +121,7 @@ def read_dne(path, normalize: bool = False, name: str | None = None) -> Bayesian
 
             def state(tok: str, var=var, index=index) -> float:
                 if tok not in index:
-                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {list(index)}")
+                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {format_listing(index)}")
                 return index[tok]
 
             codes = read_table(lex.at(found["functable"][1]), shape[:-1] or (1,), state, repr(var), labels)

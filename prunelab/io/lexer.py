@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..network import format_config
-from .tokens import FileFormatError, LineCounter, parse_probability
+from .tokens import FileFormatError, LineCounter, excerpt, parse_probability
 
 __all__ = [
     "MAX_NESTING", "Lexer", "Token", "checked_states", "probability", "read_block", "read_table", "token_pattern",
@@ -104,7 +104,7 @@ class Lexer:
         """A FileFormatError at ``offset`` (default: the next token, or the end)."""
         if offset is None and self._ahead is not None:
             offset = self._ahead[2]
-        return FileFormatError(f"{self.path}:{self.line(offset)}: {message}")
+        return FileFormatError(f"{self.path}:{self.line(offset)}: {excerpt(message)}")
 
     def peek(self) -> Token | None:
         """The next token without consuming it; None at the end of the text."""

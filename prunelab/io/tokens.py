@@ -103,11 +103,13 @@ class LineCounter:
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, gunzipped if it ends in ``.gz``; at most :data:`MAX_FILE_BYTES` of them.
+    """The file's bytes, gunzipped if it ends in ``.gz`` (any case); at most :data:`MAX_FILE_BYTES` of them.
 
     A device, pipe or socket (``/dev/zero``, a FIFO) is refused without reading it;
-    a directory raises IsADirectoryError. Memory held stays within the file's size
-    and the cap (a gzip is inflated a bounded piece at a time).
+    a directory raises IsADirectoryError. A regular file is read to its end, also
+    past the size it reports (procfs and sysfs report 0), up to the cap. Memory
+    held stays within the file's size and the cap (a gzip is inflated a bounded
+    piece at a time).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting for a writer
     try:
@@ -124,9 +126,22 @@ def read_bytes(path: Path) -> bytes:
         raise FileFormatError(f"{path}: {info.st_size} bytes, more than MAX_FILE_BYTES = {MAX_FILE_BYTES}")
     with os.fdopen(fd, "rb") as file:
         raw = file.read(info.st_size + 1)
-    if len(raw) > info.st_size:
-        raise FileFormatError(f"{path}: the file grew while it was read")
-    return _gunzip(raw, path) if path.suffix == ".gz" else raw
+        if len(raw) > info.st_size:  # a file that reports no size (procfs, sysfs) or grew: read on, to the cap
+            pieces, total = [raw], len(raw)
+            while total <= MAX_FILE_BYTES and (piece := file.read(min(_PIECE, MAX_FILE_BYTES + 1 - total))):
+                pieces.append(piece)
+                total += len(piece)
+            if total > MAX_FILE_BYTES:
+                raise FileFormatError(
+                    f"{path}: more than MAX_FILE_BYTES = {MAX_FILE_BYTES} bytes (its size was reported as "
+                    f"{info.st_size})"
+                )
+            raw = b"".join(pieces)
+    return _gunzip(raw, path) if path.suffix.lower() == ".gz" else raw
+
+
+_PIECE = 1 << 20
+"""Bytes read at a time from a file whose size is not known beforehand."""
 
 
 def _gunzip(raw: bytes, path: Path) -> bytes:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size
+from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_listing
 from .assemble import build_network, one_hot, parents_problem
 from .tokens import FileFormatError
 from .xmltree import Element, element_error, numbers, parse_xml, words
@@ -152,6 +152,7 @@ def _codes(path: Path, table: Element, var: str, states, rows: int) -> list[int]
     codes = []
     for word, line in found:
         if word not in index:
-            raise element_error(path, table, f"{var!r}: unknown state {word!r}; states are {list(states)}", line)
+            raise element_error(path, table, f"{var!r}: unknown state {word!r}; states are {format_listing(states)}",
+                                line)
         codes.append(index[word])
     return codes

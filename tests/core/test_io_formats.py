@@ -704,7 +704,7 @@ def test_device_and_pipe_are_refused_unread(tmp_path, ext):
 ])
 def test_xml_with_a_dtd_or_entity_is_refused(tmp_path, ext, doctype):
     text = GOOD[ext].replace("?>\n", "?>\n" + doctype + "\n", 1)
-    with pytest.raises(FileFormatError, match=rf"toy\{ext}:2: <!DOCTYPE is refused"):
+    with pytest.raises(FileFormatError, match=rf"toy\{ext}:2: a DTD or entity is refused \(none is read\)"):
         read_network(write(tmp_path, text, ext))
 
 
@@ -785,3 +785,88 @@ def test_bif_errors_name_the_line_whatever_its_line_ends(tmp_path, end):
     bad = GOOD_BIF.replace("(a1) 0.0, 0.0, 1.0;", "(a1) 0.0, 0.0, x;")
     with pytest.raises(FileFormatError, match=rf"toy\.bif:{line_of(bad, 'x;')}: 'B': expected a probability"):
         read_bif(write(tmp_path, bad.replace("\n", end), ".bif"))
+
+
+# ---------------------------------------------------------------- the .gz suffix in any case
+@pytest.mark.parametrize("suffix", [".GZ", ".Gz"])
+@pytest.mark.parametrize("ext", [*GOOD, ".bif"])
+def test_a_gz_suffix_in_any_case_is_gunzipped(tmp_path, ext, suffix):
+    text = GOOD_BIF if ext == ".bif" else GOOD[ext]
+    path = tmp_path / f"toy{ext.upper()}{suffix}"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert read_network(path) == read_network(write(tmp_path, text, ext))
+
+
+# ---------------------------------------------------------------- files that report no size (procfs, sysfs)
+def _reporting_no_size(monkeypatch):
+    """``os.fstat`` as procfs answers it: a regular file of size 0, whatever it holds."""
+    real = os.fstat
+
+    def fstat(fd):
+        info = real(fd)
+        return os.stat_result((info.st_mode, *info[1:6], 0, *info[7:]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+
+
+@pytest.mark.parametrize("ext", list(GOOD))
+def test_a_file_that_reports_size_0_is_read_whole(tmp_path, monkeypatch, ext):
+    path = write(tmp_path, GOOD[ext], ext)
+    _reporting_no_size(monkeypatch)
+    assert READER[ext](path) == EXPECTED
+
+
+def test_a_file_that_reports_size_0_is_still_capped(tmp_path, monkeypatch):
+    import prunelab.io.tokens
+
+    path = write(tmp_path, NET, ".net")
+    monkeypatch.setattr(prunelab.io.tokens, "MAX_FILE_BYTES", 100)
+    _reporting_no_size(monkeypatch)
+    with pytest.raises(FileFormatError, match=r"toy\.net: more than MAX_FILE_BYTES = 100 bytes \(its size was "
+                                              r"reported as 0\)"):
+        read_net(path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no procfs")
+@pytest.mark.parametrize(("ext", "message"), [
+    (".bif", r"x\.bif:1: expected 'network', 'variable' or 'probability', found 'Name:'"),
+    (".net", r"x\.net:1: expected 'net', 'node' or 'potential', found 'Name:'"),
+    (".xdsl", r"x\.xdsl:1: not well-formed XML \(syntax error\)"),
+])
+def test_a_proc_file_is_read_and_refused_for_what_it_holds(tmp_path, ext, message):
+    path = tmp_path / f"x{ext}"
+    path.symlink_to("/proc/self/status")
+    with pytest.raises(FileFormatError, match=message):
+        read_network(path)
+
+
+# ---------------------------------------------------------------- long tokens are quoted in part
+LONG = 1_000_000
+
+
+@pytest.mark.parametrize(("ext", "old", "new"), [
+    (".net", "node D", "Z" * LONG + "\nnode D"),
+    (".dne", "states = (c0, c1);", "states = (c0, c1) " + "Z" * LONG + ";"),
+    (".dsl", "NAMESTATES = (c0, c1);", "NAMESTATES = (c0, c1) " + "Z" * LONG + ";"),
+    (".xdsl", "<parents>A B</parents>", "<parents>A " + "Q" * LONG + "</parents>"),
+    (".xdsl", "0.5 0.25 0.25", "0.5 0.25 " + "7" * LONG),
+    (".xdsl", '<state id="b2" />', f'<state id="{"b" * LONG}" /><state id="{"b" * LONG}" />'),
+    (".xml", "<GIVEN>B</GIVEN>", "<GIVEN>" + "Q" * LONG + "</GIVEN>"),
+    (".xml", "<FOR>D</FOR>", "<FOR>" + "D" * LONG + "</FOR>"),
+])
+def test_a_long_token_is_quoted_in_part(tmp_path, ext, old, new):
+    with pytest.raises((FileFormatError, NetworkError)) as caught:
+        read_network(write(tmp_path, GOOD[ext].replace(old, new, 1), ext))
+    assert len(str(caught.value)) < 500 and re.search(r"\.\.\. \(1,000,0\d\d characters\)", str(caught.value))
+
+
+# ---------------------------------------------------------------- a DTD only where it is one
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+@pytest.mark.parametrize("aside", ["<!-- see <!DOCTYPE docs -->", "<!-- <!ENTITY a 'b'> -->"])
+def test_doctype_or_entity_in_a_comment_is_no_dtd(tmp_path, ext, aside):
+    assert READER[ext](write(tmp_path, GOOD[ext].replace("?>\n", f"?>\n{aside}\n", 1), ext)) == EXPECTED
+
+
+def test_doctype_in_cdata_is_no_dtd(tmp_path):
+    text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", "<PROPERTY><![CDATA[<!DOCTYPE x>]]></PROPERTY>")
+    assert read_bifxml(write(tmp_path, text, ".xml")) == EXPECTED
