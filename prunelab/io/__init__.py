@@ -2,8 +2,11 @@
 
 Errors on malformed files name the file and the line (and the token) at fault,
 and come before anything larger than the file itself is allocated: a CPT's
-declared size is checked against :data:`~prunelab.network.MAX_CPT_ENTRIES` and
-against the numbers the file gives. Reading is linear in the file size.
+declared size is checked against :data:`~prunelab.network.MAX_CPT_ENTRIES`, the
+tables' total against :data:`~prunelab.io.assemble.MAX_NETWORK_ENTRIES` (a BIF
+``default`` row or a deterministic table fills a table from a few bytes), and each
+against the numbers the file gives, before the table is allocated. Reading is
+linear in the file size.
 
 ==============  ============================================================
 module          job
@@ -31,6 +34,7 @@ shared 2-core machine, ``mildew`` (280,000-entry CPTs) written by pyAgrum reads 
 BIF; ``scripts/check_formats.py`` checks every reader against pyAgrum's writers.
 """
 
+from .assemble import MAX_NETWORK_ENTRIES
 from .bif import read_bif
 from .bifxml import read_bifxml
 from .dispatch import READERS, read_network
@@ -46,6 +50,7 @@ from .xdsl import read_xdsl
 __all__ = [
     "FileFormatError",
     "MAX_FILE_BYTES",
+    "MAX_NETWORK_ENTRIES",
     "READERS",
     "read_bif",
     "read_bifxml",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size
-from .assemble import build_network, parents_problem
+from ..network import BayesianNetwork, NetworkError
+from .assemble import TableBudget, build_network, parents_problem
 from .tokens import FileFormatError
 from .xmltree import Element, element_error, numbers, parse_xml
 
@@ -97,6 +97,7 @@ def read_bifxml(path, normalize: bool = False, name: str | None = None) -> Bayes
     if not states:
         raise FileFormatError(f"{path}: no variable declared")
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for definition in definitions:
         var = _text(path, definition, "FOR")
         if var not in states:
@@ -110,7 +111,7 @@ def read_bifxml(path, normalize: bool = False, name: str | None = None) -> Bayes
             raise element_error(path, given[problem[1]], problem[0])
         shape = tuple(len(states[p]) for p in pars) + (len(states[var]),)
         try:
-            size = check_cpt_size(var, shape)
+            size = budget.take(var, shape)
         except NetworkError as exc:
             raise element_error(path, definition, str(exc)) from None
         tables = definition.findall("TABLE")

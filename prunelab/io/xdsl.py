@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_listing
-from .assemble import build_network, one_hot, parents_problem
+from ..network import BayesianNetwork, NetworkError, format_listing
+from .assemble import TableBudget, build_network, one_hot, parents_problem
 from .tokens import FileFormatError
 from .xmltree import Element, element_error, numbers, parse_xml, words
 
@@ -102,6 +102,7 @@ def read_xdsl(path, normalize: bool = False, name: str | None = None) -> Bayesia
         raise FileFormatError(f"{path}: no node declared")
     states = {var: _states(path, node) for var, node in nodes.items()}
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for var, node in nodes.items():
         listed = node.find("parents")
         pars = tuple(w for w, _ in words(listed)) if listed is not None else ()
@@ -110,7 +111,7 @@ def read_xdsl(path, normalize: bool = False, name: str | None = None) -> Bayesia
             raise element_error(path, listed, problem[0])
         shape = tuple(len(states[p]) for p in pars) + (len(states[var]),)
         try:
-            size = check_cpt_size(var, shape)
+            size = budget.take(var, shape)
         except NetworkError as exc:
             raise element_error(path, node, str(exc)) from None
         if node.tag == "cpt":
