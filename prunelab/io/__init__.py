@@ -15,7 +15,7 @@ module          job
 ``bif``         :func:`read_bif`
 ``uai``         :func:`read_uai`, :func:`write_uai` (names in a sidecar)
 ``lexer``       the tokenizer and nested tables of the Hugin, Netica, GeNIe text
-``xmltree``     a guarded XML tree (no DTD, no entity) with line numbers
+``xmltree``     a guarded XML tree (no DTD, no entity) of the elements read, with line numbers
 ``assemble``    parent checks, deterministic tables, the network with file:line
 ``net``         :func:`read_net` (Hugin)
 ``dne``         :func:`read_dne` (Netica)

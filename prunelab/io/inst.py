@@ -82,14 +82,10 @@ def read_instantiation(path) -> dict[str, str]:
     0.28
     """
     path = Path(path)
-    root = parse_xml(path)
-    if root.tag != "instantiation":
-        raise element_error(path, root, "expected the document element <instantiation>")
+    root = parse_xml(path, _keep)
     evidence: dict[str, str] = {}
     lines: dict[str, int] = {}
     for inst in root.children:
-        if inst.tag != "inst":
-            raise element_error(path, inst, "expected an <inst id=... value=...> element")
         var, state = inst.attrs.get("id"), inst.attrs.get("value")
         if not var:
             raise element_error(path, inst, "an <inst> without an id (the variable)")
@@ -100,3 +96,12 @@ def read_instantiation(path) -> dict[str, str]:
         evidence[var] = state
         lines[var] = inst.line
     return evidence
+
+
+def _keep(tags: tuple[str, ...]) -> bool | str:
+    """What of the file is read: the ``<inst>`` elements of ``<instantiation>`` (nothing inside them)."""
+    if len(tags) == 1:
+        return tags[0] == "instantiation" or "expected the document element <instantiation>"
+    if len(tags) == 2:
+        return tags[1] == "inst" or "expected an <inst id=... value=...> element"
+    return False

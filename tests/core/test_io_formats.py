@@ -870,3 +870,60 @@ def test_doctype_or_entity_in_a_comment_is_no_dtd(tmp_path, ext, aside):
 def test_doctype_in_cdata_is_no_dtd(tmp_path):
     text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", "<PROPERTY><![CDATA[<!DOCTYPE x>]]></PROPERTY>")
     assert read_bifxml(write(tmp_path, text, ".xml")) == EXPECTED
+
+
+# ---------------------------------------------------------------- XML: only what is read is built
+def _peak_of(read, path) -> int:
+    """Python's peak allocation (tracemalloc) while ``read(path)`` runs, above what was held before."""
+    tracemalloc.start()
+    try:
+        read(path)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+def test_an_unread_subtree_costs_no_memory(tmp_path, ext):
+    """A MiB of empty elements where the reader reads nothing: held at about 1x the file, not 70x."""
+    filler = "<a/>" * (2**20 // 4)
+    if ext == ".xdsl":
+        text = XDSL.replace("<extensions>", "<extensions>" + filler)
+    else:
+        text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", f"<PROPERTY>{filler}</PROPERTY>")
+    path = write(tmp_path, text, ext)
+    assert READER[ext](path) == EXPECTED
+    assert _peak_of(READER[ext], path) < 3 * path.stat().st_size
+
+
+def test_a_large_table_is_held_as_floats_not_words(tmp_path):
+    """200,000 numbers in a 1 MB file: about 8x the file (its bytes, its text, float64 tables 1.6x the file, the
+    network's copy), not a list of (word, line) pairs (40x)."""
+    parents = "".join(f'<cpt id="P{i}">' + "".join(f'<state id="s{j}"/>' for j in range(10))
+                      + f'<probabilities>{" ".join(["0.1"] * 10)}</probabilities></cpt>\n' for i in range(5))
+    rows = "\n".join(" ".join(["0.25", "0.75"] * 10) for _ in range(10_000))
+    text = (f'<smile id="big"><nodes>\n{parents}<cpt id="C"><state id="c0"/><state id="c1"/>'
+            f"<parents>P0 P1 P2 P3 P4</parents><probabilities>{rows}</probabilities></cpt>\n</nodes></smile>\n")
+    path = write(tmp_path, text, ".xdsl")
+    assert read_xdsl(path).cpts["C"].shape == (10,) * 5 + (2,)
+    assert _peak_of(read_xdsl, path) < 10 * path.stat().st_size
+
+
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+def test_elements_nested_past_the_cap_are_refused_not_held(tmp_path, ext):
+    deep = "<a>" * 5000 + "</a>" * 5000
+    if ext == ".xdsl":
+        text = XDSL.replace("<extensions>", "<extensions>\n" + deep)
+    else:
+        text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", f"<PROPERTY>\n{deep}</PROPERTY>")
+    with pytest.raises(FileFormatError, match=rf"toy\{ext}:{line_of(text, deep)}: elements nested more than "
+                                              "MAX_NESTING = 100 deep"):
+        READER[ext](write(tmp_path, text, ext))
+
+
+def test_an_unknown_node_is_refused_as_it_starts(tmp_path):
+    text = XDSL.replace("<nodes>", "<nodes>\n<equation id='E'>" + "<x/>" * 100_000 + "</equation>")
+    path = write(tmp_path, text, ".xdsl")
+    with pytest.raises(FileFormatError, match=r"toy\.xdsl:5: <equation id='E'>: equation nodes are not supported"):
+        read_xdsl(path)
+    assert _peak_of(lambda p: pytest.raises(FileFormatError, read_xdsl, p), path) < 3 * path.stat().st_size
