@@ -32,7 +32,7 @@ MAX_FILE_BYTES = 2**28
 """Largest network file read, in bytes (256 MiB), counted after gunzipping.
 
 The largest file among the networks pgmpy ships (``mildew``) is 5.3 MB; reading
-takes 13-20 bytes of memory per byte of file (the XML readers 12-14: they build
+takes 13-20 bytes of memory per byte of file (the XML readers 10-14: they build
 only the elements they read), so the cap keeps a read under about 5 GiB, plus the
 tables a file fills from a few bytes (BIF ``default`` rows, deterministic tables),
 at most :data:`~prunelab.io.assemble.MAX_NETWORK_ENTRIES` entries. A larger file,
