@@ -49,6 +49,10 @@ def read_instantiation(path) -> dict[str, str]:
     * if it holds none (or there is no evidence file), the answer is
       ``P(goal = v)``: the goal is the *last* node declared in the network
       file, and ``v`` is its state ``"true"`` if it has one, else its first state.
+      The last node declared need not be the network's last variable:
+      :attr:`~prunelab.BayesianNetwork.variables` are in a topological order
+      (in ``blockmap_05_01.net`` the last node declared is
+      ``connectedIB1pA3I``, the last variable ``connectedIB1pB2I``).
 
     Attributes other than ``id`` and ``value`` (Ace writes a ``date`` on the
     document element) are ignored.
