@@ -60,7 +60,7 @@ from .indicators import (
     sigma_t,
     time_to_sigma,
 )
-from .io import FileFormatError, from_pgmpy, read_bif, read_network, read_uai, to_pgmpy, write_uai
+from .io import FileFormatError, from_pgmpy, read_bif, read_instantiation, read_network, read_uai, to_pgmpy, write_uai
 from .network import BayesianNetwork, EvidenceError, NetworkError
 from .sampling import SampleResult, sample
 
@@ -94,6 +94,7 @@ __all__ = [
     "SampleResult",
     "SamplerTrappedWarning",
     "read_bif",
+    "read_instantiation",
     "read_network",
     "read_uai",
     "to_pgmpy",

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_config, format_listing
-from .tokens import COUNT, FileFormatError, Tokens, open_text
+from ..network import BayesianNetwork, NetworkError, format_config, format_listing
+from .assemble import TableBudget
+from .tokens import COUNT, FileFormatError, Tokens, line_comment, open_text
 
 __all__ = ["read_bif"]
 
 
 _BIF_TOKEN = re.compile(
-    r"""
-    (?:\s+|//[^\n]*|/\*.*?\*/)*+                        # spaces and comments, skipped
-    (?P<token>"[^"\n]*"|[{}()\[\],;|]|[^\s{}()\[\],;|]+)?  # a quoted string (one line) is one token
+    rf"""
+    (?:\s+|{line_comment("//")}|/\*.*?\*/)*+            # spaces and comments, skipped
+    (?P<token>"[^"\r\n]*"|[{{}}()\[\],;|]|[^\s{{}}()\[\],;|]+)?  # a quoted string (one line) is one token
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -79,6 +80,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
     cpts: dict[str, np.ndarray] = {}
     declared_at: dict[str, int] = {}
     block_at: dict[str, int] = {}
+    budget = TableBudget()
     while tokens.peek() is not None:
         tok, mark = tokens.next()
         if tok == "network":
@@ -94,7 +96,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
             declared_at[var] = vmark
             states[var] = _parse_variable_body(tokens, var)
         elif tok == "probability":
-            _parse_probability(tokens, states, parents, cpts, block_at)
+            _parse_probability(tokens, states, parents, cpts, block_at, budget)
         else:
             raise tokens.error(f"expected 'network', 'variable' or 'probability', found {tok!r}", mark)
     if not states:
@@ -163,7 +165,7 @@ def _parse_variable_body(tokens: Tokens, var: str) -> dict[str, int]:
     return result
 
 
-def _parse_probability(tokens: Tokens, states, parents, cpts, block_at) -> None:
+def _parse_probability(tokens: Tokens, states, parents, cpts, block_at, budget: TableBudget) -> None:
     """One ``probability ( child | parents ) { ... }`` block into ``parents`` and ``cpts``.
 
     Rows, ``table`` and ``default`` lines are collected first; the CPT is
@@ -192,7 +194,7 @@ def _parse_probability(tokens: Tokens, states, parents, cpts, block_at) -> None:
     card = len(states[child])
     pcards = tuple(len(states[p]) for p in pars)
     try:
-        size = check_cpt_size(child, pcards + (card,))
+        size = budget.take(child, pcards + (card,))
     except NetworkError as exc:
         raise tokens.error(str(exc), start) from None
     table = default = None

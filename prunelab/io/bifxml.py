@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size
-from .assemble import build_network, parents_problem
+from ..network import BayesianNetwork, NetworkError
+from .assemble import TableBudget, build_network, parents_problem
 from .tokens import FileFormatError
 from .xmltree import Element, element_error, numbers, parse_xml
 
@@ -69,9 +68,7 @@ def read_bifxml(path, normalize: bool = False, name: str | None = None) -> Bayes
     [[1.0, 0.0], [0.0, 1.0]]
     """
     path = Path(path)
-    root = parse_xml(path)
-    if root.tag != "BIF":
-        raise element_error(path, root, "expected the document element <BIF>")
+    root = parse_xml(path, _keep)
     network = root.find("NETWORK")
     if network is None:
         raise element_error(path, root, "no <NETWORK> element")
@@ -90,13 +87,12 @@ def read_bifxml(path, normalize: bool = False, name: str | None = None) -> Bayes
                                                  "supported")
             declared[var] = child
             states[var] = _outcomes(path, child, var)
-        elif child.tag in ("DEFINITION", "PROBABILITY"):
+        else:
             definitions.append(child)
-        elif child.tag not in ("NAME", "PROPERTY"):
-            raise element_error(path, child, "expected <VARIABLE>, <DEFINITION> or <PROPERTY>")
     if not states:
         raise FileFormatError(f"{path}: no variable declared")
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for definition in definitions:
         var = _text(path, definition, "FOR")
         if var not in states:
@@ -110,16 +106,34 @@ def read_bifxml(path, normalize: bool = False, name: str | None = None) -> Bayes
             raise element_error(path, given[problem[1]], problem[0])
         shape = tuple(len(states[p]) for p in pars) + (len(states[var]),)
         try:
-            size = check_cpt_size(var, shape)
+            size = budget.take(var, shape)
         except NetworkError as exc:
             raise element_error(path, definition, str(exc)) from None
         tables = definition.findall("TABLE")
         if len(tables) != 1:
             raise element_error(path, definition, f"{var!r}: {len(tables)} <TABLE> elements, expected one")
         parents[var] = pars
-        cpts[var] = np.asarray(numbers(path, tables[0], repr(var), size)).reshape(shape)
+        cpts[var] = numbers(path, tables[0], repr(var), size).reshape(shape)
         lines[var] = definition.line
     return build_network(path, states, parents, cpts, lines, name, normalize)
+
+
+_PARTS = {"VARIABLE": ("NAME", "OUTCOME"), "DEFINITION": ("FOR", "GIVEN", "TABLE"),
+          "PROBABILITY": ("FOR", "GIVEN", "TABLE")}
+"""The children read of each element under ``<NETWORK>``."""
+
+
+def _keep(tags: tuple[str, ...]) -> bool | str:
+    """What of the file is read: ``<BIF><NETWORK>``, its variables and definitions (no ``<PROPERTY>``)."""
+    if len(tags) == 1:
+        return tags[0] == "BIF" or "expected the document element <BIF>"
+    if len(tags) == 2:
+        return tags[1] == "NETWORK"
+    if len(tags) == 3:
+        if tags[2] in ("NAME", "PROPERTY"):
+            return False
+        return tags[2] in _PARTS or "expected <VARIABLE>, <DEFINITION> or <PROPERTY>"
+    return len(tags) == 4 and tags[3] in _PARTS[tags[2]]
 
 
 def _text(path: Path, element: Element, tag: str) -> str:
@@ -132,14 +146,14 @@ def _text(path: Path, element: Element, tag: str) -> str:
 
 def _outcomes(path: Path, element: Element, var: str) -> tuple[str, ...]:
     """The ``<OUTCOME>`` names of a variable, checked."""
-    names: list[str] = []
+    names: dict[str, None] = {}
     for outcome in element.findall("OUTCOME"):
         s = outcome.text.strip()
         if not s:
             raise element_error(path, outcome, f"variable {var!r} has an empty <OUTCOME>")
         if s in names:
             raise element_error(path, outcome, f"variable {var!r} lists outcome {s!r} twice")
-        names.append(s)
+        names[s] = None
     if not names:
         raise element_error(path, element, f"variable {var!r} has no <OUTCOME>")
     return tuple(names)

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError
-from .assemble import build_network, one_hot, parents_problem, table_shape
+from ..network import BayesianNetwork, NetworkError, format_listing
+from .assemble import TableBudget, build_network, one_hot, parents_problem, table_shape
 from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
-from .tokens import COUNT, FileFormatError, open_text
+from .tokens import COUNT, FileFormatError, line_comment, open_text
 
 __all__ = ["read_dne"]
 
-_DNE_TOKEN = token_pattern(r"//[^\n]*")
+_DNE_TOKEN = token_pattern(line_comment("//"))
 
 
 def _word(lex: Lexer) -> str:
@@ -106,10 +106,11 @@ def read_dne(path, normalize: bool = False, name: str | None = None) -> Bayesian
         raise FileFormatError(f"{path}: no node declared")
     states = {var: _states(lex, var, found, at) for var, (found, at) in nodes.items()}
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for var, (found, at) in nodes.items():
         pars, pat = _parents(lex, var, found, at, states)
         try:
-            shape = table_shape(var, pars, states)
+            shape = table_shape(var, pars, states, budget)
         except NetworkError as exc:
             raise lex.error(str(exc), pat) from None
         labels = [(p, states[p]) for p in pars]
@@ -117,12 +118,14 @@ def read_dne(path, normalize: bool = False, name: str | None = None) -> Bayesian
             values = read_table(lex.at(found["probs"][1]), shape, probability, repr(var), labels)
             cpts[var] = np.frombuffer(values).reshape(shape)
         elif "functable" in found:
-            index = {s: i for i, s in enumerate(states[var])}
+            names = states[var]
+            position = names.position if isinstance(names, _Numbered) else {s: i for i, s in enumerate(names)}.get
 
-            def state(tok: str, var=var, index=index) -> float:
-                if tok not in index:
-                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {list(index)}")
-                return index[tok]
+            def state(tok: str, var=var, names=names, position=position) -> float:
+                i = position(tok)
+                if i is None:
+                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {_listing(names)}")
+                return i
 
             codes = read_table(lex.at(found["functable"][1]), shape[:-1] or (1,), state, repr(var), labels)
             cpts[var] = one_hot(np.frombuffer(codes).astype(np.intp).reshape(shape[:-1]), shape[-1])
@@ -133,8 +136,46 @@ def read_dne(path, normalize: bool = False, name: str | None = None) -> Bayesian
     return build_network(path, states, parents, cpts, lines, name, normalize)
 
 
-def _states(lex: Lexer, var: str, found: dict, at: int) -> tuple[str, ...]:
-    """A node's state names, checked against its kind and ``numstates``."""
+class _Numbered:
+    """The states ``'0', '1', ...`` of a node given by ``numstates`` alone, named one by one when asked.
+
+    Its tables are sized (and refused past their caps) by its length before any
+    state is named.
+
+    Examples
+    --------
+    >>> states = _Numbered(3)
+    >>> len(states), tuple(states), states.position("2"), states.position("02"), states.position("3")
+    (3, ('0', '1', '2'), 2, None, None)
+    """
+
+    def __init__(self, count: int):
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> str:
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        return str(i)
+
+    def position(self, name: str) -> int | None:
+        """The index of the state ``name``, or None."""
+        if COUNT.fullmatch(name) and (name == "0" or name[0] != "0") and int(name) < self._count:
+            return int(name)
+        return None
+
+
+def _listing(names) -> str:
+    """The states of a node for a message; numbered ones by their range."""
+    if isinstance(names, _Numbered) and len(names) > 10:
+        return f"'0' to '{len(names) - 1}' (numstates = {len(names)})"
+    return format_listing(names)
+
+
+def _states(lex: Lexer, var: str, found: dict, at: int) -> tuple[str, ...] | _Numbered:
+    """A node's state names, checked against its kind and ``numstates`` (named later if only counted)."""
     for key, allowed, what in (("kind", "NATURE", "nature (chance) nodes"), ("discrete", "TRUE", "discrete nodes")):
         if key in found and found[key][0] != allowed:
             raise lex.error(f"node {var!r} is {key} = {found[key][0]}; only {what} are supported", found[key][1])
@@ -147,7 +188,7 @@ def _states(lex: Lexer, var: str, found: dict, at: int) -> tuple[str, ...]:
     if "states" not in found:
         if count is None:
             raise lex.error(f"node {var!r} has neither 'states' nor 'numstates'", at)
-        return tuple(str(i) for i in range(count))
+        return _Numbered(count)
     names = checked_states(lex, var, found["states"])
     if count is not None and count != len(names):
         raise lex.error(f"node {var!r} has numstates = {count} but lists {len(names)} states", found["states"][1])

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..network import BayesianNetwork, NetworkError
-from .assemble import build_network, one_hot, parents_problem, table_shape
+from ..network import BayesianNetwork, NetworkError, format_listing
+from .assemble import TableBudget, build_network, one_hot, parents_problem, table_shape
 from .lexer import MAX_NESTING, Lexer, checked_states, probability, read_block, read_table, token_pattern
-from .tokens import FileFormatError, open_text
+from .tokens import FileFormatError, line_comment, open_text
 
 __all__ = ["read_dsl"]
 
-_DSL_TOKEN = token_pattern(r"//[^\n]*|/\*.*?\*/")
+_DSL_TOKEN = token_pattern(line_comment("//") + r"|/\*.*?\*/")
 
 _TYPES = ("CPT", "TRUTHTABLE")
 
@@ -118,6 +118,7 @@ def read_dsl(path, normalize: bool = False, name: str | None = None) -> Bayesian
         raise FileFormatError(f"{path}: no node declared")
     states = {var: _states(lex, var, found, at) for var, (found, at) in nodes.items()}
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for var, (found, at) in nodes.items():
         pars: tuple[str, ...] = ()
         if "PARENTS" in found:
@@ -127,7 +128,7 @@ def read_dsl(path, normalize: bool = False, name: str | None = None) -> Bayesian
                 raise lex.error(f"node {problem[0]}", offsets[problem[1]])
             pars = tuple(names)
         try:
-            shape = table_shape(var, pars, states)
+            shape = table_shape(var, pars, states, budget)
         except NetworkError as exc:
             raise lex.error(str(exc), at) from None
         labels = [(p, states[p]) for p in pars]
@@ -144,7 +145,7 @@ def read_dsl(path, normalize: bool = False, name: str | None = None) -> Bayesian
 
             def state(tok: str, var=var, index=index) -> float:
                 if tok not in index:
-                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {list(index)}")
+                    raise ValueError(f"unknown state {tok!r} of {var!r}; states are {format_listing(index)}")
                 return index[tok]
 
             codes = read_table(lex.at(definition["RESULTINGSTATES"][1]), shape[:-1] or (1,), state, repr(var),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..network import format_config
-from .tokens import FileFormatError, parse_probability
+from .tokens import FileFormatError, LineCounter, excerpt, parse_probability
 
 __all__ = [
     "MAX_NESTING", "Lexer", "Token", "checked_states", "probability", "read_block", "read_table", "token_pattern",
@@ -43,12 +43,14 @@ def token_pattern(comment: str, punct: str = "{}()=;,|") -> re.Pattern:
 _RUN = re.compile(r"[0-9eE.+\-]+(?:[\s,]+[0-9eE.+\-]+)*(?=[\s,)]|\Z)")
 """Number-like words joined by white space and commas, ending at a token boundary (the fast path of tables)."""
 
-_ESCAPE = re.compile(r"\\(\n[ \t]*|.)", re.DOTALL)
+_ESCAPE = re.compile(r"\\((?:\r\n|\r|\n)[ \t]*|.)", re.DOTALL)
+"""A backslash escape in a string: before a line end, both are dropped (and the next line's indent); ``\\n`` and
+``\\t`` are a line end and a tab; any other character stands for itself."""
 
 
 def _unescape(match: re.Match) -> str:
     char = match.group(1)
-    return "" if char.startswith("\n") else {"n": "\n", "t": "\t"}.get(char, char)
+    return "" if char[0] in "\r\n" else {"n": "\n", "t": "\t"}.get(char, char)
 
 
 class Lexer:
@@ -70,6 +72,7 @@ class Lexer:
         self.path = path
         self._pattern = pattern
         self._pos = start
+        self._lines = LineCounter(text)
         self._ahead = self._scan()
 
     def at(self, offset: int) -> Lexer:
@@ -95,13 +98,13 @@ class Lexer:
         """The line (from 1) of ``offset``; None is the end of the text."""
         if offset is None:
             offset = len(self.text.rstrip())
-        return self.text.count("\n", 0, offset) + 1
+        return self._lines.line(offset)
 
     def error(self, message: str, offset: int | None = None) -> FileFormatError:
         """A FileFormatError at ``offset`` (default: the next token, or the end)."""
         if offset is None and self._ahead is not None:
             offset = self._ahead[2]
-        return FileFormatError(f"{self.path}:{self.line(offset)}: {message}")
+        return FileFormatError(f"{self.path}:{self.line(offset)}: {excerpt(message)}")
 
     def peek(self) -> Token | None:
         """The next token without consuming it; None at the end of the text."""

@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, format_listing
-from .assemble import build_network, parents_problem, table_shape
+from .assemble import TableBudget, build_network, parents_problem, table_shape
 from .lexer import Lexer, checked_states, probability, read_block, read_table, token_pattern
-from .tokens import FileFormatError, open_text
+from .tokens import FileFormatError, line_comment, open_text
 
 __all__ = ["read_net"]
 
-_NET_TOKEN = token_pattern(r"%[^\n]*")
+_NET_TOKEN = token_pattern(line_comment("%"))
 
 _UNSUPPORTED = {
     "continuous": "continuous nodes",
@@ -84,6 +84,7 @@ def read_net(path, normalize: bool = False, name: str | None = None) -> Bayesian
     parents: dict[str, tuple[str, ...]] = {}
     cpts: dict[str, np.ndarray] = {}
     lines: dict[str, int] = {}
+    budget = TableBudget()
     while lex.peek() is not None:
         kind, word, offset = lex.next()
         if kind == "word" and word == "discrete":
@@ -101,7 +102,7 @@ def read_net(path, normalize: bool = False, name: str | None = None) -> Bayesian
             declared_at[var] = vat
             states[var] = _states(lex, var)
         elif kind == "word" and word == "potential":
-            _potential(lex, states, parents, cpts, lines, offset)
+            _potential(lex, states, parents, cpts, lines, budget, offset)
         else:
             raise lex.error(f"expected 'net', 'node' or 'potential', found {word!r}", offset)
     if not states:
@@ -118,7 +119,7 @@ def _states(lex: Lexer, var: str) -> tuple[str, ...]:
     return checked_states(lex, var, found["states"])
 
 
-def _potential(lex: Lexer, states, parents, cpts, lines, start: int) -> None:
+def _potential(lex: Lexer, states, parents, cpts, lines, budget: TableBudget, start: int) -> None:
     """One ``potential (X | parents) { data = ...; }`` into ``parents``, ``cpts`` and ``lines``."""
     lex.expect("(")
     head: list[str] = []
@@ -151,7 +152,7 @@ def _potential(lex: Lexer, states, parents, cpts, lines, start: int) -> None:
     if problem:
         raise lex.error(f"potential of {problem[0]}", offsets[problem[1]])
     try:
-        shape = table_shape(child, pars, states)
+        shape = table_shape(child, pars, states, budget)
     except NetworkError as exc:
         raise lex.error(str(exc), start) from None
     labels = [(p, states[p]) for p in pars]

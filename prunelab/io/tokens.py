@@ -19,7 +19,8 @@ import zlib
 from pathlib import Path
 
 __all__ = [
-    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "Tokens", "excerpt", "open_text", "parse_probability", "read_bytes",
+    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "LineCounter", "Tokens", "excerpt", "line_comment", "open_text",
+    "parse_probability", "probability_row", "read_bytes",
 ]
 
 
@@ -31,9 +32,12 @@ MAX_FILE_BYTES = 2**28
 """Largest network file read, in bytes (256 MiB), counted after gunzipping.
 
 The largest file among the networks pgmpy ships (``mildew``) is 5.3 MB; reading
-takes 13-20 bytes of memory per byte of file, so the cap keeps a read under about
-5 GiB. A larger file, or a ``.gz`` that inflates past the cap, is refused before
-more than the cap is held.
+takes 13-20 bytes of memory per byte of file (the XML readers 10-14: they build
+only the elements they read), so the cap keeps a read under about 5 GiB, plus the
+tables a file fills from a few bytes (BIF ``default`` rows, deterministic tables),
+at most :data:`~prunelab.io.assemble.MAX_NETWORK_ENTRIES` entries. A larger file,
+or a ``.gz`` that inflates past the cap, is refused before more than the cap is
+held.
 """
 
 
@@ -57,12 +61,58 @@ def excerpt(text: str) -> str:
     return _LONG_TOKEN.sub(lambda m: f"{m.group()[:_EXCERPT]}... ({len(m.group()):,} characters)", text)
 
 
+def line_comment(opener: str) -> str:
+    """The pattern of a comment from ``opener`` to the end of its line.
+
+    A line ends at ``\\r\\n``, ``\\r`` (classic Mac files) or ``\\n``, in every reader;
+    :class:`LineCounter` counts lines the same way.
+
+    Examples
+    --------
+    >>> import re
+    >>> re.findall(line_comment("%"), "a % one\\rb % two\\r\\nc")
+    ['% one', '% two']
+    """
+    return re.escape(opener) + r"[^\r\n]*"
+
+
+class LineCounter:
+    """The line (from 1) of an offset in a text, where ``\\r\\n``, ``\\r`` and ``\\n`` each end a line.
+
+    Offsets asked in increasing order are counted from the last one asked (a
+    reader that asks the line of each table as it goes stays linear).
+
+    Examples
+    --------
+    >>> lines = LineCounter("a\\r\\nb\\rc\\nd")
+    >>> [lines.line(i) for i in (0, 3, 5, 7)]
+    [1, 2, 3, 4]
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self._offset, self._line = 0, 1
+
+    def line(self, offset: int) -> int:
+        """The line of ``offset``."""
+        if offset < self._offset:
+            self._offset, self._line = 0, 1
+        text, start = self.text, self._offset
+        ends = text.count("\n", start, offset) + text.count("\r", start, offset) - text.count("\r\n", start, offset)
+        if 0 < start < offset and text[start - 1] == "\r" and text[start] == "\n":  # the \r\n counted once
+            ends -= 1
+        self._offset, self._line = offset, self._line + ends
+        return self._line
+
+
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, gunzipped if it ends in ``.gz``; at most :data:`MAX_FILE_BYTES` of them.
+    """The file's bytes, gunzipped if it ends in ``.gz`` (any case); at most :data:`MAX_FILE_BYTES` of them.
 
     A device, pipe or socket (``/dev/zero``, a FIFO) is refused without reading it;
-    a directory raises IsADirectoryError. Memory held stays within the file's size
-    and the cap (a gzip is inflated a bounded piece at a time).
+    a directory raises IsADirectoryError. A regular file is read to its end, also
+    past the size it reports (procfs and sysfs report 0), up to the cap. Memory
+    held stays within the file's size and the cap (a gzip is inflated a bounded
+    piece at a time).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting for a writer
     try:
@@ -79,9 +129,22 @@ def read_bytes(path: Path) -> bytes:
         raise FileFormatError(f"{path}: {info.st_size} bytes, more than MAX_FILE_BYTES = {MAX_FILE_BYTES}")
     with os.fdopen(fd, "rb") as file:
         raw = file.read(info.st_size + 1)
-    if len(raw) > info.st_size:
-        raise FileFormatError(f"{path}: the file grew while it was read")
-    return _gunzip(raw, path) if path.suffix == ".gz" else raw
+        if len(raw) > info.st_size:  # a file that reports no size (procfs, sysfs) or grew: read on, to the cap
+            pieces, total = [raw], len(raw)
+            while total <= MAX_FILE_BYTES and (piece := file.read(min(_PIECE, MAX_FILE_BYTES + 1 - total))):
+                pieces.append(piece)
+                total += len(piece)
+            if total > MAX_FILE_BYTES:
+                raise FileFormatError(
+                    f"{path}: more than MAX_FILE_BYTES = {MAX_FILE_BYTES} bytes (its size was reported as "
+                    f"{info.st_size})"
+                )
+            raw = b"".join(pieces)
+    return _gunzip(raw, path) if path.suffix.lower() == ".gz" else raw
+
+
+_PIECE = 1 << 20
+"""Bytes read at a time from a file whose size is not known beforehand."""
 
 
 def _gunzip(raw: bytes, path: Path) -> bytes:
@@ -124,22 +187,53 @@ COUNT = re.compile(r"[0-9]+")
 """A count in a file: ASCII digits only (``int`` would also take ``'٢'`` or ``'1_0'``)."""
 
 
-_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_NUMBER = r"[+-]?(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE][+-]?[0-9]++)?"
+"""A decimal number; possessive, so that a long run of digits is matched in linear time."""
 
 
 _PROBABILITY = re.compile(_NUMBER)
 
 
-_ZERO = re.compile(r"[+-]?(?:0+\.?0*|\.0+)(?:[eE][+-]?[0-9]+)?")
+_ZERO = re.compile(r"[+-]?(?:0++(?:\.0*+)?|\.0++)(?:[eE][+-]?[0-9]++)?")
 """A number written as zero (``0``, ``0.000``, ``0e5``), as opposed to one that underflows to it (``1e-400``)."""
 
 
-_NUMBER_LIST = re.compile(rf"(?:{_NUMBER} )*{_NUMBER}")
-"""Numbers joined by single spaces (the fast path of a row of tokens)."""
+_NUMBER_LIST = re.compile(rf"(?:{_NUMBER} )*+{_NUMBER}")
+"""Numbers joined by single spaces (the fast path of a row of tokens); the repeat is possessive, so the match holds
+no backtracking state per number (a greedy one held about 550 bytes per number)."""
 
 
 _CHUNK = 1 << 20
 """Characters tokenized at a time (the cut is moved to the next line break outside a comment)."""
+
+
+_LINE_END = re.compile(r"[\r\n]")
+
+
+def _line_end(text: str, start: int) -> int:
+    """The offset of the first ``\\r`` or ``\\n`` at or after ``start``; -1 if none."""
+    match = _LINE_END.search(text, start)
+    return match.start() if match else -1
+
+
+def probability_row(words: list[str]) -> list[float] | None:
+    """``words`` as probabilities at once, as :func:`parse_probability` reads each; None if one is not.
+
+    The fast path of a table: one pattern match over the row. On None, read the
+    words one at a time to name the culprit.
+
+    Examples
+    --------
+    >>> probability_row(["0.5", "5e-1"]), probability_row(["0.5", "-1"]), probability_row(["1e-400"])
+    ([0.5, 0.5], None, None)
+    """
+    if not words or not _NUMBER_LIST.fullmatch(" ".join(words)):
+        return None
+    values = [float(t) for t in words]
+    underflow = any(v == 0.0 and not _ZERO.fullmatch(t) for v, t in zip(values, words))
+    if min(values) < 0.0 or max(values) == math.inf or underflow:
+        return None
+    return values
 
 
 def parse_probability(tok: str) -> float:
@@ -181,6 +275,7 @@ class Tokens:
         self.text = text
         self.path = path
         self._pattern = pattern
+        self._lines = LineCounter(text)
         self._chunks: list[tuple[int, int, int]] = []  # (first mark, start, end) of each chunk
         self._toks: list[str] = []
         self._i = 0  # position in _toks of the next token
@@ -200,15 +295,15 @@ class Tokens:
             self._chunks.append((self._base, start, end))
 
     def _chunk_end(self, start: int) -> int:
-        """A line break after ``start + _CHUNK`` that is not inside a ``/* */`` comment."""
+        """A line end after ``start + _CHUNK`` that is not inside a ``/* */`` comment."""
         text = self.text
-        end = text.find("\n", start + _CHUNK)
+        end = _line_end(text, start + _CHUNK)
         while end >= 0:
             opened = text.rfind("/*", start, end)
             if opened < 0 or text.find("*/", opened + 2, end) >= 0:
                 return end
             closed = text.find("*/", opened + 2)
-            end = -1 if closed < 0 else text.find("\n", closed + 2)
+            end = -1 if closed < 0 else _line_end(text, closed + 2)
         return len(text)
 
     def line(self, mark: int | None) -> int:
@@ -219,7 +314,7 @@ class Tokens:
             base, start, end = self._chunks[bisect.bisect_right(self._chunks, (mark, math.inf)) - 1]
             matches = self._pattern.finditer(self.text, start, end)
             offset = next(itertools.islice(matches, mark - base, None)).start(1)
-        return self.text.count("\n", 0, offset) + 1
+        return self._lines.line(offset)
 
     def error(self, message: str, mark: int | None = None) -> FileFormatError:
         """A FileFormatError at the token with ``mark`` (default: the next token, or the end)."""
@@ -288,14 +383,11 @@ class Tokens:
         except ValueError:
             stop = -1
         if stop > i:
-            row = [t for t in toks[i:stop] if t != ","]
-            if _NUMBER_LIST.fullmatch(" ".join(row)):
-                values = [float(t) for t in row]
-                underflow = any(v == 0.0 and not _ZERO.fullmatch(t) for v, t in zip(values, row))
-                if min(values) >= 0.0 and max(values) < math.inf and not underflow:
-                    self._i = stop
-                    self.next()
-                    return values
+            values = probability_row([t for t in toks[i:stop] if t != ","])
+            if values is not None:
+                self._i = stop
+                self.next()
+                return values
         # a bad token or value, or a row across chunks: token by token
         values = []
         while True:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_listing
-from .tokens import COUNT, FileFormatError, Tokens, open_text, parse_probability
+from .tokens import COUNT, FileFormatError, Tokens, line_comment, open_text, parse_probability
 
 __all__ = ["read_uai", "write_uai"]
 
@@ -102,7 +102,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-_UAI_TOKEN = re.compile(r"(?:\s+|#[^\n]*)*+(?P<token>[^\s#]+)?")
+_UAI_TOKEN = re.compile(rf"(?:\s+|{line_comment('#')})*+(?P<token>[^\s#]+)?")
 """A token; ``#`` starts a comment to the end of the line (pyAgrum writes one naming each factor's variable)."""
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
-from ..network import BayesianNetwork, NetworkError, check_cpt_size
-from .assemble import build_network, one_hot, parents_problem
+from ..network import BayesianNetwork, NetworkError, format_listing
+from .assemble import TableBudget, build_network, one_hot, parents_problem
 from .tokens import FileFormatError
-from .xmltree import Element, element_error, numbers, parse_xml, words
+from .xmltree import Element, element_error, numbers, parse_xml, state_codes, words
 
 __all__ = ["read_xdsl"]
+
+_NODE_PARTS = ("state", "parents", "probabilities", "resultingstates")
 
 _REFUSED = {
     "noisymax": "noisy-MAX", "noisyadder": "noisy-adder", "decision": "decision", "utility": "utility",
@@ -79,19 +80,12 @@ def read_xdsl(path, normalize: bool = False, name: str | None = None) -> Bayesia
     [[1.0, 0.0], [0.0, 1.0]]
     """
     path = Path(path)
-    root = parse_xml(path)
-    if root.tag != "smile":
-        raise element_error(path, root, "expected the document element <smile>")
+    root = parse_xml(path, _keep)
     nodes_element = root.find("nodes")
     if nodes_element is None:
         raise element_error(path, root, "no <nodes> element")
     nodes: dict[str, Element] = {}
     for node in nodes_element.children:
-        if node.tag in _REFUSED:
-            raise element_error(path, node, f"{_REFUSED[node.tag]} nodes are not supported; "
-                                            "only <cpt> and <deterministic> nodes are")
-        if node.tag not in ("cpt", "deterministic"):
-            raise element_error(path, node, "expected a <cpt> or <deterministic> node")
         var = node.attrs.get("id")
         if not var:
             raise element_error(path, node, "a node without an id")
@@ -102,56 +96,59 @@ def read_xdsl(path, normalize: bool = False, name: str | None = None) -> Bayesia
         raise FileFormatError(f"{path}: no node declared")
     states = {var: _states(path, node) for var, node in nodes.items()}
     parents, cpts, lines = {}, {}, {}
+    budget = TableBudget()
     for var, node in nodes.items():
         listed = node.find("parents")
-        pars = tuple(w for w, _ in words(listed)) if listed is not None else ()
+        pars = tuple(words(listed)) if listed is not None else ()
         problem = parents_problem(var, pars, states)
         if problem:
             raise element_error(path, listed, problem[0])
         shape = tuple(len(states[p]) for p in pars) + (len(states[var]),)
         try:
-            size = check_cpt_size(var, shape)
+            size = budget.take(var, shape)
         except NetworkError as exc:
             raise element_error(path, node, str(exc)) from None
         if node.tag == "cpt":
             table = node.find("probabilities")
             if table is None:
                 raise element_error(path, node, "no <probabilities>")
-            cpts[var] = np.asarray(numbers(path, table, repr(var), size)).reshape(shape)
+            cpts[var] = numbers(path, table, repr(var), size).reshape(shape)
         else:
             table = node.find("resultingstates")
             if table is None:
                 raise element_error(path, node, "no <resultingstates>")
-            cpts[var] = one_hot(_codes(path, table, var, states[var], size // shape[-1]), shape[-1]).reshape(shape)
+            index = {s: i for i, s in enumerate(states[var])}
+            codes = state_codes(path, table, repr(var), size // shape[-1], index, format_listing(states[var]))
+            cpts[var] = one_hot(codes, shape[-1]).reshape(shape)
         parents[var] = pars
         lines[var] = (listed if listed is not None else node).line
     return build_network(path, states, parents, cpts, lines, name, normalize)
 
 
+def _keep(tags: tuple[str, ...]) -> bool | str:
+    """What of the file is read: ``<smile><nodes>``, its nodes and their states, parents and tables."""
+    if len(tags) == 1:
+        return tags[0] == "smile" or "expected the document element <smile>"
+    if len(tags) == 2:
+        return tags[1] == "nodes"
+    if len(tags) == 3:
+        if tags[2] in _REFUSED:
+            return f"{_REFUSED[tags[2]]} nodes are not supported; only <cpt> and <deterministic> nodes are"
+        return tags[2] in ("cpt", "deterministic") or "expected a <cpt> or <deterministic> node"
+    return len(tags) == 4 and tags[3] in _NODE_PARTS
+
+
 def _states(path: Path, node: Element) -> tuple[str, ...]:
     """The ``<state id>`` names of a node, checked."""
-    names: list[str] = []
+    names: dict[str, None] = {}
     for state in node.findall("state"):
         s = state.attrs.get("id")
         if not s:
             raise element_error(path, state, "a state without an id")
         if s in names:
             raise element_error(path, state, f"node {node.attrs['id']!r} lists state {s!r} twice")
-        names.append(s)
+        names[s] = None
     if not names:
         raise element_error(path, node, "a node without states")
     return tuple(names)
 
-
-def _codes(path: Path, table: Element, var: str, states, rows: int) -> list[int]:
-    """The state of ``var`` for each parent configuration, as indices."""
-    found = words(table)
-    if len(found) != rows:
-        raise element_error(path, table, f"{var!r}: {len(found)} states, expected {rows}")
-    index = {s: i for i, s in enumerate(states)}
-    codes = []
-    for word, line in found:
-        if word not in index:
-            raise element_error(path, table, f"{var!r}: unknown state {word!r}; states are {list(states)}", line)
-        codes.append(index[word])
-    return codes

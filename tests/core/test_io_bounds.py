@@ -3,11 +3,14 @@
 import gzip
 import hashlib
 import json
+import tracemalloc
 import os
 
 import pytest
 
-from prunelab import BayesianNetwork, FileFormatError, NetworkError, load_network, read_bif, read_uai, write_uai
+from prunelab import (
+    BayesianNetwork, FileFormatError, NetworkError, load_network, read_bif, read_network, read_uai, write_uai,
+)
 from prunelab.io import tokens
 from prunelab.io.tokens import MAX_FILE_BYTES
 from tests.helpers import GOOD_BIF
@@ -114,3 +117,105 @@ def test_a_semicolon_inside_a_quoted_property_is_part_of_the_property(tmp_path):
                     .replace("network toy {\n}", 'network toy {\n  property note = "a; b; {c}" ;\n}'))
     bn = read_bif(path)
     assert bn.states["B"] == ("b0", "b1", "b2") and bn.cpts["B"][1].tolist() == [0.0, 0.0, 1.0]
+
+
+# ---------------------------------------------------------------- the network's tables capped as a whole
+def _amplifying_bif(children: int) -> str:
+    """Two 14-state parents and ``children`` binary children filled by one ``default`` row each (392 entries each)."""
+    states = ", ".join(f"s{j}" for j in range(14))
+    lines = ["network amp {}"] + [f"variable P{i} {{ type discrete [ 14 ] {{ {states} }}; }}" for i in range(2)]
+    lines += [f"variable X{k} {{ type discrete [ 2 ] {{ a, b }}; }}" for k in range(children)]
+    lines += [f"probability ( P{i} ) {{ table {', '.join(['0.0625'] * 12 + ['0.125'] * 2)}; }}" for i in range(2)]
+    lines += [f"probability ( X{k} | P0, P1 ) {{ default 0.5, 0.5; }}" for k in range(children)]
+    return "\n".join(lines) + "\n"
+
+
+def test_default_rows_past_the_networks_cap_are_refused_before_their_table(tmp_path, monkeypatch):
+    from prunelab.io import assemble
+
+    monkeypatch.setattr(assemble, "MAX_NETWORK_ENTRIES", 1000)  # 28 + 2 * 392 = 812 fit, a third child does not
+    path = tmp_path / "amp.bif"
+    path.write_text(_amplifying_bif(2))
+    assert read_bif(path).n_variables == 4
+    path.write_text(_amplifying_bif(3))
+    with pytest.raises(FileFormatError, match=r"amp\.bif:11: the CPT of 'X2' \(392 entries\) brings the network's "
+                                              r"tables to 1,204 entries, more than MAX_NETWORK_ENTRIES = 1000"):
+        read_bif(path)
+
+
+@pytest.mark.parametrize("ext", [".dne", ".dsl", ".xdsl"])
+def test_deterministic_tables_past_the_networks_cap_are_refused_before_their_table(tmp_path, monkeypatch, ext):
+    """A deterministic child of two 30-state parents with 300 states: 900 codes in the file, 270,000 entries."""
+    from prunelab.io import assemble
+
+    monkeypatch.setattr(assemble, "MAX_NETWORK_ENTRIES", 100_000)
+    parent = [f"p{j}" for j in range(30)]
+    child = [f"c{j}" for j in range(300)]
+    codes = [child[j % 300] for j in range(900)]
+    uniform = " ".join([str(1 / 30)] * 29 + [str(1 - 29 / 30)])
+    if ext == ".dne":
+        text = "bnet amp {\n" + "".join(
+            f"node P{i} {{ states = ({', '.join(parent)}); probs = ({uniform.replace(' ', ', ')}); }};\n"
+            for i in range(2)) + (f"node X {{ states = ({', '.join(child)}); parents = (P0, P1);\n"
+                                  f"  functable = ({', '.join(codes)}); }};\n}};\n")
+        line = 4
+    elif ext == ".dsl":
+        text = "net amp {\n" + "".join(
+            f"node P{i} {{ TYPE = CPT; DEFINITION = {{ NAMESTATES = ({', '.join(parent)}); "
+            f"PROBABILITIES = ({uniform.replace(' ', ', ')}); }}; }};\n" for i in range(2)) + (
+            f"node X {{ TYPE = TRUTHTABLE; PARENTS = (P0, P1);\n  DEFINITION = {{ NAMESTATES = ({', '.join(child)}); "
+            f"RESULTINGSTATES = ({', '.join(codes)}); }}; }};\n}};\n")
+        line = 4
+    else:
+        states = lambda names: "".join(f'<state id="{s}"/>' for s in names)  # noqa: E731
+        text = ('<smile id="amp"><nodes>\n' + "".join(
+            f'<cpt id="P{i}">{states(parent)}<probabilities>{uniform}</probabilities></cpt>\n' for i in range(2))
+            + f'<deterministic id="X">{states(child)}\n<parents>P0 P1</parents><resultingstates>{" ".join(codes)}'
+              "</resultingstates></deterministic>\n</nodes></smile>\n")
+        line = 4
+    path = tmp_path / f"amp{ext}"
+    path.write_text(text)
+    with pytest.raises(FileFormatError, match=rf"amp\{ext}:{line}: .*the CPT of 'X' \(270,000 entries\) brings the "
+                                              r"network's tables to 270,060 entries, more than MAX_NETWORK_ENTRIES"):
+        read_network(path)
+    monkeypatch.setattr(assemble, "MAX_NETWORK_ENTRIES", 300_000)
+    bn = read_network(path)
+    assert bn.cpts["X"].shape == (30, 30, 300) and bn.cpts["X"][3, 5, (3 * 30 + 5) % 300] == 1.0
+
+
+def test_numstates_past_the_cpt_cap_is_refused_before_any_state_is_named(tmp_path):
+    path = tmp_path / "numstates.dne"
+    path.write_text("bnet n {\nnode A { kind = NATURE; discrete = TRUE; numstates = 1000000000000; parents = (); "
+                    "probs = (1); };\n};\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(FileFormatError, match=r"numstates\.dne:2: .*CPT of 'A' would have 1000000000000 entries"):
+            read_network(path)
+        assert tracemalloc.get_traced_memory()[1] < 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def test_numstates_is_checked_against_the_table_before_any_state_is_named(tmp_path):
+    """Three million states and a table of one number: refused for the table, without naming three million states."""
+    path = tmp_path / "numstates.dne"
+    path.write_text("bnet n {\nnode A { numstates = 3000000; parents = (); probs = (1); };\n};\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(FileFormatError, match=r"numstates\.dne:2: 'A': the table has 1 entries, expected 3000000"):
+            read_network(path)
+        assert tracemalloc.get_traced_memory()[1] < 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def test_numbered_states_name_functable_codes(tmp_path):
+    path = tmp_path / "numbered.dne"
+    path.write_text("bnet n {\nnode A { numstates = 3; probs = (0.5, 0.25, 0.25); };\n"
+                    "node B { numstates = 2; parents = (A); functable = (1, 0, 1); };\n};\n")
+    bn = read_network(path)
+    assert bn.states["B"] == ("0", "1") and bn.cpts["B"].tolist() == [[0, 1], [1, 0], [0, 1]]
+    path.write_text(path.read_text().replace("(1, 0, 1)", "(1, 0, 01)"))
+    with pytest.raises(FileFormatError, match=r"numbered\.dne:3: 'B': unknown state '01' of 'B'; states are "
+                                              r"\['0', '1'\]"):
+        read_network(path)

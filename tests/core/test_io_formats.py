@@ -13,6 +13,7 @@ import pytest
 from prunelab import BayesianNetwork, FileFormatError, NetworkError, read_bif, read_network, read_uai, write_uai
 from prunelab.catalogue import pgmpy_example_path
 from prunelab.io import READERS, read_bifxml, read_dne, read_dsl, read_net, read_xdsl
+from tests.helpers import GOOD_BIF
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -703,7 +704,7 @@ def test_device_and_pipe_are_refused_unread(tmp_path, ext):
 ])
 def test_xml_with_a_dtd_or_entity_is_refused(tmp_path, ext, doctype):
     text = GOOD[ext].replace("?>\n", "?>\n" + doctype + "\n", 1)
-    with pytest.raises(FileFormatError, match=rf"toy\{ext}:2: <!DOCTYPE is refused"):
+    with pytest.raises(FileFormatError, match=rf"toy\{ext}:2: a DTD or entity is refused \(none is read\)"):
         read_network(write(tmp_path, text, ext))
 
 
@@ -737,3 +738,192 @@ def test_errors_hold_at_every_position_of_a_cut(tmp_path):
 def test_deep_nesting_is_refused_not_recursed(tmp_path, ext, text, message):
     with pytest.raises(FileFormatError, match=message):
         read_network(write(tmp_path, text, ext))
+
+
+# ---------------------------------------------------------------- line ends: \r, \r\n and \n each end a line
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+@pytest.mark.parametrize("ext", list(GOOD))
+def test_every_line_end_gives_the_same_network(tmp_path, ext, end):
+    """CR-only (classic Mac) and CRLF files: a line comment ends at the line's end, not at the next ``\\n``."""
+    assert READER[ext](write(tmp_path, GOOD[ext].replace("\n", end), ext)) == EXPECTED
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_comment_in_a_cr_only_file_does_not_swallow_the_rest(tmp_path, end):
+    net = ('node A { states = ("a0" "a1"); }\rpotential (A) { data = (0.3 0.7); }\r% second part\r'
+           'node B { states = ("b0" "b1"); }\rpotential (B | A) { data = ((1 0) (0 1)); }\r').replace("\r", end)
+    bif = ("network n {}\rvariable A { type discrete [ 2 ] { a0, a1 }; }\rprobability ( A ) { table 0.3, 0.7; }\r"
+           "// second part\rvariable B { type discrete [ 2 ] { b0, b1 }; }\r"
+           "probability ( B | A ) { (a0) 1, 0; (a1) 0, 1; }\r").replace("\r", end)
+    assert read_network(write(tmp_path, net, ".net")).variables == ("A", "B")
+    assert read_network(write(tmp_path, bif, ".bif")).variables == ("A", "B")
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_uai_comment_in_a_cr_only_file_does_not_swallow_the_rest(tmp_path, end):
+    bn = BayesianNetwork(states={"A": ["0", "1"], "B": ["0", "1"]}, parents={"A": [], "B": ["A"]},
+                         cpts={"A": [0.25, 0.75], "B": [[1, 0], [0.5, 0.5]]})
+    path = write_uai(bn, tmp_path / "pair.uai", names=False)
+    text = path.read_text().replace("\n", " # a comment\n", 3).replace("\n", end)
+    path.write_text(text)
+    back = read_uai(path)
+    assert [back.cpts[v].tolist() for v in back.variables] == [bn.cpts[v].tolist() for v in bn.variables]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+@pytest.mark.parametrize("ext, old, new, error, message, needle", HOSTILE)
+def test_hostile_file_names_the_same_line_whatever_its_line_ends(tmp_path, ext, old, new, error, message, needle,
+                                                                   end):
+    bad = GOOD[ext].replace(old, new, 1)
+    where = "" if needle is False else f":{line_of(bad, needle)}"
+    with pytest.raises(error, match=rf"toy\{ext}{where}: {message}"):
+        read_network(write(tmp_path, bad.replace("\n", end), ext))
+
+
+@pytest.mark.parametrize("end", ["\n", "\r", "\r\n"])
+def test_bif_errors_name_the_line_whatever_its_line_ends(tmp_path, end):
+    bad = GOOD_BIF.replace("(a1) 0.0, 0.0, 1.0;", "(a1) 0.0, 0.0, x;")
+    with pytest.raises(FileFormatError, match=rf"toy\.bif:{line_of(bad, 'x;')}: 'B': expected a probability"):
+        read_bif(write(tmp_path, bad.replace("\n", end), ".bif"))
+
+
+# ---------------------------------------------------------------- the .gz suffix in any case
+@pytest.mark.parametrize("suffix", [".GZ", ".Gz"])
+@pytest.mark.parametrize("ext", [*GOOD, ".bif"])
+def test_a_gz_suffix_in_any_case_is_gunzipped(tmp_path, ext, suffix):
+    text = GOOD_BIF if ext == ".bif" else GOOD[ext]
+    path = tmp_path / f"toy{ext.upper()}{suffix}"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert read_network(path) == read_network(write(tmp_path, text, ext))
+
+
+# ---------------------------------------------------------------- files that report no size (procfs, sysfs)
+def _reporting_no_size(monkeypatch):
+    """``os.fstat`` as procfs answers it: a regular file of size 0, whatever it holds."""
+    real = os.fstat
+
+    def fstat(fd):
+        info = real(fd)
+        return os.stat_result((info.st_mode, *info[1:6], 0, *info[7:]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+
+
+@pytest.mark.parametrize("ext", list(GOOD))
+def test_a_file_that_reports_size_0_is_read_whole(tmp_path, monkeypatch, ext):
+    path = write(tmp_path, GOOD[ext], ext)
+    _reporting_no_size(monkeypatch)
+    assert READER[ext](path) == EXPECTED
+
+
+def test_a_file_that_reports_size_0_is_still_capped(tmp_path, monkeypatch):
+    import prunelab.io.tokens
+
+    path = write(tmp_path, NET, ".net")
+    monkeypatch.setattr(prunelab.io.tokens, "MAX_FILE_BYTES", 100)
+    _reporting_no_size(monkeypatch)
+    with pytest.raises(FileFormatError, match=r"toy\.net: more than MAX_FILE_BYTES = 100 bytes \(its size was "
+                                              r"reported as 0\)"):
+        read_net(path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no procfs")
+@pytest.mark.parametrize(("ext", "message"), [
+    (".bif", r"x\.bif:1: expected 'network', 'variable' or 'probability', found 'Name:'"),
+    (".net", r"x\.net:1: expected 'net', 'node' or 'potential', found 'Name:'"),
+    (".xdsl", r"x\.xdsl:1: not well-formed XML \(syntax error\)"),
+])
+def test_a_proc_file_is_read_and_refused_for_what_it_holds(tmp_path, ext, message):
+    path = tmp_path / f"x{ext}"
+    path.symlink_to("/proc/self/status")
+    with pytest.raises(FileFormatError, match=message):
+        read_network(path)
+
+
+# ---------------------------------------------------------------- long tokens are quoted in part
+LONG = 1_000_000
+
+
+@pytest.mark.parametrize(("ext", "old", "new"), [
+    (".net", "node D", "Z" * LONG + "\nnode D"),
+    (".dne", "states = (c0, c1);", "states = (c0, c1) " + "Z" * LONG + ";"),
+    (".dsl", "NAMESTATES = (c0, c1);", "NAMESTATES = (c0, c1) " + "Z" * LONG + ";"),
+    (".xdsl", "<parents>A B</parents>", "<parents>A " + "Q" * LONG + "</parents>"),
+    (".xdsl", "0.5 0.25 0.25", "0.5 0.25 " + "7" * LONG),
+    (".xdsl", '<state id="b2" />', f'<state id="{"b" * LONG}" /><state id="{"b" * LONG}" />'),
+    (".xml", "<GIVEN>B</GIVEN>", "<GIVEN>" + "Q" * LONG + "</GIVEN>"),
+    (".xml", "<FOR>D</FOR>", "<FOR>" + "D" * LONG + "</FOR>"),
+])
+def test_a_long_token_is_quoted_in_part(tmp_path, ext, old, new):
+    with pytest.raises((FileFormatError, NetworkError)) as caught:
+        read_network(write(tmp_path, GOOD[ext].replace(old, new, 1), ext))
+    assert len(str(caught.value)) < 500 and re.search(r"\.\.\. \(1,000,0\d\d characters\)", str(caught.value))
+
+
+# ---------------------------------------------------------------- a DTD only where it is one
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+@pytest.mark.parametrize("aside", ["<!-- see <!DOCTYPE docs -->", "<!-- <!ENTITY a 'b'> -->"])
+def test_doctype_or_entity_in_a_comment_is_no_dtd(tmp_path, ext, aside):
+    assert READER[ext](write(tmp_path, GOOD[ext].replace("?>\n", f"?>\n{aside}\n", 1), ext)) == EXPECTED
+
+
+def test_doctype_in_cdata_is_no_dtd(tmp_path):
+    text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", "<PROPERTY><![CDATA[<!DOCTYPE x>]]></PROPERTY>")
+    assert read_bifxml(write(tmp_path, text, ".xml")) == EXPECTED
+
+
+# ---------------------------------------------------------------- XML: only what is read is built
+def _peak_of(read, path) -> int:
+    """Python's peak allocation (tracemalloc) while ``read(path)`` runs, above what was held before."""
+    tracemalloc.start()
+    try:
+        read(path)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+def test_an_unread_subtree_costs_no_memory(tmp_path, ext):
+    """A MiB of empty elements where the reader reads nothing: held at about 1x the file, not 70x."""
+    filler = "<a/>" * (2**20 // 4)
+    if ext == ".xdsl":
+        text = XDSL.replace("<extensions>", "<extensions>" + filler)
+    else:
+        text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", f"<PROPERTY>{filler}</PROPERTY>")
+    path = write(tmp_path, text, ext)
+    assert READER[ext](path) == EXPECTED
+    assert _peak_of(READER[ext], path) < 3 * path.stat().st_size
+
+
+def test_a_large_table_is_held_as_floats_not_words(tmp_path):
+    """200,000 numbers in a 1 MB file: about 8x the file (its bytes, its text, float64 tables 1.6x the file, the
+    network's copy), not a list of (word, line) pairs (40x)."""
+    parents = "".join(f'<cpt id="P{i}">' + "".join(f'<state id="s{j}"/>' for j in range(10))
+                      + f'<probabilities>{" ".join(["0.1"] * 10)}</probabilities></cpt>\n' for i in range(5))
+    rows = "\n".join(" ".join(["0.25", "0.75"] * 10) for _ in range(10_000))
+    text = (f'<smile id="big"><nodes>\n{parents}<cpt id="C"><state id="c0"/><state id="c1"/>'
+            f"<parents>P0 P1 P2 P3 P4</parents><probabilities>{rows}</probabilities></cpt>\n</nodes></smile>\n")
+    path = write(tmp_path, text, ".xdsl")
+    assert read_xdsl(path).cpts["C"].shape == (10,) * 5 + (2,)
+    assert _peak_of(read_xdsl, path) < 10 * path.stat().st_size
+
+
+@pytest.mark.parametrize("ext", [".xdsl", ".xml"])
+def test_elements_nested_past_the_cap_are_refused_not_held(tmp_path, ext):
+    deep = "<a>" * 5000 + "</a>" * 5000
+    if ext == ".xdsl":
+        text = XDSL.replace("<extensions>", "<extensions>\n" + deep)
+    else:
+        text = BIFXML.replace("<PROPERTY>position = (10, 20)</PROPERTY>", f"<PROPERTY>\n{deep}</PROPERTY>")
+    with pytest.raises(FileFormatError, match=rf"toy\{ext}:{line_of(text, deep)}: elements nested more than "
+                                              "MAX_NESTING = 100 deep"):
+        READER[ext](write(tmp_path, text, ext))
+
+
+def test_an_unknown_node_is_refused_as_it_starts(tmp_path):
+    text = XDSL.replace("<nodes>", "<nodes>\n<equation id='E'>" + "<x/>" * 100_000 + "</equation>")
+    path = write(tmp_path, text, ".xdsl")
+    with pytest.raises(FileFormatError, match=r"toy\.xdsl:5: <equation id='E'>: equation nodes are not supported"):
+        read_xdsl(path)
+    assert _peak_of(lambda p: pytest.raises(FileFormatError, read_xdsl, p), path) < 3 * path.stat().st_size
