@@ -47,7 +47,10 @@ def _cases(names):
         elif name in NETWORKS:
             bn = load_network(name)
             yield name, bn, {}, query_variable(name)
-            evidence = load_evidence(name) if name not in ("deterministic_pair",) else None
+            try:
+                evidence = load_evidence(name)
+            except FileNotFoundError:  # the networks of the paper that have no frozen evidence
+                evidence = None
             if evidence:
                 yield f"{name}+e", bn, dict(evidence), query_variable(name)
         else:
@@ -73,7 +76,8 @@ def _child(bn, evidence, question, goal, method, writer):
 def _capped(bn, evidence, question, goal, method, cap):
     ctx = mp.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(bn, evidence, question, goal, method, writer), daemon=True)
+    # not a daemon: the counter and the compiler start processes of their own
+    child = ctx.Process(target=_child, args=(bn, evidence, question, goal, method, writer))
     child.start()
     writer.close()
     try:

@@ -455,8 +455,7 @@ def find_order(
     best: EliminationOrder | None = None
     best_cost = math.inf
 
-    # A candidate is given up once its tables outgrow the best's (by entries), or, under another
-    # cost, outgrow both the best's and the caps: it cannot then be chosen unless nothing fits.
+    # By entries, a candidate is given up once its tables outgrow the best's: it cannot then be chosen.
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
         candidate = _evaluate(adjacency, card, tuple(int(v) for v in order), heuristic, bound())
@@ -467,9 +466,7 @@ def find_order(
             best, best_cost = candidate, candidate_cost
 
     def bound() -> float:
-        if best is None:
-            return math.inf
-        return best_cost if by_entries else max(best.total_entries, float(MAX_TOTAL_ENTRIES))
+        return best_cost if by_entries and best is not None else math.inf
 
     work = spent = 0.0
     given_up = None

@@ -75,8 +75,9 @@ EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
 QUICK_TABLE_ENTRIES = 2.0**22
 """Junction-tree tables (entries in all) at or below which the tree answers without a race (about 0.2 s)."""
 
-SECONDS_PER_TABLE_ENTRY = 5e-8
-"""Predicted seconds of one calibration per table entry (measured: 2-5e-8 s on a 2-core x86_64 machine)."""
+SECONDS_PER_TABLE_ENTRY = 1e-7
+"""Predicted seconds of one calibration per table entry (measured on a 2-core x86_64 machine at load 6:
+2-5e-8 s for tables of 1e7 entries, 1.8-2.5e-7 s for 1.5e8, where memory bandwidth binds)."""
 
 TRY_SECONDS = 2.0
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""

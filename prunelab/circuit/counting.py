@@ -194,7 +194,6 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
     """
     counts = _Counts(max_seconds, max_bytes, n_jobs, what)
     queries = _checked_queries(enc, queries)
-    require("pyganak", "counter", "exact counting")  # here, not in the forked child, which could only fail
     counts.problem = _problem(enc, net)
     with _bar(progress, len(queries)) as bar:
         return counts.run(queries, bar)
@@ -207,6 +206,7 @@ class _Counts:
         self.max_seconds = checked_seconds("max_seconds", max_seconds)
         self.max_bytes = checked_amount("max_bytes", max_bytes, "bytes")
         self.n_jobs = checked_jobs(n_jobs)
+        require("pyganak", "counter", "exact counting")  # here, not in a forked child, which could only fail
         self.what = what
         self.problem: tuple = ()  # set by the caller once the caps are checked (_problem)
         self.start = time.perf_counter()

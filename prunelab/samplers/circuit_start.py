@@ -53,6 +53,6 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     except CircuitTooLargeError as exc:
         raise EvidenceError(
             f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} forward-sampling "
-            f"tries: it may be impossible, and exact inference cannot tell ({'; '.join(plan.tried)}; and "
-            f"circuit: {exc})"
+            f"tries: it may be impossible, and exact inference cannot tell (the junction tree refused: "
+            f"{plan.tried[0].removeprefix('junction_tree: ')}; and {exc})"
         ) from None
