@@ -207,11 +207,11 @@ def _fill(adjacency: Mapping[int, set[int]], v: int) -> int:
     return (sum(len(nb - adjacency[u]) for u in nb) - len(nb)) // 2
 
 
-def _weight(adjacency: Mapping[int, set[int]], card: np.ndarray, v: int) -> float:
-    """Entries of ``v``'s clique table, in float64."""
-    w = float(card[v])
+def _weight(adjacency: Mapping[int, set[int]], card: Sequence[float], v: int) -> float:
+    """Entries of ``v``'s clique table, in float64 (``card`` a list of floats: numpy scalars are slow)."""
+    w = card[v]
     for u in adjacency[v]:
-        w *= float(card[u])
+        w *= card[u]
     return w
 
 
@@ -253,6 +253,7 @@ def greedy_order(
 def _greedy(adjacency, card: np.ndarray, heuristic: str, rng) -> tuple[list[int], float]:
     """:func:`greedy_order`, and its work: the sum of ``(degree + 1) ** 2`` over the scores computed."""
     adj = {v: set(nb) for v, nb in adjacency.items()}
+    card = [float(c) for c in card]
     nodes = sorted(adj)
     tie = dict(zip(nodes, rng.permutation(len(nodes)).tolist())) if rng is not None else {v: v for v in nodes}
     uses_fill = heuristic != "min-degree"
@@ -334,17 +335,17 @@ def evaluate_order(
             f"order must list every variable to eliminate exactly once; got {list(order)}, "
             f"the variables are {sorted(adjacency)}"
         )
-    card = np.asarray(cardinality)
+    card = [float(c) for c in np.asarray(cardinality)]
     adj = {v: set(nb) for v, nb in adjacency.items()}
     neighbours, entries = [], []
     for v in order:
         nb = adj.pop(v)
-        size = float(card[v])
+        size = card[v]
         for a in nb:
             adj[a].discard(v)
             adj[a] |= nb
             adj[a].discard(a)
-            size *= float(card[a])
+            size *= card[a]
         neighbours.append(frozenset(nb))
         entries.append(size)
     return EliminationOrder(order, tuple(neighbours), tuple(entries), heuristic)

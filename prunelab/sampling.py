@@ -411,7 +411,7 @@ def sample(
 
     seeds = [tuple(child.spawn(2)) for child in root.spawn(n_chains)]
     jobs = [
-        (module.__name__, bn, evidence_names, init if starts is None else starts[c], init_p,
+        (module.__name__, bn, net, evidence_names, init if starts is None else starts[c], init_p,
          max_restarts, seeds[c], n_draws, backend, cps, options)
         for c in range(n_chains)
     ]
