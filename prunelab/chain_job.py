@@ -13,8 +13,7 @@ import time
 
 import numpy as np
 
-from .compiled import CompiledNetwork
-from .sample_result import draw_dtype
+from .compiled import CompiledNetwork, draw_dtype
 from .samplers.init import hybrid_forward_nb, initial_state
 
 __all__ = ["run_chain_job"]
@@ -32,7 +31,7 @@ def _warm_initialiser(net: CompiledNetwork) -> None:
 def _reference_chain(module, rng, net, x0, n_draws, rb_checkpoints, options):
     """``n_draws`` calls of ``module.step``, collected like ``run_chain`` output."""
     state = module.init(net, x0)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    draws = np.empty((n_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
     stats: dict[str, list] = {}
     running = None
     rb_sums = None
@@ -116,6 +115,7 @@ def run_chain_job(module_name, bn, net, evidence, start, p, max_restarts, seeds,
                                                  max_restarts)
     output, sample_seconds = _chain(module, np.random.default_rng(run_seed), net, x0, n_draws, backend,
                                     rb_checkpoints, options)
+    # the built-in samplers' buffers are of this type already (start_chain); a registered one's may not be
     output["draws"] = np.asarray(output["draws"]).astype(draw_dtype(net.cardinality), copy=False)
     return {
         "output": output,

@@ -23,7 +23,8 @@ import numpy as np
 
 from .network import BayesianNetwork
 
-__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "entry_label", "label_entry", "state_labels"]
+__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "draw_dtype", "entry_label", "label_entry",
+           "state_labels"]
 
 
 class CompiledNetwork(NamedTuple):
@@ -147,6 +148,28 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
     for a in arrays:
         a.setflags(write=False)
     return CompiledNetwork(*arrays)
+
+
+def draw_dtype(cardinality: np.ndarray) -> type[np.signedinteger]:
+    """The smallest signed integer type that holds every state index (``cardinality - 1``).
+
+    Every chain stores its draws in it (``int8`` on every network pgmpy ships),
+    from the sampler's buffer to :class:`~prunelab.sample_result.SampleResult`:
+    draws are indices, a draw array is read and written far more than it is
+    computed with, and an ``int64`` one is eight times the memory traffic.
+    Arithmetic on draws (sums, differences of more than two) should widen first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draw_dtype(np.array([2, 128])).__name__, draw_dtype(np.array([2, 129])).__name__
+    ('int8', 'int16')
+    """
+    top = int(cardinality.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        if top - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
