@@ -15,14 +15,16 @@ draws array count):
   against an oracle written here: the same systematic scan, but each candidate's
   weight recomputed from the family's CPT rows (no label bookkeeping), into one
   draws buffer reused across calls;
-* prune sampling on asia: :func:`prunelab.samplers.prune.run_chain` (``uniform="auto"``,
+* prune sampling on asia and alarm: :func:`prunelab.samplers.prune.run_chain` (``uniform="auto"``,
   as :func:`prunelab.sample` runs it; its own draws array per call) against an oracle written here:
   the pruning (a label survives when ``u < c`` or when the current state uses
   it), then a depth-first search over the states that use only surviving labels
   with a reservoir draw among them, into one reused buffer.
 
 The ratio is the oracle's seconds over the chain's, per repetition; the median is
-printed. Targets: Gibbs at least 2, prune on asia at least 3, at load 4 or more.
+printed, and the same with the chain's draws allocated in ``int64`` (as before
+they were stored in :func:`~prunelab.compiled.draw_dtype`) for comparison.
+Targets: Gibbs at least 2, prune on asia at least 3, at load 4 or more.
 The oracles draw other random numbers than the samplers (they check speed, not
 values). The load (``os.getloadavg``) is printed with every row.
 """
@@ -42,6 +44,7 @@ import numpy as np
 
 from prunelab import load_network
 from prunelab.compiled import compile_network, draw_dtype
+from prunelab.samplers import chain as chain_module
 from prunelab.samplers import gibbs, prune
 from prunelab.samplers.init import initial_state
 
@@ -124,18 +127,35 @@ def cpu(f, *args, **kwargs) -> float:
     return time.process_time() - tic
 
 
+class int64_draws:
+    """Within the block, ``start_chain`` allocates ``int64`` draws, as every sampler did before."""
+
+    def __enter__(self):
+        self._saved = chain_module.draw_dtype
+        chain_module.draw_dtype = lambda cardinality: np.int64
+
+    def __exit__(self, *exc):
+        chain_module.draw_dtype = self._saved
+
+
 def compare(name: str, chain, oracle, repeats: int) -> None:
+    """Median over ``repeats`` of oracle seconds / chain seconds, chain with its draws as now and in int64."""
+    with int64_draws():
+        chain()
     chain(), oracle()  # compiled (or loaded from the cache) outside the clock
-    ratios, seconds = [], []
+    rows = []
     for _ in range(repeats):
         s_chain = cpu(chain)
+        with int64_draws():
+            s_wide = cpu(chain)
         s_oracle = cpu(oracle)
-        ratios.append(s_oracle / s_chain)
-        seconds.append((s_chain, s_oracle))
-    median = float(np.median(ratios))
-    s_chain, s_oracle = np.median(np.array(seconds), axis=0)
-    print(f"{name:28} chain {s_chain:7.3f} s  oracle {s_oracle:7.3f} s  ratio median {median:5.2f} "
-          f"(min {min(ratios):.2f}, max {max(ratios):.2f})  load {os.getloadavg()[0]:.2f}", flush=True)
+        rows.append((s_chain, s_wide, s_oracle))
+    rows = np.array(rows)
+    ratio, wide = rows[:, 2] / rows[:, 0], rows[:, 2] / rows[:, 1]
+    s_chain, s_wide, s_oracle = np.median(rows, axis=0)
+    print(f"{name:12} chain {s_chain:6.3f} s (int64 draws {s_wide:6.3f} s)  oracle {s_oracle:6.3f} s  "
+          f"oracle/chain median {np.median(ratio):5.2f} (min {ratio.min():.2f}, max {ratio.max():.2f}; "
+          f"int64 draws {np.median(wide):.2f})  load {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def main() -> None:
@@ -158,21 +178,23 @@ def main() -> None:
         buffer = np.empty((args.gibbs_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
         print(f"gibbs on {args.gibbs_network}: {args.gibbs_draws} sweeps of {net.n_variables} variables, draws "
               f"{np.dtype(gibbs.run_chain(np.random.default_rng(0), net, x0, 1).draws.dtype)}")
-        compare(f"gibbs {args.gibbs_network}",
+        compare(f"gibbs {args.gibbs_network}"[:12],
                 lambda: gibbs.run_chain(np.random.default_rng(1), net, x0, args.gibbs_draws),
                 lambda: gibbs_oracle_nb(np.random.default_rng(1), net.cardinality, net.cpt_offset, net.parent_ptr,
                                         net.parent_index, net.parent_stride, net.cpt, net.family_ptr,
                                         net.family_var, net.free, x0.copy(), buffer),
                 args.repeats)
 
-        net = compile_network(load_network("asia"))
-        x0 = initial_state(np.random.default_rng(0), net)
-        buffer = np.empty((args.prune_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
-        compare("prune asia",
-                lambda: prune.run_chain(np.random.default_rng(1), net, x0, args.prune_draws),
-                lambda: prune_oracle_nb(np.random.default_rng(1), net.cardinality, net.cpt_offset, net.parent_ptr,
-                                        net.parent_index, net.parent_stride, net.cpt, x0.copy(), buffer),
-                args.repeats)
+        for name, n_draws in (("asia", args.prune_draws), ("alarm", args.prune_draws // 20)):
+            net = compile_network(load_network(name))
+            x0 = initial_state(np.random.default_rng(0), net)
+            buffer = np.empty((n_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
+            compare(f"prune {name}",
+                    lambda net=net, x0=x0, n_draws=n_draws: prune.run_chain(np.random.default_rng(1), net, x0, n_draws),
+                    lambda net=net, x0=x0, buffer=buffer: prune_oracle_nb(
+                        np.random.default_rng(1), net.cardinality, net.cpt_offset, net.parent_ptr, net.parent_index,
+                        net.parent_stride, net.cpt, x0.copy(), buffer),
+                    args.repeats)
     finally:
         for p in busy:
             p.kill()
