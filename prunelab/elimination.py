@@ -335,17 +335,32 @@ def evaluate_order(
             f"order must list every variable to eliminate exactly once; got {list(order)}, "
             f"the variables are {sorted(adjacency)}"
         )
+    return _evaluated(adjacency, cardinality, order, heuristic, math.inf)
+
+
+def _evaluated(adjacency, cardinality, order: tuple[int, ...], heuristic: str, limit: float) -> EliminationOrder | None:
+    """:func:`evaluate_order` of a checked ``order``, or None as soon as its entries pass ``limit``.
+
+    The limit keeps a bad candidate cheap: an order whose cliques grow with the
+    network (the topological order of a tree) would otherwise cost time and memory
+    quadratic in its size before it is found worse.
+    """
     card = [float(c) for c in np.asarray(cardinality)]
     adj = {v: set(nb) for v, nb in adjacency.items()}
     neighbours, entries = [], []
+    total = 0.0
     for v in order:
         nb = adj.pop(v)
         size = card[v]
         for a in nb:
+            size *= card[a]
+        total += size
+        if total > limit:
+            return None
+        for a in nb:
             adj[a].discard(v)
             adj[a] |= nb
             adj[a].discard(a)
-            size *= card[a]
         neighbours.append(frozenset(nb))
         entries.append(size)
     return EliminationOrder(order, tuple(neighbours), tuple(entries), heuristic)
@@ -374,8 +389,9 @@ def find_order(
         Randomness of the restarts' tie-breaking; the same seed gives the same order.
     cost : callable, optional
         The cost of a candidate, in table entries (float); default its
-        ``total_entries``. The counting plan weighs every table by the number of
-        factors multiplied into it.
+        ``total_entries``, and never less (a candidate is given up as soon as its
+        entries pass the best cost so far). The counting plan weighs every table by
+        the number of factors multiplied into it, at least one.
 
     Returns
     -------
@@ -395,7 +411,10 @@ def find_order(
 
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
-        candidate = evaluate_order(adjacency, card, order, heuristic)
+        # an order whose entries alone pass the best cost costs more (cost >= entries): given up early
+        candidate = _evaluated(adjacency, card, tuple(int(v) for v in order), heuristic, best_cost)
+        if candidate is None:
+            return
         candidate_cost = float(cost(candidate))
         if best is None or candidate_cost < best_cost:
             best, best_cost = candidate, candidate_cost
