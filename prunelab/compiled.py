@@ -100,9 +100,9 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
     index = bn._index_map
     # the parents' CSR lists, numpy throughout: a loop per variable is most of the time on large networks
     parent_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([len(bn.parents[v]) for v in bn.variables], out=parent_ptr[1:])
-    parent_index = np.fromiter((index[p] for v in bn.variables for p in bn.parents[v]), dtype=np.int64,
-                               count=int(parent_ptr[-1]))
+    parents = list(bn.parents.values())  # in variables order, without a lookup per variable
+    np.cumsum([len(pv) for pv in parents], out=parent_ptr[1:])
+    parent_index = np.fromiter((index[p] for pv in parents for p in pv), dtype=np.int64, count=int(parent_ptr[-1]))
     child = np.repeat(np.arange(n, dtype=np.int64), np.diff(parent_ptr))
     # a parent's stride is the child's cardinality times those of the parents after it, so the strides of
     # the last parents are set first, then those of the parents one before, and so on
@@ -112,8 +112,9 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
         at = np.flatnonzero(from_end == r)
         parent_stride[at] = parent_stride[at + 1] * card[parent_index[at + 1]]
     cpt_offset = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([bn.cpts[v].size for v in bn.variables], out=cpt_offset[1:])
-    cpt = np.concatenate([bn.cpts[v].ravel() for v in bn.variables]).astype(np.float64)
+    tables = list(bn.cpts.values())  # in variables order
+    np.cumsum([table.size for table in tables], out=cpt_offset[1:])
+    cpt = np.concatenate([table.ravel() for table in tables]).astype(np.float64)
     # the family of i: its own CPT (stride 1), then its children's in variable order, i's stride in each
     by_parent = np.argsort(parent_index, kind="stable")  # child order kept within a parent
     n_children = np.bincount(parent_index, minlength=n)

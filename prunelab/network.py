@@ -381,7 +381,7 @@ class BayesianNetwork:
     @property
     def cardinalities(self) -> np.ndarray:
         """Number of states of each variable, in ``variables`` order."""
-        return np.array([len(self.states[v]) for v in self.variables], dtype=np.int64)
+        return np.array([len(s) for s in self.states.values()], dtype=np.int64)  # kept in variables order
 
     def index(self, variable: str) -> int:
         """Position of ``variable`` in :attr:`variables`; error lists the valid names."""
