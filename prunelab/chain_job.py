@@ -13,8 +13,7 @@ import time
 
 import numpy as np
 
-from .compiled import CompiledNetwork, compile_network
-from .sample_result import draw_dtype
+from .compiled import CompiledNetwork, draw_dtype
 from .samplers.init import hybrid_forward_nb, initial_state
 
 __all__ = ["run_chain_job"]
@@ -32,7 +31,7 @@ def _warm_initialiser(net: CompiledNetwork) -> None:
 def _reference_chain(module, rng, net, x0, n_draws, rb_checkpoints, options):
     """``n_draws`` calls of ``module.step``, collected like ``run_chain`` output."""
     state = module.init(net, x0)
-    draws = np.empty((n_draws, net.n_variables), dtype=np.int64)
+    draws = np.empty((n_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
     stats: dict[str, list] = {}
     running = None
     rb_sums = None
@@ -65,7 +64,8 @@ def _start_state(rng, bn, net, evidence, start, p, max_restarts):
         return np.asarray(start, dtype=np.int64), 0.0, "given"
     _warm_initialiser(net)
     tic = time.perf_counter()
-    x0, info = initial_state(rng, bn, start, p=p, evidence=evidence, max_restarts=max_restarts, return_info=True)
+    x0, info = initial_state(rng, bn, start, p=p, evidence=evidence, max_restarts=max_restarts, return_info=True,
+                             compiled=net)
     return x0, time.perf_counter() - tic, info.init
 
 
@@ -83,7 +83,7 @@ def _chain(module, rng, net, x0, n_draws, backend, rb_checkpoints, options):
     return output, time.perf_counter() - tic
 
 
-def run_chain_job(module_name, bn, evidence, start, p, max_restarts, seeds, n_draws, backend, rb_checkpoints,
+def run_chain_job(module_name, bn, net, evidence, start, p, max_restarts, seeds, n_draws, backend, rb_checkpoints,
                   options) -> dict:
     """One chain of :func:`prunelab.sample`: its initial state, then ``n_draws`` draws.
 
@@ -91,8 +91,9 @@ def run_chain_job(module_name, bn, evidence, start, p, max_restarts, seeds, n_dr
     ----------
     module_name : str
         The sampler module (imported here: a worker imports it by name).
-    bn, evidence
-        The network and the evidence by name.
+    bn, net, evidence
+        The network, compiled with the evidence (by :func:`prunelab.sample`, once for all its chains:
+        not compiled again here), and the evidence by name.
     start : str or int array
         An initialiser's name, or the start state itself.
     p, max_restarts
@@ -109,12 +110,12 @@ def run_chain_job(module_name, bn, evidence, start, p, max_restarts, seeds, n_dr
         ``x0``, ``init_seconds``, ``sample_seconds``, ``init_used``.
     """
     module = importlib.import_module(module_name)
-    net = compile_network(bn, evidence)
     init_seed, run_seed = seeds
     x0, init_seconds, init_used = _start_state(np.random.default_rng(init_seed), bn, net, evidence, start, p,
                                                  max_restarts)
     output, sample_seconds = _chain(module, np.random.default_rng(run_seed), net, x0, n_draws, backend,
                                     rb_checkpoints, options)
+    # the built-in samplers' buffers are of this type already (start_chain); a registered one's may not be
     output["draws"] = np.asarray(output["draws"]).astype(draw_dtype(net.cardinality), copy=False)
     return {
         "output": output,

@@ -23,7 +23,8 @@ import numpy as np
 
 from .network import BayesianNetwork
 
-__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "entry_label", "label_entry", "state_labels"]
+__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "draw_dtype", "entry_label", "label_entry",
+           "state_labels"]
 
 
 class CompiledNetwork(NamedTuple):
@@ -96,36 +97,38 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
     ev = bn.evidence_indices(evidence)
     n = bn.n_variables
     card = bn.cardinalities
+    index = bn._index_map
+    # the parents' CSR lists, numpy throughout: a loop per variable is most of the time on large networks
     parent_ptr = np.zeros(n + 1, dtype=np.int64)
-    parent_index: list[int] = []
-    parent_stride: list[int] = []
+    parents = list(bn.parents.values())  # in variables order, without a lookup per variable
+    np.cumsum([len(pv) for pv in parents], out=parent_ptr[1:])
+    parent_index = np.fromiter((index[p] for pv in parents for p in pv), dtype=np.int64, count=int(parent_ptr[-1]))
+    child = np.repeat(np.arange(n, dtype=np.int64), np.diff(parent_ptr))
+    # a parent's stride is the child's cardinality times those of the parents after it, so the strides of
+    # the last parents are set first, then those of the parents one before, and so on
+    from_end = parent_ptr[child + 1] - 1 - np.arange(parent_index.size, dtype=np.int64)
+    parent_stride = card[child]
+    for r in range(1, int(from_end.max(initial=0)) + 1):
+        at = np.flatnonzero(from_end == r)
+        parent_stride[at] = parent_stride[at + 1] * card[parent_index[at + 1]]
     cpt_offset = np.zeros(n + 1, dtype=np.int64)
-    children: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for i, v in enumerate(bn.variables):
-        pars = [bn.index(p) for p in bn.parents[v]]
-        stride = int(card[i])
-        strides = []
-        for p in reversed(pars):
-            strides.append(stride)
-            stride *= int(card[p])
-        strides.reverse()
-        parent_index.extend(pars)
-        parent_stride.extend(strides)
-        for p, s in zip(pars, strides):
-            children[p].append((i, s))
-        parent_ptr[i + 1] = len(parent_index)
-        cpt_offset[i + 1] = cpt_offset[i] + bn.cpts[v].size
-    cpt = np.concatenate([bn.cpts[v].ravel() for v in bn.variables]).astype(np.float64)
+    tables = list(bn.cpts.values())  # in variables order
+    np.cumsum([table.size for table in tables], out=cpt_offset[1:])
+    cpt = np.concatenate([table.ravel() for table in tables]).astype(np.float64)
+    # the family of i: its own CPT (stride 1), then its children's in variable order, i's stride in each
+    by_parent = np.argsort(parent_index, kind="stable")  # child order kept within a parent
+    n_children = np.bincount(parent_index, minlength=n)
     family_ptr = np.zeros(n + 1, dtype=np.int64)
-    family_var: list[int] = []
-    family_stride: list[int] = []
-    for i in range(n):
-        family_var.append(i)
-        family_stride.append(1)
-        for child, s in children[i]:
-            family_var.append(child)
-            family_stride.append(s)
-        family_ptr[i + 1] = len(family_var)
+    np.cumsum(n_children + 1, out=family_ptr[1:])
+    family_var = np.empty(family_ptr[-1], dtype=np.int64)
+    family_stride = np.empty(family_ptr[-1], dtype=np.int64)
+    own = family_ptr[:-1]
+    family_var[own] = np.arange(n)
+    family_stride[own] = 1
+    in_family = np.ones(family_ptr[-1], dtype=np.bool_)
+    in_family[own] = False
+    family_var[in_family] = child[by_parent]
+    family_stride[in_family] = parent_stride[by_parent]
     evidence_value = np.full(n, -1, dtype=np.int64)
     for i, s in ev.items():
         evidence_value[i] = s
@@ -133,19 +136,41 @@ def compile_network(bn: BayesianNetwork, evidence: Mapping | None = None) -> Com
     arrays = (
         card.astype(np.int64),
         parent_ptr,
-        np.asarray(parent_index, dtype=np.int64),
-        np.asarray(parent_stride, dtype=np.int64),
+        parent_index,
+        parent_stride,
         cpt_offset,
         cpt,
         family_ptr,
-        np.asarray(family_var, dtype=np.int64),
-        np.asarray(family_stride, dtype=np.int64),
+        family_var,
+        family_stride,
         evidence_value,
         free,
     )
     for a in arrays:
         a.setflags(write=False)
     return CompiledNetwork(*arrays)
+
+
+def draw_dtype(cardinality: np.ndarray) -> type[np.signedinteger]:
+    """The smallest signed integer type that holds every state index (``cardinality - 1``).
+
+    Every chain stores its draws in it (``int8`` on every network pgmpy ships),
+    from the sampler's buffer to :class:`~prunelab.sample_result.SampleResult`:
+    draws are indices, a draw array is read and written far more than it is
+    computed with, and an ``int64`` one is eight times the memory traffic.
+    Arithmetic on draws (sums, differences of more than two) should widen first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draw_dtype(np.array([2, 128])).__name__, draw_dtype(np.array([2, 129])).__name__
+    ('int8', 'int16')
+    """
+    top = int(cardinality.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        if top - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
@@ -179,12 +204,12 @@ def state_labels(net: CompiledNetwork, x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x, dtype=np.int64)
     n = net.n_variables
-    labels = (net.cpt_offset[:n] + x).T  # variable first: labels[i] is one entry or a row
-    states = x.T
-    for i in range(n):
-        lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-        labels[i] += np.dot(net.parent_stride[lo:hi], states[net.parent_index[lo:hi]])
-    return labels.T
+    # every parent's term x[parent] * stride, then each variable's sum of its CSR run of terms, as a
+    # difference of running sums: exact in int64 arithmetic (wrapping included), and in numpy, not a loop
+    terms = x[..., net.parent_index] * net.parent_stride
+    running = np.zeros(x.shape[:-1] + (terms.shape[-1] + 1,), dtype=np.int64)
+    np.cumsum(terms, axis=-1, out=running[..., 1:])
+    return net.cpt_offset[:n] + x + running[..., net.parent_ptr[1:]] - running[..., net.parent_ptr[:-1]]
 
 
 class CptEntry(NamedTuple):

@@ -218,11 +218,11 @@ def _fill(adjacency: Mapping[int, set[int]], v: int) -> int:
     return (sum(len(nb - adjacency[u]) for u in nb) - len(nb)) // 2
 
 
-def _weight(adjacency: Mapping[int, set[int]], card: np.ndarray, v: int) -> float:
-    """Entries of ``v``'s clique table, in float64."""
-    w = float(card[v])
+def _weight(adjacency: Mapping[int, set[int]], card: Sequence[float], v: int) -> float:
+    """Entries of ``v``'s clique table, in float64 (``card`` a list of floats: numpy scalars are slow)."""
+    w = card[v]
     for u in adjacency[v]:
-        w *= float(card[u])
+        w *= card[u]
     return w
 
 
@@ -267,7 +267,7 @@ def _given_up(adjacency, card: np.ndarray, prefix: list[int], heuristic: str) ->
     Its tables already hold more than any cap, so every caller refuses it
     (:func:`check_fits` names the largest clique of those first steps).
     """
-    head = _evaluate(adjacency, card, tuple(prefix), heuristic, math.inf)
+    head = _evaluated(adjacency, card, tuple(prefix), heuristic, math.inf)
     rest = tuple(v for v in sorted(adjacency) if v not in set(prefix))
     return EliminationOrder(head.order + rest, head.neighbours + (frozenset(),) * len(rest),
                             head.entries + (0.0,) * len(rest),
@@ -286,6 +286,7 @@ def _greedy(adjacency, card: np.ndarray, heuristic: str, rng, stop_above: float 
     deterministic run did not.
     """
     adj = {v: set(nb) for v, nb in adjacency.items()}
+    card = [float(c) for c in card]
     nodes = sorted(adj)
     tie = dict(zip(nodes, rng.permutation(len(nodes)).tolist())) if rng is not None else {v: v for v in nodes}
     uses_fill = heuristic != "min-degree"
@@ -371,28 +372,27 @@ def evaluate_order(
             f"order must list every variable to eliminate exactly once; got {list(order)}, "
             f"the variables are {sorted(adjacency)}"
         )
-    return _evaluate(adjacency, np.asarray(cardinality), order, heuristic, math.inf)
+    return _evaluated(adjacency, cardinality, order, heuristic, math.inf)
 
 
-def _evaluate(adjacency, card: np.ndarray, order: tuple[int, ...], heuristic: str,
-              stop_above: float) -> EliminationOrder | None:
-    """:func:`evaluate_order`, or ``None`` as soon as the tables so far hold more than ``stop_above`` entries.
+def _evaluated(adjacency, cardinality, order: tuple[int, ...], heuristic: str, limit: float) -> EliminationOrder | None:
+    """:func:`evaluate_order` of a checked ``order``, or None as soon as its entries pass ``limit``.
 
-    A poor order fills the graph in: its late steps join neighbour sets of thousands of
-    variables, and evaluating it to the end costs far more than the orders it loses to
-    (minutes on a relational network whose min-fill order takes a second). Stopping once
-    it is dearer than the best order found so far makes losing cheap.
+    The limit keeps a bad candidate cheap: an order whose cliques grow with the
+    network (the topological order of a tree) would otherwise cost time and memory
+    quadratic in its size before it is found worse.
     """
+    card = [float(c) for c in np.asarray(cardinality)]
     adj = {v: set(nb) for v, nb in adjacency.items()}
     neighbours, entries = [], []
     total = 0.0
     for v in order:
         nb = adj.pop(v)
-        size = float(card[v])
+        size = card[v]
         for a in nb:
-            size *= float(card[a])
+            size *= card[a]
         total += size
-        if total > stop_above:
+        if total > limit:
             return None
         for a in nb:
             adj[a].discard(v)
@@ -427,8 +427,9 @@ def find_order(
         Randomness of the restarts' tie-breaking; the same seed gives the same order.
     cost : callable, optional
         The cost of a candidate, in table entries (float); default its
-        ``total_entries``. The counting plan weighs every table by the number of
-        factors multiplied into it.
+        ``total_entries``, and never less (a candidate is given up as soon as its
+        entries pass the best cost so far). The counting plan weighs every table by
+        the number of factors multiplied into it, at least one.
     max_work : float, default inf
         Cap on the greedy searches' work (squared degrees, about 12 ns each), for a
         caller with other ways to answer (:mod:`prunelab.planner`).
@@ -450,15 +451,14 @@ def find_order(
     ((3, 0, 1, 2), 19.0, 'min-fill')
     """
     card = np.asarray(cardinality)
-    by_entries = cost is None
     cost = (lambda candidate: candidate.total_entries) if cost is None else cost
     best: EliminationOrder | None = None
     best_cost = math.inf
 
-    # By entries, a candidate is given up once its tables outgrow the best's: it cannot then be chosen.
+    # A candidate is given up once its entries pass the best cost (cost >= entries): it cannot be chosen.
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
-        candidate = _evaluate(adjacency, card, tuple(int(v) for v in order), heuristic, bound())
+        candidate = _evaluated(adjacency, card, tuple(int(v) for v in order), heuristic, bound())
         if candidate is None:
             return
         candidate_cost = float(cost(candidate))
@@ -466,7 +466,7 @@ def find_order(
             best, best_cost = candidate, candidate_cost
 
     def bound() -> float:
-        return best_cost if by_entries and best is not None else math.inf
+        return best_cost if best is not None else math.inf
 
     work = spent = 0.0
     given_up = None

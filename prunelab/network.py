@@ -29,6 +29,10 @@ entries. A declared size above the cap is an error before anything is allocated.
 """
 
 
+_BULK_ENTRIES = 4096
+"""CPTs of at most this many entries have their values checked together (see ``_checked_cpts``)."""
+
+
 class NetworkError(ValueError):
     """A network that cannot be built: a cycle, a bad CPT, an unknown name."""
 
@@ -62,7 +66,7 @@ def check_cpt_size(variable: str, shape: Sequence[int]) -> int:
     >>> check_cpt_size("X", (3, 2))
     6
     """
-    size = math.prod(int(k) for k in shape)
+    size = math.prod(map(int, shape))
     if size > MAX_CPT_ENTRIES:
         raise NetworkError(
             f"CPT of {variable!r} would have {size} entries (shape {tuple(int(k) for k in shape)}), "
@@ -88,15 +92,24 @@ def format_config(parents: Sequence[str], states: Mapping[str, Sequence[str]], c
 
 def _names(items, owner: str, kind: str) -> tuple[str, ...]:
     """``items`` as a tuple of distinct strings, in order; ``owner`` and ``kind`` word the errors."""
-    if isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable):
+    if type(items) not in (list, tuple) and (  # the common case first: the ABC checks cost microseconds
+            isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable)):
         raise NetworkError(f"{owner}: {kind} names must be an ordered list of strings, found {items!r}")
     items = list(items)
+    if all(type(s) is str for s in items):  # the common case, in a few set operations
+        given = set(items)
+        if len(given) == len(items):
+            odd = [s for s in items if not s.isascii()]  # an ASCII name is its own NFC form
+            if not odd or len(given.difference(odd).union(unicodedata.normalize("NFC", s) for s in odd)) == len(items):
+                return tuple(items)
+    given = set()  # the names as given: one hash lookup per name, so linear in their number
     seen: dict[str, str] = {}  # NFC form -> the name as given
     for s in items:
         if not isinstance(s, str):
             raise NetworkError(f"{owner}: {kind} name {s!r} has type {type(s).__name__}, not str")
-        if s in seen.values():
+        if s in given:
             raise NetworkError(f"{owner} has repeated {kind} names: {s!r} in {format_listing(items)}")
+        given.add(s)
         nfc = unicodedata.normalize("NFC", s)
         if nfc in seen:
             raise NetworkError(
@@ -254,17 +267,56 @@ class BayesianNetwork:
                 raise NetworkError(f"variable {v!r} is its own parent: {list(pv)}")
             parents[v] = pv
         order = _topological_order(names, parents)
-        cpts = {}
-        for v in order:
-            if v not in self.cpts:
-                raise NetworkError(f"variable {v!r} has no CPT")
-            cpts[v] = self._checked_cpt(v, self.cpts[v], states, parents[v])
+        cpts = self._checked_cpts(order, states, parents)
         object.__setattr__(self, "states", MappingProxyType({v: states[v] for v in order}))
         object.__setattr__(self, "parents", MappingProxyType({v: parents[v] for v in order}))
         object.__setattr__(self, "cpts", MappingProxyType(cpts))
         object.__setattr__(self, "variables", order)
 
-    def _checked_cpt(self, v, table, states, pv) -> np.ndarray:
+    def _checked_cpts(self, order, states, parents) -> dict[str, np.ndarray]:
+        """Every CPT as a read-only float64 array, checked in ``order``: the first fault is the error.
+
+        Shapes are checked one CPT at a time, values all at once (a few numpy calls
+        for the whole network rather than a few per CPT, which dominated construction
+        on networks of many small CPTs); only when the values fail are the CPTs
+        checked one by one, for the message.
+        """
+        cpts: dict[str, np.ndarray] = {}
+        fault = None
+        for v in order:
+            try:
+                if v not in self.cpts:
+                    raise NetworkError(f"variable {v!r} has no CPT")
+                cpts[v] = self._shaped_cpt(v, self.cpts[v], states, parents[v])
+            except NetworkError as exc:
+                fault = exc  # raised after the values of the CPTs before it are checked
+                break
+        small = {v: arr for v, arr in cpts.items() if arr.size <= _BULK_ENTRIES}  # no large copy
+        fits = not self.normalize and bool(small) and self._values_fit(small, states)
+        for v, arr in cpts.items():
+            if fits and v in small:
+                arr.setflags(write=False)
+            else:
+                cpts[v] = self._checked_values(v, arr, states, parents[v])
+        if fault is not None:
+            raise fault
+        return cpts
+
+    @staticmethod
+    def _values_fit(cpts: Mapping[str, np.ndarray], states) -> bool:
+        """Whether every entry is in [0, 1] and every row sums to 1 within the tolerance (no message)."""
+        flat = np.concatenate([arr.ravel() for arr in cpts.values()])
+        if not ((flat >= 0).all() and (flat <= 1).all()):  # NaN fails both
+            return False
+        row_length = np.array([len(states[v]) for v in cpts], dtype=np.int64)
+        n_rows = np.array([arr.size for arr in cpts.values()], dtype=np.int64) // row_length
+        lengths = np.repeat(row_length, n_rows)
+        starts = np.cumsum(lengths) - lengths
+        sums = np.add.reduceat(flat, starts) if flat.size else flat
+        return not (np.abs(sums - 1.0) > SUM_TOLERANCE).any()
+
+    def _shaped_cpt(self, v, table, states, pv) -> np.ndarray:
+        """``table`` as a float64 array of the CPT's shape (its size checked first), values not checked."""
         shape = tuple(len(states[p]) for p in pv) + (len(states[v]),)
         check_cpt_size(v, shape)
         try:
@@ -281,6 +333,10 @@ class BayesianNetwork:
                 f"CPT of {v!r} has shape {arr.shape}, expected {shape} "
                 f"(parents {list(pv)} then {v!r})"
             )
+        return arr
+
+    def _checked_values(self, v, arr, states, pv) -> np.ndarray:
+        """``arr`` checked (entries, row sums), rescaled with ``normalize``, read-only."""
         bad = ~np.isfinite(arr) | (arr < 0)
         if not self.normalize:
             bad |= arr > 1
@@ -325,7 +381,7 @@ class BayesianNetwork:
     @property
     def cardinalities(self) -> np.ndarray:
         """Number of states of each variable, in ``variables`` order."""
-        return np.array([len(self.states[v]) for v in self.variables], dtype=np.int64)
+        return np.array([len(s) for s in self.states.values()], dtype=np.int64)  # kept in variables order
 
     def index(self, variable: str) -> int:
         """Position of ``variable`` in :attr:`variables`; error lists the valid names."""

@@ -13,16 +13,7 @@ from .checkpoints import checked_checkpoints
 from .samplers import get_sampler
 from .traps import TrapReport, distinct_rows
 
-__all__ = ["SampleResult", "draw_dtype"]
-
-
-def draw_dtype(cardinality: np.ndarray):
-    """The smallest signed integer type that holds every state index (``cardinality - 1``)."""
-    top = int(cardinality.max())
-    for dtype in (np.int8, np.int16, np.int32):
-        if top - 1 <= np.iinfo(dtype).max:
-            return dtype
-    return np.int64
+__all__ = ["SampleResult"]
 
 
 @dataclass(frozen=True, eq=False)

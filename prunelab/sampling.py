@@ -75,11 +75,11 @@ import numpy as np
 
 from .chain_job import run_chain_job
 from .checkpoints import checked_checkpoints, log_checkpoints
-from .compiled import compile_network
+from .compiled import compile_network, draw_dtype
 from .elimination import TablesTooLargeError
 from .evidence import as_evidence, as_seed_sequence
 from .network import BayesianNetwork
-from .sample_result import SampleResult, draw_dtype
+from .sample_result import SampleResult
 from .samplers import get_sampler
 from .samplers.init import INITS, MAX_RESTARTS, start_state_from
 from .traps import SamplerTrappedWarning, TrapReport, trap_report, trap_seed
@@ -118,7 +118,7 @@ def _planned_bytes(bn, n_chains, n_draws, n_checkpoints, n_workers) -> dict[str,
     return {
         # per-chain draws, then np.stack copies them into the result
         "draws": 2 * n_chains * n_draws * n * itemsize,
-        "chain buffers": n_workers * n_draws * n * 8,  # int64 draws of a running chain
+        "chain buffers": n_workers * n_draws * n * itemsize,  # the draws of a running chain
         "statistics": 2 * n_chains * n_draws * _STAT_BYTES_PER_DRAW,
         "Rao-Blackwell sums": 2 * n_chains * n_checkpoints * int(bn.cardinalities.sum()) * 8,
         "bookkeeping": n_chains * _BYTES_PER_CHAIN,
@@ -411,7 +411,7 @@ def sample(
 
     seeds = [tuple(child.spawn(2)) for child in root.spawn(n_chains)]
     jobs = [
-        (module.__name__, bn, evidence_names, init if starts is None else starts[c], init_p,
+        (module.__name__, bn, net, evidence_names, init if starts is None else starts[c], init_p,
          max_restarts, seeds[c], n_draws, backend, cps, options)
         for c in range(n_chains)
     ]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork, state_labels
+from ..compiled import CompiledNetwork, draw_dtype, state_labels
 from .init import check_state
 
 __all__ = ["ChainState", "ChainStart", "init_state", "start_chain"]
@@ -61,8 +61,9 @@ class ChainStart(NamedTuple):
         The checked start state (the kernel's working copy).
     labels : int64 (n,)
         ``state_labels(net, x)``.
-    draws : int64 (n_draws, n)
-        Uninitialised; the kernel fills one row per draw.
+    draws : int (n_draws, n)
+        Uninitialised, of :func:`~prunelab.compiled.draw_dtype` (``int8`` on most
+        networks); the kernel fills one row per draw.
     """
 
     n_draws: int
@@ -86,11 +87,12 @@ def start_chain(net: CompiledNetwork, x0, n_draws: int) -> ChainStart:
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> start = start_chain(compile_network(load_network("deterministic_pair")), [1, 1], 3)
-    >>> start.x.tolist(), start.labels.tolist(), start.draws.shape
-    ([1, 1], [1, 5], (3, 2))
+    >>> start.x.tolist(), start.labels.tolist(), start.draws.shape, start.draws.dtype.name
+    ([1, 1], [1, 5], (3, 2), 'int8')
     """
     n_draws = int(n_draws)
     if n_draws < 0:
         raise ValueError(f"n_draws must be >= 0, got {n_draws}")
     x = check_state(net, x0)
-    return ChainStart(n_draws, x, state_labels(net, x), np.empty((n_draws, net.n_variables), dtype=np.int64))
+    draws = np.empty((n_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
+    return ChainStart(n_draws, x, state_labels(net, x), draws)

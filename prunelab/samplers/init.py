@@ -240,6 +240,7 @@ def initial_state(
     max_restarts: int = MAX_RESTARTS,
     backend: str = "numba",
     return_info: bool = False,
+    compiled: CompiledNetwork | None = None,
 ):
     """A full state with ``P(x, e) > 0`` from forward, random forward or hybrid sampling.
 
@@ -264,6 +265,9 @@ def initial_state(
         The compiled kernel or the same code run by the interpreter (same draws).
     return_info : bool, default False
         Also return an :class:`InitInfo`.
+    compiled : CompiledNetwork, optional
+        With a :class:`BayesianNetwork`: it compiled with ``evidence``, if the caller has it
+        (:func:`prunelab.sample` does), so that it is not compiled again.
 
     Returns
     -------
@@ -321,7 +325,7 @@ def initial_state(
     evidence = as_evidence(evidence)
     if isinstance(net_or_bn, BayesianNetwork):
         bn = net_or_bn
-        net = compile_network(bn, evidence)
+        net = compile_network(bn, evidence) if compiled is None else compiled
     elif isinstance(net_or_bn, CompiledNetwork):
         if evidence:
             raise ValueError("a CompiledNetwork carries its evidence; pass evidence=None")

@@ -178,3 +178,27 @@ def test_giving_up_dear_candidates_never_changes_the_order_chosen(n, density, se
     best = find_order(adjacency, card)
     if cheapest.total_entries <= 2.0**20:  # below SEARCH_THRESHOLD only the three greedy orders are tried
         assert best.order == cheapest.order and best.heuristic == cheapest.heuristic
+
+
+def test_a_candidate_order_is_given_up_once_it_costs_more_than_the_best(monkeypatch):
+    """The topological order of a binary tree has cliques as wide as a level: evaluated in full, the
+    search spends time and memory quadratic in the tree's size before it finds the order worse."""
+    import prunelab.elimination as elimination
+
+    n = 255  # a complete binary tree: node i's parent is (i - 1) // 2
+    adjacency = {v: set() for v in range(n)}
+    for v in range(1, n):
+        adjacency[v].add((v - 1) // 2)
+        adjacency[(v - 1) // 2].add(v)
+    frozen = []
+
+    def counted_frozenset(items=()):
+        out = frozenset(items)
+        frozen.append(len(out))
+        return out
+
+    monkeypatch.setattr(elimination, "SEARCH_THRESHOLD", 0.0)  # as on a tree of 256k nodes: every candidate
+    monkeypatch.setattr(elimination, "frozenset", counted_frozenset, raising=False)
+    best = elimination.find_order(adjacency, [2] * n)
+    assert best.width == 1 and best.total_entries == 4 * (n - 1) + 2
+    assert sum(frozen) <= 20 * n  # a level of the tree is 128 wide: the topological order alone freezes ~n^2 / 8

@@ -261,3 +261,61 @@ def test_exact_cache_is_shared_by_equal_networks_only():
     np.testing.assert_allclose(exact_marginals(a)["B"], [0.5, 0.5])
     np.testing.assert_allclose(exact_marginals(b)["B"], [0.5, 0.5])
     np.testing.assert_allclose(exact_marginals(c)["B"], [0.25, 0.75])
+
+
+# ---------------------------------------------------------------- construction is linear in the names
+class CountedName(str):
+    """A name that counts its comparisons (``==``) and hashes, and refuses to go past a budget."""
+
+    calls = 0
+    budget = float("inf")  # until a test sets one
+
+    def _count(self):
+        CountedName.calls += 1
+        if CountedName.calls > CountedName.budget:
+            raise AssertionError(f"more than {CountedName.budget} name comparisons")
+
+    def __eq__(self, other):
+        self._count()
+        return str.__eq__(self, other)
+
+    def __hash__(self):
+        self._count()
+        return str.__hash__(self)
+
+
+def test_a_20k_chain_builds_in_a_number_of_name_comparisons_linear_in_its_size(monkeypatch):
+    n = 20_000
+    names = [CountedName(f"X{i}") for i in range(n)]
+    states = {v: ["0", "1"] for v in names}
+    parents = {v: [names[i - 1]] if i else [] for i, v in enumerate(names)}
+    cpts = {v: [[0.9, 0.1], [0.2, 0.8]] if i else [0.5, 0.5] for i, v in enumerate(names)}
+    monkeypatch.setattr(CountedName, "calls", 0)
+    monkeypatch.setattr(CountedName, "budget", 50 * n)  # a pairwise check would need n^2 / 2 = 2e8
+    bn = BayesianNetwork(states, parents, cpts)
+    assert bn.n_variables == n and bn.parents["X7"] == ("X6",)
+    assert CountedName.calls <= 50 * n
+
+
+@pytest.mark.parametrize("first, second", [
+    ("\u212a", "K"),  # KELVIN SIGN: its NFC form is the ASCII letter
+    ("A\u030a", "\u212b"),  # A + ring and ANGSTROM SIGN: neither is NFC, both are U+00C5 in NFC
+    ("caf\u00e9", "cafe\u0301"),
+])
+def test_names_that_differ_only_in_normalization_are_refused_whichever_is_ascii(first, second):
+    with pytest.raises(NetworkError, match="differ only in their Unicode normalization"):
+        BayesianNetwork(states={first: ["0", "1"], second: ["0", "1"]}, parents={},
+                        cpts={first: [0.5, 0.5], second: [0.5, 0.5]})
+    with pytest.raises(NetworkError, match=r"variable 'A'.*state names .* differ only"):
+        BayesianNetwork(states={"A": [first, second]}, parents={}, cpts={"A": [0.5, 0.5]})
+
+
+def test_of_two_faulty_cpts_the_first_in_order_is_the_error():
+    states = {v: ["0", "1"] for v in "ABC"}
+    parents = {"A": [], "B": ["A"], "C": ["B"]}
+    with pytest.raises(NetworkError, match=r"CPT of 'B' does not sum to 1"):
+        BayesianNetwork(states, parents, {"A": [0.5, 0.5], "B": [[0.5, 0.6], [0, 1]], "C": [0.5, 0.5]})
+    with pytest.raises(NetworkError, match=r"CPT of 'C' has shape \(2,\)"):
+        BayesianNetwork(states, parents, {"A": [0.5, 0.5], "B": [[0.5, 0.5], [0, 1]], "C": [0.5, 0.5]})
+    with pytest.raises(NetworkError, match=r"CPT of 'A' has entry nan"):
+        BayesianNetwork(states, parents, {"A": [np.nan, 0.5], "B": [[0.5, 0.5], [0, 1]], "C": [0.5, 0.5]})

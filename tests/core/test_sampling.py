@@ -398,3 +398,25 @@ def test_variables_fixed_by_the_evidence_or_rare_are_not_stuck():
     # blood_pressure has no zeros that trap Gibbs: a 20-draw run may leave a rare state unvisited, no warning
     for seed in range(10):
         sample(load_network("blood_pressure"), "gibbs", 20, n_chains=2, seed=seed)
+
+
+@pytest.mark.parametrize("sampler", ["gibbs", "prune", "mc-sat"])
+def test_one_sample_call_compiles_the_network_once(sampler, monkeypatch):
+    import sys
+
+    import prunelab.compiled
+
+    original = prunelab.compiled.compile_network
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):  # every module that imported the name
+        if getattr(module, "__name__", "").startswith("prunelab") and \
+                getattr(module, "compile_network", None) is original:
+            monkeypatch.setattr(module, "compile_network", counted)
+    bn = load_network("asia")
+    sample(bn, sampler, 5, n_chains=2, evidence={"xray": "yes"}, seed=0, traps="off")
+    assert len(calls) == 1 and calls[0] is bn

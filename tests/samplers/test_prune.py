@@ -108,7 +108,7 @@ def test_run_chain_equals_step_draw_for_draw(name, evidence, uniform, rng):
         state, info = prune.step(rng, net, state, uniform, **options)
         assert state.x.tolist() == out.draws[t].tolist()
         assert info.size == out.size[t] and info.uniform_code == out.uniform_code[t]
-    assert out.draws.shape == (n, net.n_variables) and out.draws.dtype == np.int64
+    assert out.draws.shape == (n, net.n_variables) and out.draws.dtype == np.int8
     if uniform in ("enumerate", "count", "heuristic"):
         assert {prune.UNIFORM_NAMES[m] for m in out.uniform_code} == {uniform}
 

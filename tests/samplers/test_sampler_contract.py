@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from prunelab import load_network
-from prunelab.compiled import compile_network, state_labels
+from prunelab.compiled import compile_network, draw_dtype, state_labels
 from prunelab.network import EvidenceError
 from prunelab.samplers import REQUIRED_ATTRIBUTES, available_samplers, get_sampler
 from prunelab.samplers.init import InfeasibleStateError, initial_state
@@ -75,7 +75,7 @@ def test_step_and_run_chain_give_the_same_draws(sampler, case):
         infos.append(info)
     chain = module.run_chain(np.random.default_rng(20240101), net, x0, N_DRAWS)
 
-    assert chain.draws.shape == (N_DRAWS, net.n_variables) and chain.draws.dtype == np.int64
+    assert chain.draws.shape == (N_DRAWS, net.n_variables) and chain.draws.dtype == draw_dtype(net.cardinality)
     np.testing.assert_array_equal(chain.draws, np.array(draws))
     # per-draw statistics of run_chain are the scalar Info fields of step, draw by draw
     scalar_fields = [f for f in infos[0]._fields if np.ndim(getattr(infos[0], f)) == 0]

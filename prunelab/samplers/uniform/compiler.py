@@ -158,23 +158,75 @@ class UniformPlan(NamedTuple):
 
 def _csr(lists) -> tuple[np.ndarray, np.ndarray]:
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
-    for i, items in enumerate(lists):
-        ptr[i + 1] = ptr[i] + len(items)
-    flat = np.array([v for items in lists for v in items], dtype=np.int64)
+    np.cumsum([len(items) for items in lists], out=ptr[1:])
+    flat = np.fromiter((v for items in lists for v in items), dtype=np.int64, count=int(ptr[-1]))
     return ptr, flat
 
 
-def _parents(net: CompiledNetwork, i: int) -> np.ndarray:
-    return net.parent_index[net.parent_ptr[i] : net.parent_ptr[i + 1]]
+def _grid_rows(bases, strides, shapes) -> list[np.ndarray]:
+    """``bases[k] + sum_a index_a * strides[k][a]`` over the states of ``shapes[k]`` in C order, for every ``k``.
+
+    The label or entry lists of many small tables: computed with one matrix
+    product per distinct shape rather than a few numpy calls per table (which
+    dominated the plan's compilation on networks of many small CPTs).
+    """
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for k, shape in enumerate(shapes):
+        groups.setdefault(tuple(shape), []).append(k)
+    rows: list[np.ndarray] = [None] * len(shapes)  # type: ignore[list-item]
+    for shape, members in groups.items():
+        grid = np.indices(shape, dtype=np.int64).reshape(len(shape), -1)
+        stride = np.array([strides[k] for k in members], dtype=np.int64).reshape(len(members), len(shape))
+        table = np.array([bases[k] for k in members], dtype=np.int64)[:, None] + stride @ grid
+        for k, row in zip(members, table):
+            rows[k] = row
+    return rows
 
 
-def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strides=True):
+def _elimination_cost(order, scopes, card) -> int:
+    """The cost of :func:`_symbolic_elimination` along ``order``, without its steps (sets, not sorted lists).
+
+    The sum over the steps of the combined table's entries times the factors
+    multiplied into it: what :func:`find_order` weighs each candidate order by.
+    """
+    card = [int(c) for c in card]
+    active = {f: set(s) for f, s in enumerate(scopes)}
+    holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
+    for f, s in active.items():
+        for u in s:
+            holding.setdefault(u, set()).add(f)
+    next_id = len(scopes)
+    cost = 0
+    for v in order:
+        inputs = holding.pop(v, ())
+        union = set()
+        for f in inputs:
+            union |= active.pop(f)
+        union.discard(v)
+        size = card[v]
+        for u in union:
+            size *= card[u]
+            holding[u] -= inputs
+            holding[u].add(next_id)
+        cost += size * len(inputs)
+        active[next_id] = union
+        next_id += 1
+    return cost
+
+
+def _symbolic_elimination(order, scopes, card, position, with_strides=True):
     """Steps of variable elimination along ``order`` over factors with ``scopes``, and their cost.
 
     Every step is ``(v, combined, inputs, strides, output id, output scope)``; the
     combined scope lists the other variables by search position, then ``v``.
-    ``with_strides=False`` leaves the strides empty (enough for the cost).
+    ``with_strides=False`` leaves the strides empty. The cost is
+    :func:`_elimination_cost`'s.
     """
+    card = [int(c) for c in card]  # Python ints: numpy scalars cost ~100 ns each
+    where = [0] * len(card)  # the search position of each variable, as a list lookup
+    for u, p in position.items():
+        where[u] = p
+    at = where.__getitem__
     active = {f: tuple(s) for f, s in enumerate(scopes)}
     holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
     for f, s in active.items():
@@ -182,12 +234,21 @@ def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strid
             holding.setdefault(u, set()).add(f)
     next_id = len(scopes)
     steps = []
+    cost = 0
     for v in order:
-        # indicator factors first: they are sparse and stop the product early
-        inputs = sorted(holding.pop(v, ()), key=lambda f: (f >= n_indicator, f))
-        union = set().union(*(active[f] for f in inputs))
-        outer = sorted(union - {v}, key=lambda u: position[u])
+        # indicator factors first: they are sparse and stop the product early (the factors produced are
+        # numbered after them, from len(scopes) up, so the numbers alone give that order)
+        inputs = sorted(holding.pop(v, ()))
+        union = set()
+        for f in inputs:
+            union.update(active[f])
+        union.discard(v)
+        outer = sorted(union, key=at)
         combined = outer + [v]
+        size = card[v]
+        for u in outer:
+            size *= card[u]
+        cost += size * len(inputs)
         strides = []
         for f in inputs:
             s = active.pop(f)
@@ -196,17 +257,17 @@ def _symbolic_elimination(order, scopes, card, position, n_indicator, with_strid
                 stride = 1
                 for u in reversed(s):
                     own[u] = stride
-                    stride *= int(card[u])
+                    stride *= card[u]
                 strides.append([own.get(u, 0) for u in combined])
             for u in s:
                 if u != v:
                     holding[u].discard(f)
-        active[next_id] = tuple(outer)
+        out = tuple(outer)
+        active[next_id] = out
         for u in outer:
             holding[u].add(next_id)
-        steps.append((v, combined, inputs, strides, next_id, tuple(outer)))
+        steps.append((v, combined, inputs, strides, next_id, out))
         next_id += 1
-    cost = sum(math.prod(int(card[u]) for u in st[1]) * len(st[2]) for st in steps)
     return steps, cost
 
 
@@ -250,18 +311,19 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     free = [int(v) for v in net.free]
     position = {v: p for p, v in enumerate(free)}
 
+    # Python lists of the network's arrays: these loops run once per variable, and numpy scalars are slow
+    observed_l, ev_l, offset_l = observed.tolist(), ev.tolist(), net.cpt_offset.tolist()
+    ptr_l, index_l, stride_l = net.parent_ptr.tolist(), net.parent_index.tolist(), net.parent_stride.tolist()
     const_label = []
     checks: list[list[int]] = [[] for _ in free]
     looks: list[list[int]] = [[] for _ in free]
     for i in range(n):
-        pars = [int(p) for p in _parents(net, i)]
-        free_pars = [p for p in pars if not observed[p]]
-        if observed[i]:
+        pars = index_l[ptr_l[i]:ptr_l[i + 1]]
+        free_pars = [p for p in pars if not observed_l[p]]
+        if observed_l[i]:
             if not free_pars:
-                lab = net.cpt_offset[i] + ev[i]
-                lo, hi = net.parent_ptr[i], net.parent_ptr[i + 1]
-                lab += int(np.dot(ev[net.parent_index[lo:hi]], net.parent_stride[lo:hi]))
-                const_label.append(int(lab))
+                strides = stride_l[ptr_l[i]:ptr_l[i + 1]]
+                const_label.append(offset_l[i] + ev_l[i] + sum(ev_l[p] * st for p, st in zip(pars, strides)))
             else:
                 checks[max(position[p] for p in free_pars)].append(i)
         elif free_pars:
@@ -273,33 +335,30 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
 
     # ---- indicator factors: one per CPT that mentions a free variable
     scopes: list[tuple[int, ...]] = []
-    labels: list[np.ndarray] = []
+    fixed_labels, scope_strides = [], []
     for i in range(n):
-        pars = [int(p) for p in _parents(net, i)]
-        strides = net.parent_stride[net.parent_ptr[i] : net.parent_ptr[i + 1]]
-        family = pars + [i]
-        family_stride = [int(s) for s in strides] + [1]
-        scope = sorted((u for u in family if not observed[u]), key=lambda u: position[u])
+        family = index_l[ptr_l[i]:ptr_l[i + 1]] + [i]
+        family_stride = stride_l[ptr_l[i]:ptr_l[i + 1]] + [1]
+        scope = sorted((u for u in family if not observed_l[u]), key=position.__getitem__)
         if not scope:
             continue
-        fixed = int(net.cpt_offset[i]) + sum(
-            int(ev[u]) * s for u, s in zip(family, family_stride) if observed[u]
-        )
-        grid = np.indices([int(card[u]) for u in scope]).reshape(len(scope), -1)
+        fixed = offset_l[i] + sum(ev_l[u] * st for u, st in zip(family, family_stride) if observed_l[u])
         stride_of = dict(zip(family, family_stride))
-        lab = fixed + sum(grid[a] * stride_of[u] for a, u in enumerate(scope))
         scopes.append(tuple(scope))
-        labels.append(np.asarray(lab, dtype=np.int64).ravel())
+        fixed_labels.append(fixed)
+        scope_strides.append([stride_of[u] for u in scope])
+    cards = card.tolist()  # Python ints: numpy scalars cost ~100 ns each
+    labels = _grid_rows(fixed_labels, scope_strides, [[cards[u] for u in scope] for scope in scopes])
 
     # ---- elimination program: the cheapest order found, refused before allocating if too large
     def count_cost(candidate) -> float:
-        return float(_symbolic_elimination(candidate.order, scopes, card, position, len(scopes), False)[1])
+        return float(_elimination_cost(candidate.order, scopes, card))
 
     if counting:
         best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
         check_fits(best, "the counting plan of prune sampling and of uniform draws (sampler 'prune', "
                    "'prune-tempered', or 'mc-sat' with uniform='exact')")
-        steps, cost = _symbolic_elimination(best.order, scopes, card, position, len(scopes))
+        steps, cost = _symbolic_elimination(best.order, scopes, card, position)
     else:
         steps, cost = [], 0
 
@@ -310,21 +369,28 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         step_scopes.append(combined)
         step_inputs.append(inputs)
         input_strides.extend(strides)
-        table_sizes.append(int(np.prod([card[u] for u in combined])))
-        factor_sizes.append(int(np.prod([card[u] for u in out_scope])) if out_scope else 1)
+        table_sizes.append(math.prod(cards[u] for u in combined))
+        factor_sizes.append(math.prod(cards[u] for u in out_scope))
         factor_scopes.append(out_scope)
     factor_ptr = np.concatenate([[0], np.cumsum(factor_sizes)]).astype(np.int64)
     table_ptr = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
-    gathers, gather_sizes = [], []
+    gather_sizes = []
+    gather_base, gather_stride, gather_shape = [], [], []  # per input of a gathered step
+    gathered = 0  # sum(gather_sizes), kept as it grows (summing the list per step was quadratic)
+    factor_start = factor_ptr.tolist()
     for (_v, combined, inputs, strides, _out_id, _out_scope), size in zip(steps, table_sizes):
         unrolled = size * len(inputs)
-        if unrolled > GATHER_STEP_LIMIT or sum(gather_sizes) + unrolled > GATHER_LIMIT:
+        if unrolled > GATHER_STEP_LIMIT or gathered + unrolled > GATHER_LIMIT:
             gather_sizes.append(0)  # counted with a mixed-radix counter instead
             continue
-        grid = np.indices([int(card[u]) for u in combined]).reshape(len(combined), -1)
-        for f, stride in zip(inputs, strides):
-            gathers.append(factor_ptr[f] + np.asarray(stride, dtype=np.int64) @ grid)
+        shape = [cards[u] for u in combined]
+        for f, stride in zip(inputs, strides):  # the entries of f over the combined scope's states in C order
+            gather_base.append(factor_start[f])
+            gather_stride.append(stride)
+            gather_shape.append(shape)
         gather_sizes.append(unrolled)
+        gathered += unrolled
+    gathers = _grid_rows(gather_base, gather_stride, gather_shape)
     gather = np.concatenate(gathers).astype(np.int64) if gathers else np.zeros(0, np.int64)
     gather_ptr = np.concatenate([[0], np.cumsum(gather_sizes)]).astype(np.int64)
     factor_scope_ptr, factor_scope_var = _csr(factor_scopes)
