@@ -422,8 +422,9 @@ def _auto(bn, evidence, goal, state):
 
 
 def _pyagrum(path, evidence, goal, state):
-    import pyagrum as gum
+    from ..peers.convert import import_pyagrum
 
+    gum = import_pyagrum()
     tic = time.perf_counter()
     model = gum.loadBN(str(path))
     read_seconds = time.perf_counter() - tic
@@ -451,7 +452,9 @@ def _warm() -> None:
         _circuit(bn, evidence, goal, "true", 60.0)
         _counter(bn, evidence, goal, "true", 60.0)
         _auto(bn, evidence, goal, "true")
-    import pyagrum  # noqa: F401 - imported once, not in every child
+    from ..peers.convert import import_pyagrum
+
+    import_pyagrum()  # once, not in every child
 
 
 def _printed_precision(answer: str) -> float:
@@ -462,12 +465,11 @@ def _printed_precision(answer: str) -> float:
     >>> round(_printed_precision("2.64312e-06") * 1e6, 3)
     1.892
     """
-    value = float(answer)
-    if value == 0:
-        return 0.0
     mantissa, _, exponent = answer.lower().partition("e")
+    if float(mantissa) == 0:
+        return 0.0
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals) / abs(value)
+    return 0.5 * 10.0 ** -decimals / abs(float(mantissa))  # the exponent cancels
 
 
 def agreement(log_p: float, published: tuple) -> dict:
@@ -486,9 +488,9 @@ def agreement(log_p: float, published: tuple) -> dict:
         ``published_p``; ``rel_error`` (``|P - P_pub| / P_pub``; 0 where both are 0,
         inf where only the published one is), ``log_error`` (``|log P - log P_pub|``);
         ``agrees`` (relative error within :data:`TARGET_RELATIVE` or half a unit of the
-        last digit printed, whichever is larger; on ``log P`` within :data:`TARGET_RELATIVE`
-        where the published answer is under :data:`TINY`; disputed rows by the study's own
-        rule, :data:`STUDY_AGREEMENT`); ``agreement``: ``"reproduced"`` or ``"not
+        last digit printed, whichever is larger; where the published answer is under
+        :data:`TINY`, the same on ``log P``; disputed rows within the study's own rule,
+        :data:`STUDY_AGREEMENT`); ``agreement``: ``"reproduced"`` or ``"not
         reproduced"`` for undisputed rows, ``"consensus"`` or ``"minority"`` for disputed
         ones, ``""`` without an answer or a published row.
 
@@ -507,16 +509,19 @@ def agreement(log_p: float, published: tuple) -> dict:
     if math.isnan(log_p):
         return {"published_p": ref, "rel_error": math.nan, "log_error": math.nan, "agrees": None, "agreement": ""}
     p = math.exp(log_p)
-    if ref > 0:
-        rel, log_error = abs(p - ref) / ref, abs(log_p - math.log(ref))
+    if ref > 0 or float(answer.lower().partition("e")[0]) > 0:
+        mantissa, _, exponent = answer.lower().partition("e")  # log P_pub from the text: exact under the floats
+        log_ref = math.log(float(mantissa)) + int(exponent or 0) * math.log(10.0)
+        rel, log_error = abs(p - ref) / ref if ref > 0 else math.inf, abs(log_p - log_ref)
     else:
         rel = log_error = 0.0 if log_p == -math.inf else math.inf
+    tiny = ref < TINY and log_error < math.inf
     if disputed == "yes":
-        agrees = rel <= STUDY_AGREEMENT or (0 < ref < TINY and log_error <= STUDY_AGREEMENT)
+        agrees = log_error <= STUDY_AGREEMENT if tiny else rel <= STUDY_AGREEMENT
         label = "consensus" if agrees else "minority"
     else:
-        agrees = rel <= max(TARGET_RELATIVE, _printed_precision(answer)) or (0 < ref < TINY
-                                                                              and log_error <= TARGET_RELATIVE)
+        tolerance = max(TARGET_RELATIVE, _printed_precision(answer))
+        agrees = log_error <= tolerance if tiny else rel <= tolerance
         label = "reproduced" if agrees else "not reproduced"
     return {"published_p": ref, "rel_error": rel, "log_error": log_error, "agrees": bool(agrees), "agreement": label}
 
