@@ -596,9 +596,11 @@ class _Families:
     def plan(self, profile) -> tuple[FamiliesRun, ...]:
         """Every instance's read run and exact runs, cheapest first, so that a sweep stopped early has the most.
 
-        Instances with a published row come first, the smallest network files first; the exact runs go in
-        three passes over them: the junction tree, the counter and ``auto`` (each instance after its read
-        run); then pyAgrum; then the circuit (its compilations run longest when they refuse).
+        The instances with a published row, then those without; within each group the smallest network
+        files first, and the exact runs in three passes over them: the junction tree, the counter and
+        ``auto`` (each instance after its read run); then pyAgrum; then the circuit (its compilations run
+        longest when they refuse). The last two passes take one instance of each network first, then the
+        others.
         """
         folder = benchmarks_dir()
         every = benchmark_instances()
@@ -607,12 +609,17 @@ class _Families:
         if unknown:
             raise KeyError(f"unknown benchmark instance(s) {unknown[:3]} in profile {profile.name!r}")
         chosen = [i for i in every if not keys or i.key in keys]
-        chosen.sort(key=lambda i: (not i.published, (folder / i.network_file).stat().st_size, i.key))
-        passes = ([m for m in profile.methods if m not in ("pyagrum", "circuit")],
-                  [m for m in profile.methods if m == "pyagrum"], [m for m in profile.methods if m == "circuit"])
-        runs = [run for i in chosen for run in [FamiliesRun("read", i.key)]
-                + [FamiliesRun("exact", i.key, m) for m in passes[0]]]
-        runs += [FamiliesRun("exact", i.key, m) for methods in passes[1:] for i in chosen for m in methods]
+        chosen.sort(key=lambda i: ((folder / i.network_file).stat().st_size, i.key))
+        first = [m for m in profile.methods if m not in ("pyagrum", "circuit")]
+        later = [[m for m in profile.methods if m == "pyagrum"], [m for m in profile.methods if m == "circuit"]]
+        runs = []
+        for group in ([i for i in chosen if i.published], [i for i in chosen if not i.published]):
+            runs += [run for i in group for run in [FamiliesRun("read", i.key)]
+                     + [FamiliesRun("exact", i.key, m) for m in first]]
+            seen: set[str] = set()
+            repeat = {i.key: bool(i.network in seen or seen.add(i.network)) for i in group}  # not its first
+            spread = sorted(group, key=lambda i: repeat[i.key])  # stable: by size within each
+            runs += [FamiliesRun("exact", i.key, m) for methods in later for i in spread for m in methods]
         return tuple(runs)
 
     def run(self, run: FamiliesRun, profile: FamiliesProfile, root_seed: int) -> dict:
