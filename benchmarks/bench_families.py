@@ -91,10 +91,10 @@ def report(folder: Path, tsv: Path | None = None, out=sys.stdout) -> pd.DataFram
     for _, r in read[read["read_status"] != "ok"].iterrows():
         say(f"  not read: {r['network_file']} {r['evidence_file']}: {r['read_error']}: {r['read_message'][:200]}")
     py = exact[exact["method"] == "pyagrum"]
-    py_read = py.groupby("network_file")["message"].apply(
-        lambda s: not s.str.contains("Syntax error|extension dne unknown").any())
-    say(f"pyAgrum reads {int(py_read.sum())} of {len(py_read)} network files "
-        f"({', '.join(sorted(py_read[~py_read].index.str.split('/').str[0].unique()))} not)")
+    say(f"pyAgrum (loadBN, LazyPropagation) on {len(py)} instances: " + ", ".join(
+        f"{family} {dict(g['status'].value_counts())}" for family, g in py.groupby("family", sort=False)))
+    for (family, error), g in py[py["status"] == "failed"].groupby(["family", "error"]):
+        say(f"  {family}: {len(g)} {error}: {g['message'].iloc[0][:160]!r}")
 
     # reproduction
     ours = exact[exact["method"].isin(THREE + ("auto",)) & (exact["status"] == "answered")]
