@@ -597,10 +597,10 @@ class _Families:
         """Every instance's read run and exact runs, cheapest first, so that a sweep stopped early has the most.
 
         The instances with a published row, then those without; within each group the smallest network
-        files first, and the exact runs in three passes over them: the junction tree, the counter and
-        ``auto`` (each instance after its read run); then pyAgrum; then the circuit (its compilations run
-        longest when they refuse). The last two passes take one instance of each network first, then the
-        others.
+        files first. First one instance of each network with every method (its read run, the junction
+        tree, the counter, ``auto``, pyAgrum, the circuit), then the network's other instances in three
+        passes: the junction tree, the counter and ``auto`` (after each one's read run); then pyAgrum; then
+        the circuit (its compilations run longest when they refuse).
         """
         folder = benchmarks_dir()
         every = benchmark_instances()
@@ -610,16 +610,18 @@ class _Families:
             raise KeyError(f"unknown benchmark instance(s) {unknown[:3]} in profile {profile.name!r}")
         chosen = [i for i in every if not keys or i.key in keys]
         chosen.sort(key=lambda i: ((folder / i.network_file).stat().st_size, i.key))
-        first = [m for m in profile.methods if m not in ("pyagrum", "circuit")]
-        later = [[m for m in profile.methods if m == "pyagrum"], [m for m in profile.methods if m == "circuit"]]
+        order = [m for m in profile.methods if m not in ("pyagrum", "circuit")] + [
+            m for m in ("pyagrum", "circuit") if m in profile.methods]
         runs = []
         for group in ([i for i in chosen if i.published], [i for i in chosen if not i.published]):
-            runs += [run for i in group for run in [FamiliesRun("read", i.key)]
-                     + [FamiliesRun("exact", i.key, m) for m in first]]
             seen: set[str] = set()
-            repeat = {i.key: bool(i.network in seen or seen.add(i.network)) for i in group}  # not its first
-            spread = sorted(group, key=lambda i: repeat[i.key])  # stable: by size within each
-            runs += [FamiliesRun("exact", i.key, m) for methods in later for i in spread for m in methods]
+            first = [i for i in group if not (i.network in seen or seen.add(i.network))]
+            others = [i for i in group if i not in first]
+            runs += [run for i in first for run in [FamiliesRun("read", i.key)]
+                     + [FamiliesRun("exact", i.key, m) for m in order]]
+            runs += [run for i in others for run in [FamiliesRun("read", i.key)]
+                     + [FamiliesRun("exact", i.key, m) for m in order if m not in ("pyagrum", "circuit")]]
+            runs += [FamiliesRun("exact", i.key, m) for m in ("pyagrum", "circuit") if m in order for i in others]
         return tuple(runs)
 
     def run(self, run: FamiliesRun, profile: FamiliesProfile, root_seed: int) -> dict:
