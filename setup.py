@@ -16,6 +16,12 @@ SHIPPED = (
     "networks/*.uai",
     "networks/*.json",
     "evidence/*.json",
+    "benchmarks/*.md",  # the literature's benchmark families: attribution, licence, published answers, files
+    "benchmarks/LICENSE.source",
+    "benchmarks/answers.tsv",
+    "benchmarks/*/*.net",
+    "benchmarks/*/*.dne",
+    "benchmarks/*/*.inst",
     "results/README.md",
     "results/*/*.parquet",  # every experiment's tables (not its runs/ working store)
     "results/*/*.json",

@@ -19,6 +19,7 @@ module             job
 ``framework``      :func:`sweep` any experiment of :data:`EXPERIMENTS`, :func:`results` for a chapter
 ``large``          the large-network experiment (:data:`~.large.LARGE`)
 ``frontier``       grids past the junction tree (:data:`~.frontier.FRONTIER`)
+``families``       the literature's deterministic benchmarks (:data:`~.families.FAMILIES`)
 ``mcsat``          what SampleSAT costs MC-SAT (:data:`~.mcsat.MCSAT`)
 ``peers``          prunelab beside pgmpy, pyAgrum and PyMC (:data:`~.peers.PEERS`)
 =================  ==========================================================
@@ -42,6 +43,7 @@ from .specs import (
 )
 from .store import SweepMismatchError
 from .framework import PROVENANCE_KEYS, Experiment, load_folder, results, results_folder, sweep
+from .families import FAMILIES
 from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
@@ -58,7 +60,7 @@ from .tables import (
     summarise_case,
 )
 
-EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS}
+EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS, "families": FAMILIES}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [

@@ -1,0 +1,646 @@
+"""The deterministic benchmark families of the literature, read from their own files and answered exactly.
+
+The networks are the development half of the knowledge-compilation benchmarks
+(``data/benchmarks/``: the relational ``blockmap``, ``mastermind`` and
+friends-and-smokers networks, the plan-recognition networks and the noisy-OR DQMR
+networks; attribution in its ``README.md``), each paired with an Ace evidence file
+(:func:`prunelab.read_instantiation`). The query follows the families' rule: if the
+evidence file holds evidence, ``P(e)``; if it holds none or there is none,
+``P(goal = v)`` with the goal the last node *declared* in the network file and ``v``
+its state ``"true"`` (else its first state). The published answers and the fastest
+published times are ``data/benchmarks/answers.tsv``.
+
+Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.sweep`):
+
+``read``
+    one instance (network file and evidence file): whether and how fast
+    :func:`prunelab.read_network` and :func:`prunelab.read_instantiation` read them, the
+    size, the query by the rule and the published row (answer, agreeing and answering
+    runs, disputed, fastest published seconds);
+``exact``
+    one instance answered by one method (:data:`FAMILIES_METHODS`): ``junction_tree``,
+    ``circuit`` and ``counter`` each alone, ``auto`` (the library's own choice, through
+    :func:`prunelab.exact.log_probability_of_evidence` or
+    :func:`prunelab.exact.exact_marginals` with ``variables=[goal]``), and ``pyagrum``
+    (``pyagrum.loadBN`` of the same file, then ``LazyPropagation``): the answer as
+    ``log P`` and ``P`` or the refusal (exception class and message), wall and CPU
+    seconds, and its agreement with the published answer (:func:`agreement`).
+
+Every method runs in a forked child process (:func:`guarded`) stopped at the profile's
+wall-clock cap (past its own cap, for the circuit and the counter, which have one:
+``max_seconds`` of :func:`prunelab.circuit.circuit_for` and
+:func:`prunelab.circuit.count_inference`) or when the resident memory of the child and
+its descendants passes the profile's memory cap; the junction tree refuses by table
+size before allocating. So one method's cap loses nothing of the others. Nothing is
+drawn: exact runs need no seed.
+
+::
+
+    from prunelab.lab.experiments import EXPERIMENTS, results
+    tables = results(EXPERIMENTS["families"], "smoke")      # tables["instances"], tables["exact"]
+
+or ``python -m prunelab run families --profile paper``.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+__all__ = ["FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "FamiliesProfile", "FamiliesRun", "Instance",
+           "agreement", "benchmark_instances", "benchmarks_dir", "declared_nodes", "guarded", "load_instance"]
+
+FAMILIES_METHODS = ("junction_tree", "circuit", "counter", "auto", "pyagrum")
+"""The methods of the exact runs: prunelab's three exact methods alone, its ``auto`` and pyAgrum's junction tree."""
+
+REFUSALS = ("TablesTooLargeError", "CircuitTooLargeError", "CountTooHardError")
+"""Exceptions that are a method's refusal at its caps (any other exception is a failure)."""
+
+STUDY_AGREEMENT = 1e-4
+"""Relative difference within which the study's solver runs count as agreeing (``answers.tsv``)."""
+
+TARGET_RELATIVE = 1e-6
+"""Relative error of a reproduced answer (or absolute on ``log P`` where the answer is under :data:`TINY`)."""
+
+TINY = 1e-300
+"""Published answers under this are compared on ``log P``."""
+
+
+def benchmarks_dir() -> Path:
+    """``<data>/benchmarks`` (:func:`prunelab.catalogue.data_dir`)."""
+    from prunelab.catalogue import data_dir
+
+    return data_dir() / "benchmarks"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One network file with one evidence file (or none), and its published row if it has one.
+
+    Examples
+    --------
+    >>> Instance("DQMR", "or-50-5-1", "DQMR/or-50-5-1.dne", "or-50-5-1-40.inst").key
+    'or-50-5-1-40'
+    >>> Instance("Plan_Recognition", "tire-3", "Plan_Recognition/tire-3.dne", "").key
+    'tire-3.none'
+    """
+
+    family: str
+    network: str
+    network_file: str
+    evidence_file: str
+    published: tuple = ()  # (query, answer, runs_agreeing, runs_answered, disputed, fastest_published_s), as text
+
+    @property
+    def key(self) -> str:
+        """The evidence file's stem, or ``<network>.none`` where there is no evidence file."""
+        return Path(self.evidence_file).stem if self.evidence_file else f"{self.network}.none"
+
+
+@functools.lru_cache(maxsize=2)
+def _instances(folder: str) -> tuple[Instance, ...]:
+    folder = Path(folder)
+    files = {p.stem: p.relative_to(folder).as_posix() for p in sorted(folder.glob("*/*"))
+             if p.suffix in (".net", ".dne")}
+    out, answered = [], set()
+    with open(folder / "answers.tsv", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["network"] not in files:
+                raise FileNotFoundError(f"{folder / 'answers.tsv'}: network {row['network']!r} has no .net or .dne "
+                                        f"file under {folder}")
+            answered.add(row["network"])
+            out.append(Instance(row["family"], row["network"], files[row["network"]], row["evidence_file"],
+                                tuple(row[k] for k in ("query", "answer", "runs_agreeing", "runs_answered",
+                                                       "disputed", "fastest_published_s"))))
+    out += [Instance(path.split("/")[0], stem, path, "") for stem, path in files.items() if stem not in answered]
+    keys = [i.key for i in out]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{folder}: two instances share a key: {sorted(k for k in keys if keys.count(k) > 1)[:3]}")
+    return tuple(out)
+
+
+def benchmark_instances(folder=None) -> tuple[Instance, ...]:
+    """Every instance of ``data/benchmarks``: the rows of ``answers.tsv``, then each network file without a row.
+
+    A network file no row names is asked by the families' rule without evidence (``P(goal = v)``), with no
+    published answer.
+    """
+    return _instances(str(benchmarks_dir() if folder is None else folder))
+
+
+def declared_nodes(path) -> list[str]:
+    """The node names of a Hugin ``.net`` or Netica ``.dne`` file in the order the file declares them.
+
+    :func:`prunelab.read_network` orders a network's variables its own way; the families'
+    goal is the last node the *file* declares. A line ``node NAME`` (``node NAME {`` in
+    Netica) declares one.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pair.net"
+    >>> _ = path.write_text('node wet { states = ("f" "t"); }\\nnode rain { states = ("f" "t"); }\\n')
+    >>> declared_nodes(path)
+    ['wet', 'rain']
+    """
+    text = Path(path).read_text(errors="replace")
+    return re.findall(r"(?m)^[ \t]*node[ \t]+([A-Za-z_][A-Za-z0-9_]*)", text)
+
+
+def load_instance(instance: Instance, folder=None):
+    """``(bn, evidence, goal, goal_state, seconds)``: the network and evidence read, the goal and the read times.
+
+    ``goal`` and ``goal_state`` are ``None`` where the evidence holds something (the query is
+    ``P(e)``); ``seconds`` is ``(network, evidence)`` reading seconds.
+
+    Raises
+    ------
+    ValueError
+        The file's declared nodes are not the network's variables (the goal cannot be named).
+    """
+    from prunelab import read_instantiation, read_network
+
+    folder = benchmarks_dir() if folder is None else Path(folder)
+    path = folder / instance.network_file
+    tic = time.perf_counter()
+    bn = read_network(path)
+    network_seconds = time.perf_counter() - tic
+    tic = time.perf_counter()
+    evidence = read_instantiation(path.parent / instance.evidence_file) if instance.evidence_file else {}
+    if evidence:
+        bn.evidence_indices(evidence)  # unknown variables or states refused by name
+    evidence_seconds = time.perf_counter() - tic
+    if evidence:
+        return bn, evidence, None, None, (network_seconds, evidence_seconds)
+    declared = declared_nodes(path)
+    if sorted(declared) != sorted(bn.variables):
+        raise ValueError(f"{path}: the nodes declared ({len(declared)}) are not the network's {len(bn.variables)} "
+                         f"variables; the goal (the last node declared) cannot be named")
+    goal = declared[-1]
+    states = list(bn.states[goal])
+    return bn, evidence, goal, "true" if "true" in states else states[0], (network_seconds, evidence_seconds)
+
+
+@dataclass(frozen=True)
+class FamiliesProfile:
+    """How much the families experiment runs.
+
+    Parameters
+    ----------
+    name : str
+    instances : tuple of str
+        Instance keys (:attr:`Instance.key`); empty: every instance of ``data/benchmarks``.
+    methods : tuple of str
+        Methods of the exact runs (:data:`FAMILIES_METHODS`).
+    cap_seconds : float
+        Wall-clock cap of one method on one instance: ``max_seconds`` of the circuit's
+        compilation and of the counts, and the guard's for the methods without a time cap
+        (the junction tree, ``auto``, pyAgrum).
+    cap_bytes : int
+        Cap on the resident memory of a method's process and its descendants (the counter's
+        own cap is the library's, 8 GiB).
+    grace_seconds : float
+        The guard stops the circuit and the counter this long after their own cap.
+    """
+
+    name: str
+    instances: tuple[str, ...] = ()
+    methods: tuple[str, ...] = FAMILIES_METHODS
+    cap_seconds: float = 600.0
+    cap_bytes: int = 8 * 2**30
+    grace_seconds: float = 30.0
+
+    def to_dict(self) -> dict:
+        """The spec as plain JSON-ready values."""
+        return asdict(self)
+
+
+FAMILIES_PROFILES = {
+    "paper": FamiliesProfile("paper"),
+    "smoke": FamiliesProfile("smoke", instances=("fs-01", "fs-04", "or-50-5-1-40", "or-50-10-3-10",
+                                                 "mastermind_03_08_03-0000"),
+                             cap_seconds=5.0, grace_seconds=5.0),
+}
+"""``paper``: every instance of ``data/benchmarks`` (298: 283 published rows and the 15 DQMR networks without one),
+each method capped at 600 s and 8 GiB; ``smoke``: five small instances (both queries, a disputed row), each
+method capped at 5 s (seconds in all, for the book's smoke build and the tests)."""
+
+
+@dataclass(frozen=True)
+class FamiliesRun:
+    """One run: an instance read, or answered by one method.
+
+    Examples
+    --------
+    >>> FamiliesRun("exact", "or-50-5-1-40", "counter").id
+    'exact.or-50-5-1-40.counter'
+    """
+
+    kind: str
+    instance: str
+    method: str = ""
+
+    @property
+    def id(self) -> str:
+        """``read.<instance>`` or ``exact.<instance>.<method>``."""
+        return f"{self.kind}.{self.instance}" + (f".{self.method}" if self.kind == "exact" else "")
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _resident_bytes(pid: int) -> int:
+    """Resident memory of a process and its descendants (Linux ``/proc``; 0 where it cannot be read)."""
+    total = 0
+    for p in _descendants(pid):
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _guard_child(fn, writer) -> None:
+    import resource
+
+    tic = time.perf_counter()
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001 - handed to the parent, which records it
+        kind = "refused" if type(exc).__name__ in REFUSALS else "failed"
+        message = (type(exc).__name__, str(exc)[:600])
+        value = None
+    else:
+        kind, message = "answered", ("", "")
+    seconds = time.perf_counter() - tic
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    writer.send((kind, value, message, seconds, peak))
+    writer.close()
+
+
+def guarded(fn, timeout: float, max_bytes: int) -> dict:
+    """``fn()`` in a forked child, stopped after ``timeout`` seconds or past ``max_bytes`` of resident memory.
+
+    Returns
+    -------
+    dict
+        ``status`` (``"answered"``, ``"refused"`` for an exception of :data:`REFUSALS`,
+        ``"failed"`` for another, ``"timed out"``, ``"memory cap"``), ``value`` (what ``fn``
+        returned, or None), ``error`` (exception class) and ``message``, ``wall_seconds``
+        (of ``fn`` in the child, or until it was stopped), ``cpu_seconds`` (the child's and its
+        descendants'), ``peak_bytes`` (the child's own peak, or the largest resident memory
+        seen of it and its descendants where it was stopped).
+
+    Examples
+    --------
+    >>> guarded(lambda: 6 * 7, timeout=60, max_bytes=2**33)["value"]
+    42
+    >>> guarded(lambda: time.sleep(5), timeout=0, max_bytes=2**33)["status"]
+    'timed out'
+    """
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    reader, writer = ctx.Pipe(duplex=False)
+    cpu = _children_cpu()
+    start = time.perf_counter()
+    child = ctx.Process(target=_guard_child, args=(fn, writer), daemon=False)
+    child.start()
+    writer.close()
+    peak, result = 0, None
+    try:
+        while True:
+            seconds = time.perf_counter() - start
+            peak = max(peak, _resident_bytes(child.pid))
+            if seconds > timeout or peak > max_bytes:
+                status = "timed out" if seconds > timeout else "memory cap"
+                cap = f"{timeout:g} s" if seconds > timeout else f"{max_bytes / 2**30:g} GiB"
+                result = {"status": status, "value": None, "error": "",
+                          "message": f"stopped at its cap of {cap} after {seconds:.1f} s and {peak / 2**30:.2f} GiB",
+                          "wall_seconds": seconds, "peak_bytes": peak}
+                break
+            if reader.poll(min(0.1, max(timeout - seconds, 0.0) + 0.001)):
+                try:
+                    kind, value, (error, message), seconds, own_peak = reader.recv()
+                except EOFError:
+                    child.join()
+                    result = {"status": "failed", "value": None, "error": "ChildExited",
+                              "message": f"the method's process exited with code {child.exitcode} (out of memory?)",
+                              "wall_seconds": time.perf_counter() - start, "peak_bytes": peak}
+                else:
+                    result = {"status": kind, "value": value, "error": error, "message": message,
+                              "wall_seconds": seconds, "peak_bytes": max(own_peak, 0)}
+                break
+    finally:
+        if child.is_alive() and (result is None or result["status"] in ("timed out", "memory cap")):
+            for p in reversed(_descendants(child.pid)):
+                try:
+                    os.kill(p, 9)
+                except OSError:
+                    pass
+        child.join()
+        reader.close()
+    result["cpu_seconds"] = _children_cpu() - cpu
+    return result
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else -math.inf
+
+
+def _junction_tree(bn, evidence, goal, state):
+    from prunelab.exact import exact_marginals, log_probability_of_evidence
+
+    if goal is None:
+        return {"log_p": log_probability_of_evidence(bn, evidence, method="junction_tree"), "used": "junction_tree"}
+    post = exact_marginals(bn, evidence, method="junction_tree", variables=[goal])
+    return {"log_p": _log(float(post[goal][list(bn.states[goal]).index(state)])), "used": post.method}
+
+
+def _circuit(bn, evidence, goal, state, cap):
+    from prunelab.circuit import ImpossibleEvidenceError, circuit_for, circuit_inference
+    from prunelab.compiled import compile_network
+
+    net = compile_network(bn, evidence)
+    try:
+        circuit = circuit_for(net, max_seconds=cap, race=True)
+    except ImpossibleEvidenceError:
+        return {"log_p": -math.inf, "used": "circuit"}
+    log_p, marginals = circuit_inference(bn, net, circuit)
+    if goal is not None:
+        log_p = _log(float(marginals[goal][list(bn.states[goal]).index(state)]))
+    return {"log_p": float(log_p), "used": "circuit", "size": int(circuit.size)}
+
+
+def _counter(bn, evidence, goal, state, cap):
+    from prunelab.circuit import ImpossibleEvidenceError, count_inference
+    from prunelab.compiled import compile_network
+
+    net = compile_network(bn, evidence)
+    try:
+        log_p, marginals = count_inference(bn.variables, net, None if goal is None else [bn.index(goal)],
+                                           max_seconds=cap, what=f"network {bn.name!r}")
+    except ImpossibleEvidenceError:
+        return {"log_p": -math.inf, "used": "counter"}
+    if goal is not None:
+        log_p = _log(float(marginals[goal][list(bn.states[goal]).index(state)]))
+    return {"log_p": float(log_p), "used": "counter"}
+
+
+def _auto(bn, evidence, goal, state):
+    from prunelab.exact import exact_marginals, log_probability_of_evidence
+
+    if goal is None:  # the method that answered P(e) is not on the answer (a float)
+        return {"log_p": log_probability_of_evidence(bn, evidence, method="auto"), "used": ""}
+    post = exact_marginals(bn, evidence, method="auto", variables=[goal])
+    return {"log_p": _log(float(post[goal][list(bn.states[goal]).index(state)])), "used": post.method}
+
+
+def _pyagrum(path, evidence, goal, state):
+    from ..peers.convert import import_pyagrum
+
+    gum = import_pyagrum()
+    tic = time.perf_counter()
+    model = gum.loadBN(str(path))
+    read_seconds = time.perf_counter() - tic
+    ie = gum.LazyPropagation(model)
+    if goal is None:
+        ie.setEvidence(dict(evidence))
+        ie.makeInference()
+        p = float(ie.evidenceProbability())
+    else:
+        ie.makeInference()
+        labels = list(model.variable(goal).labels())
+        p = float(ie.posterior(goal).tolist()[labels.index(state)])
+    return {"log_p": _log(p), "p_direct": p, "used": "pyagrum-lazy", "pyagrum_read_seconds": read_seconds}
+
+
+@functools.lru_cache(maxsize=1)
+def _warm() -> None:
+    """Compile the numba kernels of every method in this process once, so that no forked child times a compile."""
+    from prunelab import BayesianNetwork
+
+    bn = BayesianNetwork(states={"A": ["false", "true"], "B": ["false", "true"]}, parents={"B": ["A"]},
+                         cpts={"A": [0.3, 0.7], "B": [[0.5, 0.5], [0.0, 1.0]]}, name="warm")
+    for evidence, goal in (({"B": "true"}, None), ({}, "B")):
+        _junction_tree(bn, evidence, goal, "true")
+        _circuit(bn, evidence, goal, "true", 60.0)
+        _counter(bn, evidence, goal, "true", 60.0)
+        _auto(bn, evidence, goal, "true")
+    from ..peers.convert import import_pyagrum
+
+    import_pyagrum()  # once, not in every child
+
+
+def _printed_precision(answer: str) -> float:
+    """Half a unit of the last digit printed in a published answer, relative to it (0 for an answer of 0).
+
+    Examples
+    --------
+    >>> round(_printed_precision("2.64312e-06") * 1e6, 3)
+    1.892
+    """
+    mantissa, _, exponent = answer.lower().partition("e")
+    if float(mantissa) == 0:
+        return 0.0
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 0.5 * 10.0 ** -decimals / abs(float(mantissa))  # the exponent cancels
+
+
+def agreement(log_p: float, published: tuple) -> dict:
+    """Our answer beside the published one: errors and whether it is reproduced or with which side it agrees.
+
+    Parameters
+    ----------
+    log_p : float
+        Our answer, ``log P`` (``-inf`` for 0; NaN where the method gave none).
+    published : tuple
+        The row of :attr:`Instance.published` (empty where there is none).
+
+    Returns
+    -------
+    dict
+        ``published_p``; ``rel_error`` (``|P - P_pub| / P_pub``; 0 where both are 0,
+        inf where only the published one is), ``log_error`` (``|log P - log P_pub|``);
+        ``agrees`` (relative error within :data:`TARGET_RELATIVE` or half a unit of the
+        last digit printed, whichever is larger; where the published answer is under
+        :data:`TINY`, the same on ``log P``; disputed rows within the study's own rule,
+        :data:`STUDY_AGREEMENT`); ``agreement``: ``"reproduced"`` or ``"not
+        reproduced"`` for undisputed rows, ``"consensus"`` or ``"minority"`` for disputed
+        ones, ``""`` without an answer or a published row.
+
+    Examples
+    --------
+    >>> agreement(math.log(0.4), ("P(goal)", "0.4", "12", "12", "no", "0.29"))["agreement"]
+    'reproduced'
+    >>> agreement(math.log(2.6e-13), ("P(e)", "0", "7", "12", "yes", "0.59"))["agreement"]
+    'minority'
+    """
+    if not published:
+        return {"published_p": math.nan, "rel_error": math.nan, "log_error": math.nan, "agrees": None,
+                "agreement": ""}
+    _, answer, _, _, disputed, _ = published
+    ref = float(answer)
+    if math.isnan(log_p):
+        return {"published_p": ref, "rel_error": math.nan, "log_error": math.nan, "agrees": None, "agreement": ""}
+    p = math.exp(log_p)
+    if ref > 0 or float(answer.lower().partition("e")[0]) > 0:
+        mantissa, _, exponent = answer.lower().partition("e")  # log P_pub from the text: exact under the floats
+        log_ref = math.log(float(mantissa)) + int(exponent or 0) * math.log(10.0)
+        rel, log_error = abs(p - ref) / ref if ref > 0 else math.inf, abs(log_p - log_ref)
+    else:
+        rel = log_error = 0.0 if log_p == -math.inf else math.inf
+    tiny = ref < TINY and log_error < math.inf
+    if disputed == "yes":
+        agrees = log_error <= STUDY_AGREEMENT if tiny else rel <= STUDY_AGREEMENT
+        label = "consensus" if agrees else "minority"
+    else:
+        tolerance = max(TARGET_RELATIVE, _printed_precision(answer))
+        agrees = log_error <= tolerance if tiny else rel <= tolerance
+        label = "reproduced" if agrees else "not reproduced"
+    return {"published_p": ref, "rel_error": rel, "log_error": log_error, "agrees": bool(agrees), "agreement": label}
+
+
+def _published_fields(instance: Instance) -> dict:
+    if not instance.published:
+        return {"published_query": "", "published_answer": "", "runs_agreeing": -1, "runs_answered": -1,
+                "disputed": "", "fastest_published_s": math.nan}
+    query, answer, agreeing, answered, disputed, fastest = instance.published
+    return {"published_query": query, "published_answer": answer, "runs_agreeing": int(agreeing),
+            "runs_answered": int(answered), "disputed": disputed, "fastest_published_s": float(fastest)}
+
+
+def _instance(key: str) -> Instance:
+    for instance in benchmark_instances():
+        if instance.key == key:
+            return instance
+    raise KeyError(f"no benchmark instance {key!r} in {benchmarks_dir()}")
+
+
+def _read_run(instance: Instance, prof: FamiliesProfile) -> dict:
+    try:
+        bn, evidence, goal, state, (network_seconds, evidence_seconds) = load_instance(instance)
+    except Exception as exc:  # a file that does not read is a finding  # noqa: BLE001
+        return {"read_status": "failed", "read_error": type(exc).__name__, "read_message": str(exc)[:600],
+                "read_seconds": math.nan, "evidence_read_seconds": math.nan, "n_variables": -1, "n_observed": -1,
+                "query": "", "goal": "", "goal_state": ""}
+    return {"read_status": "ok", "read_error": "", "read_message": "", "read_seconds": network_seconds,
+            "evidence_read_seconds": evidence_seconds, "n_variables": len(bn.variables), "n_observed": len(evidence),
+            "query": "P(e)" if goal is None else "P(goal=v)", "goal": goal or "", "goal_state": state or ""}
+
+
+def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
+    try:
+        bn, evidence, goal, state, (network_seconds, _) = load_instance(instance)
+    except Exception as exc:  # the read run records why  # noqa: BLE001
+        return {"status": "unreadable", "error": type(exc).__name__, "message": str(exc)[:600], "log_p": math.nan,
+                "p": math.nan, **agreement(math.nan, instance.published)}
+    cap = prof.cap_seconds
+    body, timeout = {
+        "junction_tree": (lambda: _junction_tree(bn, evidence, goal, state), cap),
+        "circuit": (lambda: _circuit(bn, evidence, goal, state, cap), cap + prof.grace_seconds),
+        "counter": (lambda: _counter(bn, evidence, goal, state, cap), cap + prof.grace_seconds),
+        "auto": (lambda: _auto(bn, evidence, goal, state), cap),
+        "pyagrum": (lambda: _pyagrum(benchmarks_dir() / instance.network_file, evidence, goal, state), cap),
+    }[method]
+    _warm()
+    out = guarded(body, timeout, prof.cap_bytes)
+    out["message"] = out["message"].replace(str(benchmarks_dir()), "data/benchmarks")  # no machine path
+    value = out["value"] or {}
+    log_p = float(value.get("log_p", math.nan))
+    record = {"query": "P(e)" if goal is None else "P(goal=v)", "goal": goal or "", "goal_state": state or "",
+              "read_seconds": network_seconds, "status": out["status"], "used": value.get("used", ""),
+              "error": out["error"], "message": out["message"], "log_p": log_p,
+              "p": math.exp(log_p) if not math.isnan(log_p) else math.nan,
+              "seconds": out["wall_seconds"], "cpu_seconds": out["cpu_seconds"], "peak_bytes": int(out["peak_bytes"]),
+              "circuit_size": int(value.get("size", -1)),
+              "pyagrum_read_seconds": float(value.get("pyagrum_read_seconds", math.nan)),
+              "cap_seconds": cap, "guard_seconds": timeout}
+    record.update(agreement(log_p, instance.published))
+    return record
+
+
+class _Families:
+    """The experiment (:class:`prunelab.lab.experiments.framework.Experiment`)."""
+
+    name = "families"
+    profiles = FAMILIES_PROFILES
+    tables = {"read": "instances", "exact": "exact"}
+    libraries = ("pyagrum", "pysdd", "pyganak")
+
+    def plan(self, profile) -> tuple[FamiliesRun, ...]:
+        """Every instance's read run and exact runs, cheapest first, so that a sweep stopped early has the most.
+
+        The instances with a published row, then those without; within each group the smallest network
+        files first. First one instance of each network with every method (its read run, the junction
+        tree, the counter, ``auto``, pyAgrum, the circuit), then the network's other instances in three
+        passes: the junction tree, the counter and ``auto`` (after each one's read run); then pyAgrum; then
+        the circuit (its compilations run longest when they refuse).
+        """
+        folder = benchmarks_dir()
+        every = benchmark_instances()
+        keys = set(profile.instances)
+        unknown = sorted(keys - {i.key for i in every})
+        if unknown:
+            raise KeyError(f"unknown benchmark instance(s) {unknown[:3]} in profile {profile.name!r}")
+        chosen = [i for i in every if not keys or i.key in keys]
+        chosen.sort(key=lambda i: ((folder / i.network_file).stat().st_size, i.key))
+        order = [m for m in profile.methods if m not in ("pyagrum", "circuit")] + [
+            m for m in ("pyagrum", "circuit") if m in profile.methods]
+        runs = []
+        for group in ([i for i in chosen if i.published], [i for i in chosen if not i.published]):
+            seen: set[str] = set()
+            first = [i for i in group if not (i.network in seen or seen.add(i.network))]
+            others = [i for i in group if i not in first]
+            runs += [run for i in first for run in [FamiliesRun("read", i.key)]
+                     + [FamiliesRun("exact", i.key, m) for m in order]]
+            runs += [run for i in others for run in [FamiliesRun("read", i.key)]
+                     + [FamiliesRun("exact", i.key, m) for m in order if m not in ("pyagrum", "circuit")]]
+            runs += [FamiliesRun("exact", i.key, m) for m in ("pyagrum", "circuit") if m in order for i in others]
+        return tuple(runs)
+
+    def run(self, run: FamiliesRun, profile: FamiliesProfile, root_seed: int) -> dict:
+        """One run's record (nothing is drawn: ``root_seed`` is unused)."""
+        from .provenance import current_load
+
+        load, tic = current_load(), time.perf_counter()
+        instance = _instance(run.instance)
+        record = {"id": run.id, "instance": instance.key, "family": instance.family, "network": instance.network,
+                  "network_file": instance.network_file, "evidence_file": instance.evidence_file}
+        record.update(_published_fields(instance))
+        if run.kind == "read":
+            record.update(_read_run(instance, profile))
+        else:
+            record["method"] = run.method
+            record.update(_exact_run(instance, run.method, profile))
+        record.update(wall_seconds=time.perf_counter() - tic, load_start=load)
+        return record
+
+
+FAMILIES = _Families()
+"""The families experiment."""
