@@ -40,7 +40,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, compile_network, state_labels
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
-from ..junction_tree import calibrate
+from .. import junction_tree
 from ..planner import ExactPlan, draw_method
 from .circuit_start import circuit_posterior_state
 from .inverse_cdf import inverse_cdf_py
@@ -194,7 +194,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None) -> _Pos
     plan = draw_method(bn, named_evidence)
     if plan.method != "junction_tree":
         return plan
-    tree, calibration = calibrate(bn, named_evidence)
+    tree, calibration = junction_tree.calibrate(bn, named_evidence)
     if calibration.log_probability == -np.inf:
         named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")

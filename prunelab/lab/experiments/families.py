@@ -413,12 +413,11 @@ def _counter(bn, evidence, goal, state, cap):
 
 
 def _auto(bn, evidence, goal, state):
-    from prunelab.exact import exact_marginals, log_probability_of_evidence
+    from prunelab.exact import exact_marginals
 
-    if goal is None:  # the method that answered P(e) is not on the answer (a float)
-        return {"log_p": log_probability_of_evidence(bn, evidence, method="auto"), "used": ""}
-    post = exact_marginals(bn, evidence, method="auto", variables=[goal])
-    return {"log_p": _log(float(post[goal][list(bn.states[goal]).index(state)])), "used": post.method}
+    post = exact_marginals(bn, evidence, method="auto", variables=[] if goal is None else [goal])
+    log_p = post.log_probability if goal is None else _log(float(post[goal][list(bn.states[goal]).index(state)]))
+    return {"log_p": log_p, "used": post.method, "reason": post.plan.reason}
 
 
 def _pyagrum(path, evidence, goal, state):
@@ -575,6 +574,7 @@ def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
     log_p = float(value.get("log_p", math.nan))
     record = {"query": "P(e)" if goal is None else "P(goal=v)", "goal": goal or "", "goal_state": state or "",
               "read_seconds": network_seconds, "status": out["status"], "used": value.get("used", ""),
+              "reason": value.get("reason", ""),
               "error": out["error"], "message": out["message"], "log_p": log_p,
               "p": math.exp(log_p) if not math.isnan(log_p) else math.nan,
               "seconds": out["wall_seconds"], "cpu_seconds": out["cpu_seconds"], "peak_bytes": int(out["peak_bytes"]),
