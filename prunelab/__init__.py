@@ -6,7 +6,8 @@ indicators measure it, and the lab turns many results into the tables and figure
 the book's chapters (``notebooks/``). The library never imports the lab::
 
     library  network         BayesianNetwork: variables, states, CPTs, checked when built
-    library  io/             networks in and out: BIF, UAI, Hugin, Netica, GeNIe, BIFXML, pgmpy
+    library  io/             networks in and out: BIF, UAI, Hugin, Netica, GeNIe, BIFXML, pgmpy;
+                             evidence in: Ace .inst files
     library  catalogue       the paper's networks, frozen grids and evidence sets by name
     library  grids           grid networks with determinism (Sang, Beame & Kautz)
     library  evidence        evidence and seeds as they enter; seeded random evidence
@@ -15,7 +16,8 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  clauses         a network as weighted clauses (MC-SAT)
     library  elimination     elimination orders, for exact inference and counting
     library  junction_tree   the junction tree, compiled once, calibrated per evidence
-    library  circuit/        compiled circuits: exact inference past the junction tree's reach
+    library  circuit/        compiled circuits and weighted model counts: past the junction tree's reach
+    library  planner         which exact method answers: junction tree, circuit or counter, and why
     library  exact           exact marginals and P(e): the ground truth
     library  theory/         exact transition matrices and pruned sets on tiny networks
     library  samplers/       one module per sampler (init/step/run_chain, register_sampler);
@@ -31,6 +33,7 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  extras          optional packages: available(), require() naming the extra that installs one
     lab      lab/experiments/        the paper's sweep: cases, profiles, runner, store, tables
     lab      lab/experiments/large/  every pgmpy network, its peers, grids
+    lab      lab/experiments/families  the literature's deterministic benchmarks, answered exactly
     lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
     lab      lab/ahd         AHD(t) over runs, from the results' curves
     lab      lab/plots/      the book's figures and the display of its tables
