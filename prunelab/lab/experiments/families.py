@@ -26,7 +26,7 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     ``log P`` and ``P`` or the refusal (exception class and message), wall and CPU
     seconds, and its agreement with the published answer (:func:`agreement`).
 
-Every method runs in a forked child process (:func:`guarded`) stopped at the profile's
+Every method runs in a forked child process (:func:`~prunelab.lab.experiments.guard.guarded`) stopped at the profile's
 wall-clock cap (past its own cap, for the circuit and the counter, which have one:
 ``max_seconds`` of :func:`prunelab.circuit.circuit_for` and
 :func:`prunelab.circuit.count_inference`) or when the resident memory of the child and
@@ -47,20 +47,19 @@ from __future__ import annotations
 import csv
 import functools
 import math
-import os
 import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .guard import guarded
+
 __all__ = ["FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "FamiliesProfile", "FamiliesRun", "Instance",
-           "agreement", "benchmark_instances", "benchmarks_dir", "declared_nodes", "guarded", "load_instance"]
+           "agreement", "benchmark_instances", "benchmarks_dir", "declared_nodes", "load_instance"]
 
 FAMILIES_METHODS = ("junction_tree", "circuit", "counter", "auto", "pyagrum")
 """The methods of the exact runs: prunelab's three exact methods alone, its ``auto`` and pyAgrum's junction tree."""
 
-REFUSALS = ("TablesTooLargeError", "CircuitTooLargeError", "CountTooHardError")
-"""Exceptions that are a method's refusal at its caps (any other exception is a failure)."""
 
 STUDY_AGREEMENT = 1e-4
 """Relative difference within which the study's solver runs count as agreeing (``answers.tsv``)."""
@@ -250,123 +249,6 @@ class FamiliesRun:
     def id(self) -> str:
         """``read.<instance>`` or ``exact.<instance>.<method>``."""
         return f"{self.kind}.{self.instance}" + (f".{self.method}" if self.kind == "exact" else "")
-
-
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def _resident_bytes(pid: int) -> int:
-    """Resident memory of a process and its descendants (Linux ``/proc``; 0 where it cannot be read)."""
-    total = 0
-    for p in _descendants(pid):
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
-
-
-def _children_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _guard_child(fn, writer) -> None:
-    import resource
-
-    tic = time.perf_counter()
-    try:
-        value = fn()
-    except Exception as exc:  # noqa: BLE001 - handed to the parent, which records it
-        kind = "refused" if type(exc).__name__ in REFUSALS else "failed"
-        message = (type(exc).__name__, str(exc)[:600])
-        value = None
-    else:
-        kind, message = "answered", ("", "")
-    seconds = time.perf_counter() - tic
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    writer.send((kind, value, message, seconds, peak))
-    writer.close()
-
-
-def guarded(fn, timeout: float, max_bytes: int) -> dict:
-    """``fn()`` in a forked child, stopped after ``timeout`` seconds or past ``max_bytes`` of resident memory.
-
-    Returns
-    -------
-    dict
-        ``status`` (``"answered"``, ``"refused"`` for an exception of :data:`REFUSALS`,
-        ``"failed"`` for another, ``"timed out"``, ``"memory cap"``), ``value`` (what ``fn``
-        returned, or None), ``error`` (exception class) and ``message``, ``wall_seconds``
-        (of ``fn`` in the child, or until it was stopped), ``cpu_seconds`` (the child's and its
-        descendants'), ``peak_bytes`` (the child's own peak, or the largest resident memory
-        seen of it and its descendants where it was stopped).
-
-    Examples
-    --------
-    >>> guarded(lambda: 6 * 7, timeout=60, max_bytes=2**33)["value"]
-    42
-    >>> guarded(lambda: time.sleep(5), timeout=0, max_bytes=2**33)["status"]
-    'timed out'
-    """
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    cpu = _children_cpu()
-    start = time.perf_counter()
-    child = ctx.Process(target=_guard_child, args=(fn, writer), daemon=False)
-    child.start()
-    writer.close()
-    peak, result = 0, None
-    try:
-        while True:
-            seconds = time.perf_counter() - start
-            peak = max(peak, _resident_bytes(child.pid))
-            if seconds > timeout or peak > max_bytes:
-                status = "timed out" if seconds > timeout else "memory cap"
-                cap = f"{timeout:g} s" if seconds > timeout else f"{max_bytes / 2**30:g} GiB"
-                result = {"status": status, "value": None, "error": "",
-                          "message": f"stopped at its cap of {cap} after {seconds:.1f} s and {peak / 2**30:.2f} GiB",
-                          "wall_seconds": seconds, "peak_bytes": peak}
-                break
-            if reader.poll(min(0.1, max(timeout - seconds, 0.0) + 0.001)):
-                try:
-                    kind, value, (error, message), seconds, own_peak = reader.recv()
-                except EOFError:
-                    child.join()
-                    result = {"status": "failed", "value": None, "error": "ChildExited",
-                              "message": f"the method's process exited with code {child.exitcode} (out of memory?)",
-                              "wall_seconds": time.perf_counter() - start, "peak_bytes": peak}
-                else:
-                    result = {"status": kind, "value": value, "error": error, "message": message,
-                              "wall_seconds": seconds, "peak_bytes": max(own_peak, 0)}
-                break
-    finally:
-        if child.is_alive() and (result is None or result["status"] in ("timed out", "memory cap")):
-            for p in reversed(_descendants(child.pid)):
-                try:
-                    os.kill(p, 9)
-                except OSError:
-                    pass
-        child.join()
-        reader.close()
-    result["cpu_seconds"] = _children_cpu() - cpu
-    return result
 
 
 def _log(x: float) -> float:
