@@ -84,6 +84,7 @@ _EXPERIMENTS = {
     "large": "prune sampling on every network pgmpy ships, its peers at equal budgets, grids",
     "mcsat": "what SampleSAT costs MC-SAT: its bias, and the paper's indicators beside the other samplers",
     "peers": "prunelab beside pgmpy, pyAgrum and PyMC at equal wall-clock budgets",
+    "families": "the literature's deterministic benchmarks answered exactly: each method, auto's choice, pyAgrum",
 }
 
 
