@@ -19,7 +19,8 @@ import zlib
 from pathlib import Path
 
 __all__ = [
-    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "LineCounter", "Tokens", "excerpt", "line_comment", "open_text",
+    "COUNT", "MAX_FILE_BYTES", "FileFormatError", "LineCounter", "Tokens", "excerpt", "gzipped", "line_comment",
+    "open_text",
     "parse_probability", "probability_row", "read_bytes",
 ]
 
@@ -140,7 +141,12 @@ def read_bytes(path: Path) -> bytes:
                     f"{info.st_size})"
                 )
             raw = b"".join(pieces)
-    return _gunzip(raw, path) if path.suffix.lower() == ".gz" else raw
+    return _gunzip(raw, path) if gzipped(path) else raw
+
+
+def gzipped(path) -> bool:
+    """Whether ``path`` names a gzip file: its suffix is ``.gz`` in any case (``.GZ`` too), read and written alike."""
+    return Path(path).suffix.lower() == ".gz"
 
 
 _PIECE = 1 << 20

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, check_cpt_size, format_listing
-from .tokens import COUNT, FileFormatError, Tokens, line_comment, open_text, parse_probability
+from .tokens import COUNT, FileFormatError, Tokens, gzipped, line_comment, open_text, parse_probability
 
 __all__ = ["read_uai", "write_uai"]
 
@@ -35,7 +35,7 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
     ----------
     bn : BayesianNetwork
     path : str or Path
-        A path ending in ``.gz`` is written gzip-compressed (as :func:`read_uai`
+        A path ending in ``.gz`` (in any case) is written gzip-compressed (as :func:`read_uai`
         reads it).
     names : bool, default True
         Also write the names sidecar.
@@ -80,7 +80,7 @@ def write_uai(bn: BayesianNetwork, path, names: bool = True) -> Path:
             lines.append(" ".join(repr(float(x)) for x in row))
         lines.append("")
     data = "\n".join(lines).encode()
-    if path.name.endswith(".gz"):
+    if gzipped(path):
         data = gzip.compress(data, mtime=0)
     side = _sidecar(path)
     if names:

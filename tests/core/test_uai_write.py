@@ -139,3 +139,15 @@ def test_pyagrum_reads_a_many_parent_table_with_its_parents_reversed(tmp_path):
                           EVIDENCE)
     assert math.isclose(ie.evidenceProbability(), misread, rel_tol=1e-9)
     assert not math.isclose(misread, probability_of_evidence(bn, EVIDENCE), rel_tol=1e-3)
+
+
+@pytest.mark.parametrize("suffix", [".uai.gz", ".uai.GZ"])
+def test_a_gz_suffix_in_any_case_is_written_gzipped_and_read_back(tmp_path, suffix):
+    """The writer and the reader decide by one rule (the reader gunzips ``.GZ`` too)."""
+    bn = load_network("asia")
+    path = write_uai(bn, tmp_path / f"asia{suffix}")
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    back = read_uai(path)
+    assert back.variables == bn.variables
+    for v in bn.variables:
+        np.testing.assert_array_equal(back.cpts[v], bn.cpts[v])
