@@ -268,7 +268,8 @@ def _given_up(adjacency, card: np.ndarray, prefix: list[int], heuristic: str) ->
     (:func:`check_fits` names the largest clique of those first steps).
     """
     head = _evaluated(adjacency, card, tuple(prefix), heuristic, math.inf)
-    rest = tuple(v for v in sorted(adjacency) if v not in set(prefix))
+    eliminated = set(prefix)
+    rest = tuple(v for v in sorted(adjacency) if v not in eliminated)
     return EliminationOrder(head.order + rest, head.neighbours + (frozenset(),) * len(rest),
                             head.entries + (0.0,) * len(rest),
                             f"{heuristic}, given up past {GIVE_UP_ENTRIES:.3g} entries")

@@ -214,13 +214,12 @@ def _elimination_cost(order, scopes, card) -> int:
     return cost
 
 
-def _symbolic_elimination(order, scopes, card, position, with_strides=True):
+def _symbolic_elimination(order, scopes, card, position):
     """Steps of variable elimination along ``order`` over factors with ``scopes``, and their cost.
 
     Every step is ``(v, combined, inputs, strides, output id, output scope)``; the
-    combined scope lists the other variables by search position, then ``v``.
-    ``with_strides=False`` leaves the strides empty. The cost is
-    :func:`_elimination_cost`'s.
+    combined scope lists the other variables by search position, then ``v``. The
+    cost is :func:`_elimination_cost`'s.
     """
     card = [int(c) for c in card]  # Python ints: numpy scalars cost ~100 ns each
     where = [0] * len(card)  # the search position of each variable, as a list lookup
@@ -252,13 +251,12 @@ def _symbolic_elimination(order, scopes, card, position, with_strides=True):
         strides = []
         for f in inputs:
             s = active.pop(f)
-            if with_strides:
-                own = {}
-                stride = 1
-                for u in reversed(s):
-                    own[u] = stride
-                    stride *= card[u]
-                strides.append([own.get(u, 0) for u in combined])
+            own = {}
+            stride = 1
+            for u in reversed(s):
+                own[u] = stride
+                stride *= card[u]
+            strides.append([own.get(u, 0) for u in combined])
             for u in s:
                 if u != v:
                     holding[u].discard(f)
