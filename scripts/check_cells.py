@@ -9,7 +9,8 @@ The rules (``tests/book/test_cells.py`` runs them on every chapter of ``_toc.yml
     is its source lines, blank lines inside included, without its ``:tags:`` line and
     without leading or trailing blank lines.
 ``visible-glue``
-    No ``glue(`` call in a code cell a reader can see or unfold.
+    No ``glue(`` call (nor ``glue_float(``, ``glue_range(``) in a code cell a reader can see
+    or unfold.
 ``visible-assert``
     No ``assert`` in a code cell a reader can see or unfold, outside exercise
     solutions (whose asserts check the answer, and are the point), unless the line
@@ -66,7 +67,7 @@ RULES = ("cell-length", "visible-glue", "visible-assert", "alt-text", "tldr")
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _TAGS = re.compile(r"^:tags:\s*\[(?P<tags>[^\]]*)\]\s*$")
-_GLUE = re.compile(r"(?<![\w.])glue\(")
+_GLUE = re.compile(r"(?<![\w.])glue(?:_\w+)?\(")  # glue(, glue_float(, glue_range(
 _ASSERT = re.compile(r"^\s*assert\b")
 _FIGURE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?:glue:figure|figure)\}[^\n]*\n"
                      r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.MULTILINE)

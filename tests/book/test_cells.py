@@ -110,6 +110,7 @@ def test_a_clean_page_passes():
     (_cell([f"x{i} = {i}" for i in range(MAX_LINES + 1)]), "cell-length"),
     (_cell(["x = 1", "glue('toy_n', x, display=False)"]), "visible-glue"),
     (_cell(["x = 1", "glue('toy_n', x)"], "hide-input"), "visible-glue"),  # unfolded, it shows
+    (_cell(["glue_float('toy_x', 0.5)"]), "visible-glue"),
     (_cell(["assert 1 + 1 == 2"]), "visible-assert"),
     (_cell(["assert 1 + 1 == 2  # checked"], "hide-input"), "visible-assert"),
     (_figure(None), "alt-text"),
