@@ -14,8 +14,8 @@ The rules (``tests/book/test_cells.py`` runs them on every chapter of ``_toc.yml
 ``visible-assert``
     No ``assert`` in a code cell a reader can see or unfold, outside exercise
     solutions (whose asserts check the answer, and are the point), unless the line
-    ends with the marker comment ``# the lesson`` (the assert is what the cell
-    teaches: detailed balance holds, a count equals ``|S|``). Every other assert goes
+    ends with the marker comment ``# the lesson`` or ``# the lesson: why`` (the assert
+    is what the cell teaches: detailed balance holds, a count equals ``|S|``). Every other assert goes
     into a ``remove-cell`` cell or into a lab function the chapter calls.
 ``alt-text``
     Every ``{glue:figure}`` and ``{figure}`` has an ``:alt:`` option of at least
@@ -69,6 +69,7 @@ _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.MULT
 _TAGS = re.compile(r"^:tags:\s*\[(?P<tags>[^\]]*)\]\s*$")
 _GLUE = re.compile(r"(?<![\w.])glue(?:_\w+)?\(")  # glue(, glue_float(, glue_range(
 _ASSERT = re.compile(r"^\s*assert\b")
+_LESSON = re.compile(r"#\s*the lesson\b[^#]*$")
 _FIGURE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?:glue:figure|figure)\}[^\n]*\n"
                      r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.MULTILINE)
 _IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\([^)]*\)")
@@ -215,7 +216,7 @@ def findings(text: str, where: str = "<text>", chapter: bool = True) -> list[Fin
             if _GLUE.search(line):
                 found.append(Finding(f"{where}:{cell.line + i + 1}", "visible-glue",
                                      f"glue( in a cell a reader sees: {line.strip()[:60]}"))
-            if _ASSERT.match(line) and not cell.in_solution and not line.rstrip().endswith(LESSON):
+            if _ASSERT.match(line) and not cell.in_solution and not _LESSON.search(line):
                 found.append(Finding(f"{where}:{cell.line + i + 1}", "visible-assert",
                                      f"an assert a reader sees, not marked '{LESSON}': {line.strip()[:60]}"))
     for line, alt in _figures(text):
@@ -274,7 +275,7 @@ def stats(text: str) -> dict[str, int]:
         "solution lines": sum(len(c.code) for c in cs if c.in_solution),
         "visible glue": sum(bool(_GLUE.search(line)) for c in cs for line in c.code),
         "visible asserts": len(asserts),
-        "lesson asserts": sum(line.rstrip().endswith(LESSON) for line in asserts),
+        "lesson asserts": sum(bool(_LESSON.search(line)) for line in asserts),
         f"cells > {MAX_LINES}": sum(c.shown and not c.in_solution and len(c.code) > MAX_LINES for c in cs),
         "figures": len(_figures(text)),
     }

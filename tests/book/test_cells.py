@@ -90,7 +90,7 @@ CLEAN = (HEADER + TLDR + "Some prose.\n\n"
          + _cell([f"x{i} = {i}" for i in range(MAX_LINES)])  # exactly at the limit
          + _cell(["glue('a', 1)", "assert 1 + 1 == 2", *[f"y{i} = {i}" for i in range(40)]], "remove-cell")
          + _cell(["glue('b', 2)"], "remove-input")
-         + _cell(["assert sum([0.5, 0.5]) == 1  " + LESSON])
+         + _cell(["assert sum([0.5, 0.5]) == 1  " + LESSON, "assert 0.5 < 1  # the lesson: a share is below one"])
          + _cell([f"z{i} = {i}" for i in range(30)], "hide-input")  # folded: the length rule does not apply
          + _figure("Two lines, the AHD of Gibbs and of prune sampling, falling with the draws.")
          + "## Exercises\n\n```{solution-start} ex-toy\n:class: dropdown\n```\n"
@@ -113,6 +113,7 @@ def test_a_clean_page_passes():
     (_cell(["glue_float('toy_x', 0.5)"]), "visible-glue"),
     (_cell(["assert 1 + 1 == 2"]), "visible-assert"),
     (_cell(["assert 1 + 1 == 2  # checked"], "hide-input"), "visible-assert"),
+    (_cell(["assert 1 + 1 == 2  # the lesson # not: another comment follows"]), "visible-assert"),
     (_figure(None), "alt-text"),
     (_figure("plot"), "alt-text"),
     ("![](figure.png)\n\n", "alt-text"),
@@ -138,8 +139,8 @@ def test_a_prose_page_needs_no_tldr():
 
 def test_the_statistics_count_what_the_reader_sees(capsys):
     s = stats(CLEAN)
-    assert (s["visible cells"], s["visible lines"], s["folded lines"]) == (2, MAX_LINES + 1, 30)
-    assert (s["visible glue"], s["visible asserts"], s["lesson asserts"], s[f"cells > {MAX_LINES}"]) == (0, 1, 1, 0)
+    assert (s["visible cells"], s["visible lines"], s["folded lines"]) == (2, MAX_LINES + 2, 30)
+    assert (s["visible glue"], s["visible asserts"], s["lesson asserts"], s[f"cells > {MAX_LINES}"]) == (0, 2, 2, 0)
     assert s["figures"] == 1
     assert s["prose words"] == len("A toy chapter TL;DR Prune sampling jumps where Gibbs is stuck. Use it there. "
                                    "Some prose. The chain's trace on the toy network, one line per chain. "
