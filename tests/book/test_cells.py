@@ -5,9 +5,8 @@ visible code cell over 20 lines outside exercise solutions, no ``glue(`` in a ce
 reader sees or unfolds, no assert a reader sees unless marked ``# the lesson``, alt
 text on every figure, a TL;DR of at most five lines at the top of every chapter.
 
-Pages not yet cleaned sit in :data:`NOT_YET`, by rule; the list only shrinks: an entry
-that no longer fails is named, so that it is taken out. Each rule is also run on a
-planted page that breaks it, below, and must find the breach.
+Every page of the toc keeps every rule. Each rule is also run on a planted page that
+breaks it, below, and must find the breach.
 """
 
 from __future__ import annotations
@@ -22,24 +21,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 pytest.importorskip("yaml")
 
-from check_cells import LESSON, MAX_LINES, RULES, findings, main, stats  # noqa: E402
+from check_cells import LESSON, MAX_LINES, findings, main, stats  # noqa: E402
 from ipynb_download import toc_docnames  # noqa: E402
-
-ALL = set(RULES)
-NOT_YET: dict[str, set[str]] = {
-    "notebooks/glance": {"tldr"},
-    "notebooks/real_world": ALL - {"cell-length"},
-    "notebooks/grids": ALL,
-    "notebooks/performance": ALL,
-    "notebooks/explanations": ALL,
-    "notebooks/scorecard": ALL - {"alt-text"},
-    "notebooks/pymc_samplers": ALL - {"alt-text"},
-    "notebooks/peer_gibbs": ALL - {"visible-assert"},
-    "notebooks/prune_at_scale": ALL,
-    "notebooks/large_networks": ALL - {"cell-length"},
-    "notebooks/past_the_junction_tree": ALL,
-}
-"""Rules a page may still break, while it is cleaned. Only shrinks."""
 
 PAGES = [d for d in toc_docnames(ROOT / "_toc.yml") if (ROOT / f"{d}.md").exists()]
 
@@ -51,15 +34,7 @@ def _findings(docname: str) -> list:
 
 @pytest.mark.parametrize("docname", PAGES)
 def test_every_page_keeps_the_cell_and_figure_rules(docname):
-    allowed = NOT_YET.get(docname, set())
-    assert [f"{f.where}: {f.rule}: {f.text}" for f in _findings(docname) if f.rule not in allowed] == []
-
-
-@pytest.mark.parametrize("docname", sorted(NOT_YET))
-def test_the_list_of_pages_not_yet_cleaned_only_shrinks(docname):
-    assert docname in PAGES, f"{docname} is not in _toc.yml: take it out of NOT_YET"
-    broken = {f.rule for f in _findings(docname)}
-    assert NOT_YET[docname] <= broken, f"{docname} keeps {sorted(NOT_YET[docname] - broken)}: take them out of NOT_YET"
+    assert [f"{f.where}: {f.rule}: {f.text}" for f in _findings(docname)] == []
 
 
 # ------------------------------------------------------------------------------------- planted pages
