@@ -42,6 +42,7 @@ BLOCK_CHAIN_DEFAULT_LENGTH = 10
 PGMPY_NETWORKS = ("asia", "alarm", "win95pts")
 GRIDS = ("grid-3x3", "grid-5x5", "grid-8x8")
 NETWORKS = ("deterministic_pair", "blood_pressure", "block_chain", *PGMPY_NETWORKS, *GRIDS)
+"""The names :func:`load_network` knows: the paper's toy networks, its pgmpy networks and its frozen grids."""
 
 # The paper names the query variable for the toy networks and the grids (the sink);
 # for the real-world networks it does not, so we choose a variable deep in each
