@@ -99,3 +99,18 @@ def test_counts_on_the_cluster_refuse_bad_input_before_any_task(local_cluster):
         cluster.count_marginals(bn, {"dysp": "yes"}, local_cluster.scheduler_address, variables=["dysp"])
     with pytest.raises(ValueError, match="group_size must be a positive integer, got 0"):
         cluster.count_marginals(bn, {}, local_cluster.scheduler_address, group_size=0)
+
+
+def test_the_command_line_runs_on_the_scheduler_and_records_it_as_address(local_cluster, tmp_path, capsys):
+    from prunelab.__main__ import main
+
+    address = local_cluster.scheduler_address
+    out = tmp_path / "families"
+    assert main(["run", "families", "--profile", "smoke", "--kinds", "read", "--scheduler", address,
+                 "--out", str(out), "--no-progress"]) == 0
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["n_done"] == 5 and provenance["n_workers"] == 2
+    assert "--scheduler ADDRESS" in provenance["command"] and address not in json.dumps(provenance)
+    assert sorted(run for w in provenance["machine"]["workers"] for run in w["runs"]) == sorted(_records(out))
+    assert {r["read_status"] for r in _records(out).values()} == {"ok"}
+    assert "5 runs done" in capsys.readouterr().out
