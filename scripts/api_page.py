@@ -184,7 +184,7 @@ def page_text(entries: dict[str, list[str]], header: str) -> str:
     """The page: ``header``, then per module an autosummary table and the full entries."""
     parts = [header.rstrip("\n")]
     for module, names in entries.items():
-        listed = "\n".join(f"   {n}" for n in names if n != _VERSION)
+        listed = "\n".join(f"   ~{n}" for n in names if n != _VERSION)  # the short name: the heading has the module
         body = "\n\n".join(_entry(n) for n in names)
         parts.append(f"## `{module}`\n\n```{{eval-rst}}\n.. autosummary::\n   :nosignatures:\n\n{listed}\n\n"
                      f"{body}\n```")

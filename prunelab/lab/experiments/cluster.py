@@ -46,7 +46,7 @@ HOST_KEYS = ("hostname", "cpu_model", "cpu_count", "platform", "python")
 _CHECKED = ("prunelab", "code", "python")
 
 
-class WorkerMismatchError(RuntimeError):
+class WorkerMismatchError(ValueError):
     """A worker's prunelab, code or libraries differ from this process's, or it cannot fork: nothing was run."""
 
 
