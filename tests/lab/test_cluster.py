@@ -114,3 +114,30 @@ def test_the_command_line_runs_on_the_scheduler_and_records_it_as_address(local_
     assert sorted(run for w in provenance["machine"]["workers"] for run in w["runs"]) == sorted(_records(out))
     assert {r["read_status"] for r in _records(out).values()} == {"ok"}
     assert "5 runs done" in capsys.readouterr().out
+
+
+def test_a_cluster_sweep_stopped_by_ctrl_c_keeps_its_records_and_resumes_to_the_serial_ones(local_cluster, tmp_path,
+                                                                                           monkeypatch):
+    pytest.importorskip("pyganak")
+    from prunelab.lab.experiments import SweepInterrupted, framework
+
+    write, calls = framework.store.write_json_atomic, []
+
+    def stop_at_the_second_record(obj, path):
+        calls.append(path)
+        if len(calls) == 3:  # sweep.json, the first record, then Ctrl-C as the second arrives
+            raise KeyboardInterrupt
+        return write(obj, path)
+
+    monkeypatch.setattr(framework.store, "write_json_atomic", stop_at_the_second_record)
+    address = local_cluster.scheduler_address
+    with pytest.raises(SweepInterrupted) as stopped:
+        sweep(EXPERIMENTS["families"], TINY, out=tmp_path / "cluster", scheduler=address)
+    assert stopped.value.n_written == 1 and len(_records(tmp_path / "cluster")) == 1
+    monkeypatch.setattr(framework.store, "write_json_atomic", write)
+    resumed = sweep(EXPERIMENTS["families"], TINY, out=tmp_path / "cluster", scheduler=address)
+    assert resumed["n_skipped"] == 1 and resumed["n_done"] == 7
+    sweep(EXPERIMENTS["families"], TINY, out=tmp_path / "serial")
+    assert _records(tmp_path / "cluster") == _records(tmp_path / "serial")
+    assert sorted(run for w in resumed["machine"]["workers"] for run in w["runs"]) == sorted(
+        set(_records(tmp_path / "serial")) - {p.stem for p in calls[1:2]})  # this session's runs
