@@ -32,6 +32,8 @@ examples:
   python -m prunelab tables --profile smoke                  Tables 2 and 3 beside the paper's
   python -m prunelab cases                                   every case id
   python -m prunelab run peers --profile quick               an experiment: large, frontier, mcsat, peers
+  python -m prunelab run families --scheduler tcp://HOST:8786
+                                                             an experiment's runs on a dask.distributed cluster
   python -m prunelab --version                               the installed version"""
 
 
@@ -173,6 +175,9 @@ def _parser() -> argparse.ArgumentParser:
                              help=f"how much to run (default: paper); the profiles of each experiment: {profiles}")
         command.add_argument("--jobs", type=_jobs, default=1,
                              help="worker processes (default 1: timed budgets share no core)")
+        command.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                             help="compute the runs on this dask.distributed scheduler's workers (--jobs is not "
+                                  "used; give each worker one thread for timed budgets); the results are written here")
         command.add_argument("--out", metavar="DIR", type=_folder,
                              help="results folder (default: data/results/<experiment>[-<profile>])")
         command.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
@@ -258,7 +263,8 @@ def _command(args, argv) -> int:
         print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
         sys.stdout.flush()
         return 0
-    argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    words = _without_address(sys.argv[1:] if argv is None else argv)
+    argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in words)
     if args.command in ("run", "large"):
         name = getattr(args, "experiment", "large")
         if args.command == "large" and args.freeze_evidence:
@@ -270,8 +276,7 @@ def _command(args, argv) -> int:
         try:
             report = experiments.sweep(experiments.EXPERIMENTS[name], args.profile, out=args.out, n_jobs=args.jobs,
                                        root_seed=args.seed, kinds=args.kinds, progress=not args.no_progress,
-                                       command=argv_text,
-                                       extend=args.extend)
+                                       command=argv_text, extend=args.extend, scheduler=args.scheduler)
         except experiments.SweepInterrupted as stop:
             return _interrupted(stop)
         out = args.out or experiments.results_folder(experiments.EXPERIMENTS[name], args.profile)
@@ -305,6 +310,23 @@ def _command(args, argv) -> int:
     print(f"wall time: {report['sweep_seconds']:.1f} s (in the runs {report['runs_wall_seconds']:.1f} s)")
     sys.stdout.flush()
     return 0
+
+
+def _without_address(argv) -> list[str]:
+    """The arguments as the provenance records them: a scheduler's address (a machine's) as ``ADDRESS``.
+
+    Examples
+    --------
+    >>> _without_address(["run", "families", "--scheduler", "tcp://10.0.0.5:8786", "--scheduler=tcp://h:1"])
+    ['run', 'families', '--scheduler', 'ADDRESS', '--scheduler=ADDRESS']
+    """
+    words = [str(a) for a in argv]
+    for i, word in enumerate(words):
+        if word.startswith("--scheduler="):
+            words[i] = "--scheduler=ADDRESS"
+        elif i and words[i - 1] == "--scheduler":
+            words[i] = "ADDRESS"
+    return words
 
 
 def _interrupted(stop) -> int:

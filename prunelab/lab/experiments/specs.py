@@ -318,7 +318,14 @@ PROFILES = {
 
 
 def get_profile(profile: str | Profile) -> Profile:
-    """A :class:`Profile` by name (or the profile itself)."""
+    """A :class:`Profile` by name (or the profile itself).
+
+    Examples
+    --------
+    >>> smoke = get_profile("smoke")
+    >>> smoke.name, get_profile(smoke) is smoke
+    ('smoke', True)
+    """
     if isinstance(profile, Profile):
         return profile
     try:
