@@ -79,6 +79,14 @@ def times_table(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
         row["capped"] = ",".join(m for m in THREE if m in by.index and capped(by.loc[m]))
         need = (row["auto_s"] - 2.0) / 1.5 if auto_ok else math.inf
         row["auto_undecidable"] = any(need > float(by.loc[m, "cap_seconds"]) for m in row["capped"].split(",") if m)
+        # the same on CPU seconds, which the load changes less (a capped run's CPU seconds are its lower bound)
+        answered_cpu = {m: row[f"{m}_cpu_s"] for m in answered}
+        row["fastest_cpu"] = min(answered_cpu, key=answered_cpu.get) if answered_cpu else ""
+        row["fastest_cpu_s"] = answered_cpu[row["fastest_cpu"]] if answered_cpu else math.nan
+        row["auto_over_cpu"] = bool(answered) and (not auto_ok or row["auto_cpu_s"] > 1.5 * row["fastest_cpu_s"] + 2.0)
+        need_cpu = (row["auto_cpu_s"] - 2.0) / 1.5 if auto_ok else math.inf
+        row["auto_undecidable_cpu"] = any(need_cpu > row[f"{m}_cpu_s"] for m in row["capped"].split(",") if m)
+        row["load"] = float(group["load_start"].mean())
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -186,11 +194,18 @@ def report(folder: Path, tsv: Path | None = None, out=sys.stdout) -> pd.DataFram
         f"{int((times['fastest'] != '').sum())}")
     for _, r in over.iterrows():
         say(f"  {r['instance']}: auto {r['auto_s']:.1f} s ({r['auto_status']}, {r['auto_used'] or 'method not said'})"
-            f", fastest {r['fastest']} {r['fastest_s']:.1f} s")
+            f", fastest {r['fastest']} {r['fastest_s']:.1f} s; CPU {r['auto_cpu_s']:.2f} against "
+            f"{r['fastest_cpu_s']:.2f}; load {r['load']:.1f}")
     undecided = times[times["auto_undecidable"]]
     say(f"  undecidable (auto slower than 1.5 x (+ 2 s) a method's time cap, where that method was stopped at it): "
         f"{len(undecided)}" + "".join(f"\n    {r['instance']}: auto {r['auto_s']:.1f} s, capped {r['capped']}"
                                       for _, r in undecided.iterrows()))
+    over_cpu = times[times["auto_over_cpu"]]
+    say(f"auto slower than 1.5 x (+ 2 s) the fastest of its three methods on CPU seconds: {len(over_cpu)}; "
+        f"undecidable on CPU seconds: {int(times['auto_undecidable_cpu'].sum())}"
+        + "".join(f"\n  {r['instance']}: auto {r['auto_cpu_s']:.2f} CPU s ({r['auto_used']}), fastest "
+                  f"{r['fastest_cpu']} {r['fastest_cpu_s']:.2f} CPU s, load {r['load']:.1f}"
+                  for _, r in over_cpu.iterrows()))
     say("  auto's methods per family: " + "; ".join(
         f"{family} {counts(g['auto_used'])}" for family, g in times.groupby("family", sort=False)))
     if tsv is not None:
