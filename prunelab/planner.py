@@ -28,7 +28,12 @@ posteriors, or all of them). Its rules, in order:
    them) runs first, capped at half the junction tree's predicted seconds plus
    :data:`TRY_SECONDS`; if it is not done by then, the junction tree answers. So the
    choice costs at most about 1.5 times the junction tree's time plus two seconds,
-   and gains whatever determinism gives.
+   and gains whatever determinism gives. The predicted seconds are of a core to
+   itself; the rival's cap is wall-clock, so they are stretched by the share of a
+   core the planner's own order search got (its wall over its CPU seconds,
+   :attr:`PlanFacts.slowdown`): on a loaded machine the junction tree would take
+   that much longer too, and a rival capped on the idle machine's figure loses
+   races it wins on CPU time.
 3. The tables do not fit: for ``P(e)`` and named posteriors the counter; for every
    posterior the circuit (capped at
    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) and, where it refuses, the counter
@@ -65,8 +70,8 @@ from .junction_tree import JunctionTree, calibrate, junction_tree
 from .network import BayesianNetwork
 
 __all__ = [
-    "EXACT_METHODS", "ExactPlan", "ORDER_SEARCH_WORK", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY",
-    "TRY_SECONDS", "draw_method", "plan_and_answer",
+    "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PlanFacts", "QUICK_TABLE_ENTRIES",
+    "SECONDS_PER_TABLE_ENTRY", "TRY_SECONDS", "draw_method", "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -82,11 +87,13 @@ SECONDS_PER_TABLE_ENTRY = 1e-7
 TRY_SECONDS = 2.0
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
 
+MEASURE_CPU_SECONDS = 0.05
+"""Least CPU seconds of the order search from which its wall over CPU seconds is taken as the slowdown."""
+
 ORDER_SEARCH_WORK = 1e8
 """Cap on the work of the planner's elimination-order search (about 1 s; pgmpy's networks need at most 3.7e6):
 a network whose greedy searches pass it is far past the tables' caps (a relational network of 6,252
 variables spent 52 s in min-fill alone to learn that)."""
-"""What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
 
 
 class PlanFacts(NamedTuple):
@@ -106,6 +113,10 @@ class PlanFacts(NamedTuple):
         Whether the tables fit the caps of :mod:`prunelab.elimination`.
     deterministic_share : float
         Share of the CPT entries that are 0 or 1.
+    slowdown : float
+        Wall over CPU seconds of the order search (at least 1; 1 where it took under
+        :data:`MEASURE_CPU_SECONDS` of CPU, or the tree was cached): how much longer than
+        on a core of its own this process runs now. A race's budget is stretched by it.
     """
 
     free: int
@@ -114,6 +125,7 @@ class PlanFacts(NamedTuple):
     largest_table: float
     fits: bool
     deterministic_share: float
+    slowdown: float = 1.0
 
 
 class ExactPlan(NamedTuple):
@@ -149,6 +161,17 @@ def _tree(bn: BayesianNetwork, observed: frozenset[int]) -> tuple[JunctionTree |
         return junction_tree(bn, observed, ORDER_SEARCH_WORK), None
     except (TablesTooLargeError, OrderSearchTooLongError) as refusal:
         return None, refusal
+
+
+def _slowdown(wall: float, cpu: float) -> float:
+    """Wall over CPU seconds, at least 1; 1 where ``cpu`` is under :data:`MEASURE_CPU_SECONDS` (too short to tell).
+
+    Examples
+    --------
+    >>> _slowdown(3.0, 1.0), _slowdown(0.5, 1.0), _slowdown(0.5, 0.001)
+    (3.0, 1.0, 1.0)
+    """
+    return max(1.0, wall / cpu) if cpu >= MEASURE_CPU_SECONDS else 1.0
 
 
 def _entries(tree: JunctionTree) -> tuple[float, float]:
@@ -211,11 +234,14 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
     if method == "counter":
         return _count_answer(bn, net, asked, ExactPlan("counter", "asked for by name"), None, n_jobs, progress)
 
+    wall, cpu = time.perf_counter(), time.process_time()
     tree, refusal = _tree(bn, observed)
+    slowdown = _slowdown(time.perf_counter() - wall, time.process_time() - cpu)
     entries, largest = _entries(tree) if tree is not None else (math.inf, math.inf)
     card = net.cardinality
     counts = 1 + sum(int(card[i]) - 1 for i in (asked or ()))
-    facts = PlanFacts(int(net.free.size), counts, entries, largest, tree is not None, _deterministic_share(net))
+    facts = PlanFacts(int(net.free.size), counts, entries, largest, tree is not None, _deterministic_share(net),
+                      slowdown)
     all_posteriors = posteriors and variables is None
     have = {"circuit": available("pysdd"), "counter": available("pyganak")}
     # the method that exploits determinism for this question: one count per state, or one compilation
@@ -231,10 +257,10 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
                        else f"the {preferred[0]} is not installed")
                 plan = plan._replace(reason=f"{why}: the junction tree ({entries:.4g} table entries)")
             return _junction_tree_answer(bn, evidence, plan)
-        budget = 0.5 * predicted + TRY_SECONDS
+        budget = 0.5 * predicted * slowdown + TRY_SECONDS
         reason = (f"the {rival} won a race against the junction tree ({entries:.4g} table entries, predicted "
-                  f"{predicted:.3g} s; {rival} budget {budget:.3g} s, {facts.deterministic_share:.0%} of the CPT "
-                  f"entries 0 or 1)")
+                  f"{predicted:.3g} s, x {slowdown:.2g} for the load now; {rival} budget {budget:.3g} s, "
+                  f"{facts.deterministic_share:.0%} of the CPT entries 0 or 1)")
         from .circuit import CircuitTooLargeError, CountTooHardError
 
         start = time.perf_counter()

@@ -189,3 +189,19 @@ def test_an_order_search_past_its_work_cap_counts_as_tables_that_do_not_fit(monk
     assert got.plan.tried[0].startswith("junction_tree: the search for an elimination order of ")
     _agrees(got, truth)
     assert exact_marginals(_grid(), EVIDENCE, method="junction_tree").method == "junction_tree"  # by name: no cap
+
+
+def test_a_race_budget_is_stretched_by_the_slowdown_the_order_search_measured(monkeypatch):
+    monkeypatch.setattr(planner, "QUICK_TABLE_ENTRIES", 0.0)
+    monkeypatch.setattr(planner, "TRY_SECONDS", 0.0)
+    monkeypatch.setattr(planner, "SECONDS_PER_TABLE_ENTRY", 1.0)  # budgets of hours: the rival finishes by rule
+    budgets, measure = {}, planner._slowdown
+    for slowdown in (1.0, 4.0):
+        monkeypatch.setattr(planner, "_slowdown", lambda wall, cpu, s=slowdown: s)
+        got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+        assert got.method == "counter" and got.plan.facts.slowdown == slowdown
+        budgets[slowdown] = 0.5 * got.plan.facts.table_entries * slowdown
+        assert f"x {slowdown:.2g} for the load now; counter budget {budgets[slowdown]:.3g} s" in got.plan.reason
+    assert budgets[4.0] == 4 * budgets[1.0]
+    assert measure(3.0, 1.0) == 3.0 and measure(0.5, 1.0) == 1.0  # never below a core's own
+    assert measure(9.0, planner.MEASURE_CPU_SECONDS / 2) == 1.0  # too short to tell

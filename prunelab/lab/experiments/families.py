@@ -54,8 +54,9 @@ from pathlib import Path
 
 from .guard import guarded
 
-__all__ = ["FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "FamiliesProfile", "FamiliesRun", "Instance",
-           "agreement", "benchmark_instances", "benchmarks_dir", "declared_nodes", "load_instance"]
+__all__ = ["DECIDE_FLOOR_SECONDS", "FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "REFERENCE_SECONDS",
+           "FamiliesProfile", "FamiliesRun", "Instance", "agreement", "benchmark_instances",
+           "benchmarks_dir", "declared_nodes", "load_instance"]
 
 FAMILIES_METHODS = ("junction_tree", "circuit", "counter", "auto", "pyagrum")
 """The methods of the exact runs: prunelab's three exact methods alone, its ``auto`` and pyAgrum's junction tree."""
@@ -152,24 +153,36 @@ def declared_nodes(path) -> list[str]:
     return re.findall(r"(?m)^[ \t]*node[ \t]+([A-Za-z_][A-Za-z0-9_]*)", text)
 
 
+@functools.lru_cache(maxsize=1)
+def _read_network(path: str, mtime_ns: int):
+    """``(bn, seconds)``: the network and its reading seconds, kept for the next run on the same file.
+
+    The runs of one network follow each other in the plan, and every method runs in a
+    forked child, so nothing a method caches on the network reaches the parent's copy.
+    """
+    from prunelab import read_network
+
+    tic = time.perf_counter()
+    return read_network(path), time.perf_counter() - tic
+
+
 def load_instance(instance: Instance, folder=None):
     """``(bn, evidence, goal, goal_state, seconds)``: the network and evidence read, the goal and the read times.
 
     ``goal`` and ``goal_state`` are ``None`` where the evidence holds something (the query is
-    ``P(e)``); ``seconds`` is ``(network, evidence)`` reading seconds.
+    ``P(e)``); ``seconds`` is ``(network, evidence)`` reading seconds (the network's from its
+    first reading: the last network read is kept).
 
     Raises
     ------
     ValueError
         The file's declared nodes are not the network's variables (the goal cannot be named).
     """
-    from prunelab import read_instantiation, read_network
+    from prunelab import read_instantiation
 
     folder = benchmarks_dir() if folder is None else Path(folder)
     path = folder / instance.network_file
-    tic = time.perf_counter()
-    bn = read_network(path)
-    network_seconds = time.perf_counter() - tic
+    bn, network_seconds = _read_network(str(path), path.stat().st_mtime_ns)
     tic = time.perf_counter()
     evidence = read_instantiation(path.parent / instance.evidence_file) if instance.evidence_file else {}
     if evidence:
@@ -186,6 +199,31 @@ def load_instance(instance: Instance, folder=None):
     return bn, evidence, goal, "true" if "true" in states else states[0], (network_seconds, evidence_seconds)
 
 
+REFERENCE_SECONDS = 30.0
+"""The paper profile's cap on pyAgrum: a reference of reach on the same files, in none of the targets."""
+
+DECIDE_FLOOR_SECONDS = 10.0
+"""The least cap of a method capped where the targets are decided (:attr:`FamiliesProfile.decide`).
+
+Why the circuit is capped there, and what it leaves undecided:
+
+* ``auto`` never compiles a circuit for ``P(e)`` or one posterior (:mod:`prunelab.planner`: the
+  rival of the junction tree for these questions is the counter, and past the tables the counter
+  answers), so the circuit enters the targets only as a rival in "``auto`` within 1.5 x (+ 2 s)
+  of the fastest of its three methods", and in "within 2 x the fastest published time". A
+  circuit still compiling at twice the published time misses the second on that instance
+  whatever it does later; one refused at 10 s decides the first wherever ``auto`` answered within
+  1.5 x 10 + 2 = 17 s. A row where ``auto`` took longer and the circuit was capped is
+  undecidable (``benchmarks/bench_families.py`` says which).
+* The budget: the circuit refuses on every ``mastermind`` instance (48) and on most DQMR
+  networks with 10 findings observed (at 30 s and 60 s, probed at load 1-6, 16-43 % of the
+  Booleans compiled); at ``auto``'s own compile cap
+  (:data:`prunelab.circuit.AUTO_COMPILE_SECONDS`, 120 s) those refusals alone are over three
+  hours of a one-worker sweep on a shared 2-core machine.
+
+A capped time is a lower bound: "refused at 10 s" says nothing of 600 s.
+"""
+
 @dataclass(frozen=True)
 class FamiliesProfile:
     """How much the families experiment runs.
@@ -201,6 +239,12 @@ class FamiliesProfile:
         Wall-clock cap of one method on one instance: ``max_seconds`` of the circuit's
         compilation and of the counts, and the guard's for the methods without a time cap
         (the junction tree, ``auto``, pyAgrum).
+    method_seconds : tuple of (str, float)
+        Caps of named methods in place of ``cap_seconds`` (:meth:`cap_of`).
+    decide : tuple of str
+        Methods capped where the targets are decided: twice the instance's fastest published
+        time, at least ``decide_floor_seconds`` (:data:`DECIDE_FLOOR_SECONDS`, and why).
+    decide_floor_seconds : float
     cap_bytes : int
         Cap on the resident memory of a method's process and its descendants (the counter's
         own cap is the library's, 8 GiB).
@@ -212,8 +256,32 @@ class FamiliesProfile:
     instances: tuple[str, ...] = ()
     methods: tuple[str, ...] = FAMILIES_METHODS
     cap_seconds: float = 600.0
+    method_seconds: tuple[tuple[str, float], ...] = ()
+    decide: tuple[str, ...] = ()
+    decide_floor_seconds: float = DECIDE_FLOOR_SECONDS
     cap_bytes: int = 8 * 2**30
     grace_seconds: float = 30.0
+
+    def cap_of(self, method: str, instance: Instance | None = None) -> float:
+        """The wall-clock cap of ``method`` on ``instance``.
+
+        A method of ``decide``: twice the instance's fastest published time, at least
+        ``decide_floor_seconds``; else its entry of ``method_seconds``, else ``cap_seconds``.
+
+        Examples
+        --------
+        >>> prof = FamiliesProfile("p", method_seconds=(("pyagrum", 30.0),), decide=("circuit",))
+        >>> row = Instance("DQMR", "or-60-20-7", "DQMR/or-60-20-7.dne", "or-60-20-7-20.inst",
+        ...                ("P(e)", "0.000408", "12", "12", "no", "34.56"))
+        >>> prof.cap_of("circuit", row), prof.cap_of("pyagrum", row), prof.cap_of("counter", row)
+        (69.12, 30.0, 600.0)
+        >>> prof.cap_of("circuit", Instance("DQMR", "or-100-5-1", "DQMR/or-100-5-1.dne", ""))
+        10.0
+        """
+        if method in self.decide:
+            published = float(instance.published[5]) if instance is not None and instance.published else 0.0
+            return max(self.decide_floor_seconds, 2.0 * published)
+        return dict(self.method_seconds).get(method, self.cap_seconds)
 
     def to_dict(self) -> dict:
         """The spec as plain JSON-ready values."""
@@ -221,14 +289,16 @@ class FamiliesProfile:
 
 
 FAMILIES_PROFILES = {
-    "paper": FamiliesProfile("paper"),
+    "paper": FamiliesProfile("paper", method_seconds=(("pyagrum", REFERENCE_SECONDS),), decide=("circuit",)),
     "smoke": FamiliesProfile("smoke", instances=("fs-01", "fs-04", "or-50-5-1-40", "or-50-10-3-10",
                                                  "mastermind_03_08_03-0000"),
                              cap_seconds=5.0, grace_seconds=5.0),
 }
 """``paper``: every instance of ``data/benchmarks`` (298: 283 published rows and the 15 DQMR networks without one),
-each method capped at 600 s and 8 GiB; ``smoke``: five small instances (both queries, a disputed row), each
-method capped at 5 s (seconds in all, for the book's smoke build and the tests)."""
+the junction tree, the counter and ``auto`` each capped at 600 s (the targets' 10 minutes), the circuit where the
+targets are decided (twice the fastest published time, at least :data:`DECIDE_FLOOR_SECONDS`; and why), pyAgrum at
+:data:`REFERENCE_SECONDS`, every method at 8 GiB; ``smoke``: five small instances (both queries,
+a disputed row), each method capped at 5 s (seconds in all, for the book's smoke build and the tests)."""
 
 
 @dataclass(frozen=True)
@@ -441,7 +511,7 @@ def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
     except Exception as exc:  # the read run records why  # noqa: BLE001
         return {"status": "unreadable", "error": type(exc).__name__, "message": str(exc)[:600], "log_p": math.nan,
                 "p": math.nan, **agreement(math.nan, instance.published)}
-    cap = prof.cap_seconds
+    cap = prof.cap_of(method, instance)
     body, timeout = {
         "junction_tree": (lambda: _junction_tree(bn, evidence, goal, state), cap),
         "circuit": (lambda: _circuit(bn, evidence, goal, state, cap), cap + prof.grace_seconds),
@@ -520,7 +590,7 @@ class _Families:
         else:
             record["method"] = run.method
             record.update(_exact_run(instance, run.method, profile))
-        record.update(wall_seconds=time.perf_counter() - tic, load_start=load)
+        record.update(wall_seconds=time.perf_counter() - tic, load_start=load, load_end=current_load())
         return record
 
 
