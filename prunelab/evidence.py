@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .network import BayesianNetwork
-from .samplers.inverse_cdf import inverse_cdf_py
+from .inverse_cdf import inverse_cdf_py
 
 __all__ = ["as_evidence", "as_seed_sequence", "random_evidence", "forward_sample"]
 

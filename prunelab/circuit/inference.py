@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
+from ..compiled import CompiledNetwork, network_key
 from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
 from .encoding import encode_network
@@ -248,8 +248,6 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
     >>> circuit_for(net, vtree=raced.vtree_name) is raced  # the winner, not compiled again
     True
     """
-    from ..samplers.uniform import network_key
-
     check_vtree_choice(vtree)
     if race and not (isinstance(vtree, str) and vtree == "dissection"):
         raise ValueError(f"race=True races the dissection against the turned cut; vtree={_choice_key(vtree)!r} "

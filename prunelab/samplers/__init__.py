@@ -25,7 +25,7 @@ no such move could change (see ``SampleResult.trap``).
 
 What Gibbs and Metropolis share (the state that is just ``x``, ``init``, the start
 of ``run_chain``) is written once in :mod:`prunelab.samplers.chain`; the inverse-CDF
-draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/samplers/test_sampler_contract.py``
+draw in :mod:`prunelab.inverse_cdf`. ``tests/samplers/test_sampler_contract.py``
 checks the interface for every name of :func:`available_samplers`, so a sampler added
 here is tested without a test file of its own.
 

@@ -43,7 +43,7 @@ from ..network import BayesianNetwork, EvidenceError
 from .. import junction_tree
 from ..planner import ExactPlan, draw_method
 from .circuit_start import circuit_posterior_state
-from .inverse_cdf import inverse_cdf_py
+from ..inverse_cdf import inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",

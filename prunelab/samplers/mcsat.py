@@ -68,7 +68,7 @@ import numba
 import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
-from ..compiled import CompiledNetwork
+from ..compiled import CompiledNetwork, PlanCache
 from .chain import start_chain
 from .init import check_state
 from .prune_rb import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
@@ -80,7 +80,6 @@ from .uniform import (
     COUNT,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_N_CANDIDATES,
-    PlanCache,
     UniformPlan,
     UniformWorkspace,
     compile_uniform_plan,

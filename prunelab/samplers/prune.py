@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from ..circuit import VTREES
-from ..compiled import CompiledNetwork, state_labels
+from ..compiled import CompiledNetwork, PlanCache, state_labels
 from ..elimination import TablesTooLargeError
 from .chain import start_chain
 from .init import check_state
@@ -66,7 +66,6 @@ from .uniform import (
     ENUMERATE,
     HEURISTIC,
     UNIFORM_NAMES,
-    PlanCache,
     SparseCount,
     make_workspace,
     uniform_index,

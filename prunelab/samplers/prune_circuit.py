@@ -45,12 +45,11 @@ from ..circuit.passes import (
     vtree_log_sums_nb,
     vtree_log_sums_py,
 )
-from ..compiled import CompiledNetwork
+from ..compiled import CompiledNetwork, PlanCache
 from .chain import start_chain
 from .pruned_draws import sampler_vtree
 from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
 from .pruning import prune_around_nb
-from .uniform import PlanCache
 
 __all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
            "circuit_prune_chain_nb"]

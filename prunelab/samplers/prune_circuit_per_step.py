@@ -27,9 +27,8 @@ from ..circuit import CircuitEncoding, compile_cnf, passes_for
 from ..circuit.encoding import encode_states
 from ..circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
 from ..circuit.vtree import Vtree, dissection_vtree
-from ..compiled import CompiledNetwork
+from ..compiled import CompiledNetwork, PlanCache
 from .chain import start_chain
-from .uniform import PlanCache
 
 __all__ = ["EXACT", "PerStepPlan", "plan", "draw", "run_chain", "compile_per_step_plan"]
 

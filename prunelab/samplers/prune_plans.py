@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from .uniform import PlanCache, SparseCount, UniformPlan, compile_sparse_count, compile_uniform_plan, used_labels
+from ..compiled import CompiledNetwork, PlanCache
+from .uniform import SparseCount, UniformPlan, compile_sparse_count, compile_uniform_plan, used_labels
 
 __all__ = ["PrunePlan", "compile_prune_plan", "prune_plan", "NODE_UNITS", "BACKWARD_UNITS"]
 

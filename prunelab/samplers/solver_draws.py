@@ -37,10 +37,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..circuit.encoding import CircuitEncoding, encode_network
-from ..compiled import CompiledNetwork, state_labels
+from ..compiled import CompiledNetwork, PlanCache, state_labels
 from .chain import start_chain
 from .prune import prune_around
-from .uniform import PlanCache
 
 __all__ = [
     "NO_MODEL", "NOT_COUNTED", "EXTRA", "SolverCNF", "compile_solver_cnf",

@@ -104,11 +104,9 @@ from .compiler import (
     HEURISTIC,
     MEMBER_CAPACITY,
     UNIFORM_NAMES,
-    PlanCache,
     UniformPlan,
     compile_uniform_plan,
     uniform_index,
-    network_key,
     uniform_plan,
 )
 from .kernels import UniformWorkspace, make_workspace
@@ -126,7 +124,6 @@ __all__ = [
     "HEURISTIC",
     "MEMBER_CAPACITY",
     "UNIFORM_NAMES",
-    "PlanCache",
     "SparseCount",
     "UniformPlan",
     "UniformWorkspace",
@@ -136,7 +133,6 @@ __all__ = [
     "enumerate_pruned_states",
     "make_workspace",
     "uniform_index",
-    "network_key",
     "seconds_per_uniform_draw",
     "uniform_plan",
     "uniform_pruned_state",

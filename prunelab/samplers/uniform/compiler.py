@@ -6,15 +6,12 @@ See :mod:`prunelab.samplers.uniform` for what the plan is for.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import threading
-from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
 
-from prunelab.compiled import CompiledNetwork
+from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
 from prunelab.samplers.pruned_draws import PRUNED_DRAWS
 
@@ -30,11 +27,9 @@ __all__ = [
     "HEURISTIC",
     "MEMBER_CAPACITY",
     "UNIFORM_NAMES",
-    "PlanCache",
     "UniformPlan",
     "compile_uniform_plan",
     "uniform_index",
-    "network_key",
     "uniform_plan",
 ]
 
@@ -59,9 +54,6 @@ MEMBER_CAPACITY = 256
 
 DEFAULT_N_CANDIDATES = 100
 DEFAULT_MAX_RESTARTS = 100
-
-_PLAN_CACHE_SIZE = 32
-
 
 def uniform_index(uniform: str) -> int:
     """Integer code of a ``uniform=`` name (``"auto"`` is 3)."""
@@ -429,54 +421,13 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     )
 
 
-def network_key(net: CompiledNetwork) -> bytes:
-    """A digest of every array of ``net``: equal networks with equal evidence share it."""
-    digest = hashlib.blake2b(digest_size=16)
-    for a in net:
-        a = np.ascontiguousarray(a)
-        digest.update(str((a.dtype.str, a.shape)).encode())
-        digest.update(a.tobytes())
-    return digest.digest()
-
-
-class PlanCache:
-    """A small least-recently-used cache of compiled plans, keyed by :func:`network_key`.
-
-    Shared with :mod:`prunelab.samplers.prune`, which caches its own plans in one.
-
-    ``compile_network`` builds a new object for every chain, so the key is the
-    content, not the identity.
-    """
-
-    def __init__(self, compile_plan, size: int = _PLAN_CACHE_SIZE):
-        self._compile = compile_plan
-        self._size = size
-        self._plans: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, net: CompiledNetwork):
-        """The plan of ``net``: compiled on first use, then from the cache."""
-        key = network_key(net)
-        with self._lock:
-            plan = self._plans.get(key)
-            if plan is not None:
-                self._plans.move_to_end(key)
-                return plan
-        plan = self._compile(net)
-        with self._lock:
-            self._plans[key] = plan
-            while len(self._plans) > self._size:
-                self._plans.popitem(last=False)
-        return plan
-
-
 _uniform_plans = PlanCache(compile_uniform_plan)
 
 
 def uniform_plan(net: CompiledNetwork) -> UniformPlan:
     """The :class:`UniformPlan` of ``net``, compiled on first use and cached.
 
-    The cache is keyed by the content of ``net`` (:func:`network_key`) and keeps
+    The cache is keyed by the content of ``net`` (:func:`~prunelab.compiled.network_key`) and keeps
     the most recent few networks.
     """
     return _uniform_plans(net)
