@@ -2,12 +2,12 @@
 
 For each network (pgmpy networks by name, Sang-Beame-Kautz grids as ``sbk:RATIO:SIDE:SEED``), with and without
 25 % evidence (``random_evidence(bn, 0.25, seed=7)``): the counting plan's work per step
-(:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`), the circuit's size (elements) and compile time,
+(:attr:`~prunelab.samplers.prune.plan.PrunePlan.count_units`), the circuit's size (elements) and compile time,
 and the stationary prune steps per CPU second with ``uniform="count"`` and ``uniform="circuit"`` (median of
 ``--repeats`` interleaved runs of about ``--seconds`` each, from an exact posterior draw and a burn-in; numba
 compilation excluded), with nanoseconds per count unit and per circuit element. The rule of ``"auto"``
-(:data:`~prunelab.samplers.pruned_draws.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last column says what
-it picks.
+(:data:`~prunelab.samplers.prune.draws.registry.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last
+column says what it picks.
 
 Run::
 
@@ -31,7 +31,7 @@ from prunelab.circuit.inference import posterior_state  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
 from prunelab.elimination import TablesTooLargeError  # noqa: E402
 from prunelab.io import read_bif  # noqa: E402
-from prunelab.samplers import prune, prune_plans  # noqa: E402
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans  # noqa: E402
 
 EVIDENCE_SEED = 7
 

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from prunelab import load_network, random_evidence  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
-from prunelab.samplers import prune, prune_plans  # noqa: E402
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
 
 TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}

@@ -325,7 +325,7 @@ class PlanCache:
     """A small least-recently-used cache of compiled plans, keyed by :func:`network_key`.
 
     Every plan compiled once per (network, evidence) is cached in one: the samplers' plans and the
-    prune draws' (:mod:`prunelab.samplers.prune`).
+    prune draws' (:mod:`prunelab.samplers.prune.sampler`).
 
     ``compile_network`` builds a new object for every chain, so the key is the
     content, not the identity.

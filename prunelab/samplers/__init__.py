@@ -30,8 +30,8 @@ checks the interface for every name of :func:`available_samplers`, so a sampler 
 here is tested without a test file of its own.
 
 Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
-``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`),
-``"prune+gibbs"`` (:mod:`prunelab.samplers.prune_gibbs`) and ``"mc-sat"`` are
+``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.prune.tempered`),
+``"prune+gibbs"`` (:mod:`prunelab.samplers.prune.with_gibbs`) and ``"mc-sat"`` are
 known, and :func:`register_sampler` adds more.
 Modules are imported on first use.
 """
@@ -51,9 +51,9 @@ REQUIRED_ATTRIBUTES = ("init", "step", "run_chain")
 BUILT_IN: dict[str, str] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
-    "prune": "prunelab.samplers.prune",
-    "prune-tempered": "prunelab.samplers.tempering",
-    "prune+gibbs": "prunelab.samplers.prune_gibbs",
+    "prune": "prunelab.samplers.prune.sampler",
+    "prune-tempered": "prunelab.samplers.prune.tempered",
+    "prune+gibbs": "prunelab.samplers.prune.with_gibbs",
     "mc-sat": "prunelab.samplers.mcsat",
 }
 """The samplers that come with the package, by name; :func:`register_sampler` does not replace them."""

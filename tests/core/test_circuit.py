@@ -25,9 +25,9 @@ from prunelab.circuit.passes import draw_nb, upward_py, vtree_log_sums_py
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
-from prunelab.samplers import prune, prune_plans
-from prunelab.samplers import prune_circuit
-from prunelab.samplers.uniform import count_pruned_states, enumerate_pruned_states
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
+from prunelab.samplers.prune.draws import circuit as prune_circuit
+from prunelab.samplers.prune.draws.api import count_pruned_states, enumerate_pruned_states
 from tests.helpers import effective_sample_size, marginal_interval
 
 EXACT = 1e-9
@@ -366,7 +366,7 @@ def test_circuits_are_shared_by_content():
 
 @pytest.mark.parametrize(("name", "evidence"), [("asia", {"dysp": "yes"}), ("grid-6", None), ("multi", {"C": "c2"})])
 def test_per_step_compilation_counts_and_draws_members_of_the_pruned_set(name, evidence, rng):
-    from prunelab.samplers import prune_circuit_per_step
+    from prunelab.samplers.prune.draws import circuit_per_step as prune_circuit_per_step
 
     bn = _network(name)
     net = compile_network(bn, evidence)

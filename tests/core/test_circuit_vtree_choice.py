@@ -19,9 +19,10 @@ from prunelab.circuit import (
 )
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence
-from prunelab.samplers import prune, prune_circuit, tempering
+from prunelab.samplers.prune import sampler as prune, tempered as tempering
+from prunelab.samplers.prune.draws import circuit as prune_circuit
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
 
 EXACT = 1e-9
 """Circuit against junction tree: both exact; rounding over a few hundred terms stays far below this."""

@@ -16,7 +16,8 @@ import prunelab
 from prunelab import load_network, make_grid
 from prunelab.clauses import network_clauses, satisfied_weight
 from prunelab.compiled import compile_network
-from prunelab.samplers import mcsat, prune, prune_plans
+from prunelab.samplers import mcsat
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
 from prunelab.samplers.samplesat import samplesat_nb, samplesat_py, samplesat_workspace

@@ -21,7 +21,7 @@ from scipy import stats
 from prunelab import BayesianNetwork, load_network, random_evidence
 from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import InfeasibleStateError, initial_state
 from prunelab.theory import prune_transition_matrix
 from tests.conftest import TEST_SEED
@@ -242,7 +242,7 @@ def used_labels_by_counting(net) -> np.ndarray:
     Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
     with ``c > 0`` is kept except ``i``'s other labels.
     """
-    from prunelab.samplers.uniform import count_pruned_states
+    from prunelab.samplers.prune.draws.api import count_pruned_states
 
     possible = net.cpt > 0
     used = np.zeros(net.n_labels, dtype=bool)

@@ -1,6 +1,6 @@
 """``uniform="auto"`` chooses between the counting plan and the circuit by their cost per step.
 
-The rule (:func:`prunelab.samplers.prune.auto_choice`): the circuit where its size times
+The rule (:func:`prunelab.samplers.prune.sampler.auto_choice`): the circuit where its size times
 ``CIRCUIT_UNITS_PER_ELEMENT`` is below the counting plan's work per step, its compilation capped at that
 break-even. Each side is forced here on a network where it must win, and the draws ``"auto"`` then makes are
 checked to be the chosen method's own, draw for draw (whose exactness their own tests prove), with ``|S|`` equal to
@@ -13,7 +13,8 @@ import pytest
 from prunelab import load_network, make_grid
 from prunelab.circuit import CircuitTooLargeError, circuit_for, inference
 from prunelab.compiled import compile_network
-from prunelab.samplers import prune, prune_plans, pruned_draws
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
+from prunelab.samplers.prune.draws import registry as pruned_draws
 from prunelab.samplers.init import initial_state
 
 CIRCUIT_WINS = (16, 0.9, 1)

@@ -13,10 +13,10 @@ import pytest
 from prunelab import load_evidence, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans, tempering
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans, tempered as tempering
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.prune_rb import pruned_set_marginals
+from prunelab.samplers.prune.rao_blackwell import pruned_set_marginals
 from prunelab.sampling import sample
 from prunelab.theory import enumerate_pruned_set
 from prunelab.theory.rao_blackwell import rao_blackwell_expectation
@@ -60,7 +60,7 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares(rng):
 
 def test_the_circuit_outward_pass_gives_the_same_marginals(rng):
     """On random prunings of alarm, the circuit's outward pass and the counting pass agree to 1e-12."""
-    from prunelab.samplers import prune_circuit
+    from prunelab.samplers.prune.draws import circuit as prune_circuit
 
     bn = load_network("alarm")
     net = compile_network(bn, load_evidence("alarm"))

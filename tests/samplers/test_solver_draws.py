@@ -21,12 +21,12 @@ from scipy import stats
 from prunelab import load_network, random_evidence
 from prunelab.clauses import satisfied_clauses
 from prunelab.compiled import compile_network, state_labels
-from prunelab.samplers import prune, prune_plans
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.pruned_draws import PRUNED_DRAWS, pruned_draw
+from prunelab.samplers.prune.draws.registry import PRUNED_DRAWS, pruned_draw
 from prunelab.extras import MissingExtraError
-from prunelab.samplers.solver_draws import NO_MODEL
-from prunelab.samplers.uniform import enumerate_pruned_states
+from prunelab.samplers.prune.draws.solver import NO_MODEL
+from prunelab.samplers.prune.draws.api import enumerate_pruned_states
 from tests.helpers import CHI2_LEVEL
 
 PACKAGES = {"cmsgen": "pycmsgen", "unigen": "pyunigen"}

@@ -1,4 +1,4 @@
-"""Parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`).
+"""Parallel tempering with prune moves (:mod:`prunelab.samplers.prune.tempered`).
 
 The sampler contract (step and run_chain draw for draw, feasibility, bad starts)
 is checked for ``"prune-tempered"`` in ``tests/samplers/test_sampler_contract.py``. Here: a
@@ -15,10 +15,10 @@ import pytest
 from prunelab import load_network, random_evidence, sample
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans, tempering
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans, tempered as tempering
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.tempering import _swap_phase_py, swap_probability, swap_rates, tempered_plan
-from prunelab.samplers.tempering_ladder import DEFAULT_BETAS, check_betas, geometric_betas
+from prunelab.samplers.prune.tempered import _swap_phase_py, swap_probability, swap_rates, tempered_plan
+from prunelab.samplers.prune.ladder import DEFAULT_BETAS, check_betas, geometric_betas
 from prunelab.theory import is_regular, prune_transition_matrix, stationary_check
 from tests.helpers import (EXACT, TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size,
                            marginal_interval)

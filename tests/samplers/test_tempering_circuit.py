@@ -17,10 +17,11 @@ import pytest
 from prunelab import make_grid, sample
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_circuit, tempering
+from prunelab.samplers.prune import sampler as prune, tempered as tempering
+from prunelab.samplers.prune.draws import circuit as prune_circuit
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.tempering import tempered_plan
+from prunelab.samplers.prune.tempered import tempered_plan
 from tests.helpers import (TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size,
                            marginal_interval)
 

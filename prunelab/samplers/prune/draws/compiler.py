@@ -1,7 +1,7 @@
 """The plan compiler: search order and elimination program of a network with evidence.
 
 Also the constants that the kernels, the numpy references and the public API share.
-See :mod:`prunelab.samplers.uniform` for what the plan is for.
+See :mod:`prunelab.samplers.prune.draws` for what the plan is for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
-from prunelab.samplers.pruned_draws import PRUNED_DRAWS
+from .registry import PRUNED_DRAWS
 
 __all__ = [
     "AUTO",
@@ -35,7 +35,7 @@ __all__ = [
 
 UNIFORM_NAMES = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
 """Accepted values of ``uniform=``, those after ``"auto"`` prune sampling's own
-(:mod:`prunelab.samplers.pruned_draws`); by position, also the name of the uniform draw
+(:mod:`prunelab.samplers.prune.draws.registry`); by position, also the name of the uniform draw
 that ran for the integer code the kernels return (``"auto"`` never draws itself)."""
 
 ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
@@ -289,7 +289,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import compile_uniform_plan
+    >>> from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
     >>> plan = compile_uniform_plan(compile_network(load_network("deterministic_pair")))
     >>> plan.dfs_order.tolist(), plan.n_steps
     ([0, 1], 2)

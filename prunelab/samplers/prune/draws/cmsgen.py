@@ -4,7 +4,7 @@ CMSGen (Golia, Soos, Chakraborty & Meel 2021) is CryptoMiniSat tuned to return
 diverse solutions: random polarities and variable order, no restarts from a saved
 phase. Each prune step builds a fresh solver seeded from ``rng`` (one
 ``rng.integers`` call), gives it the CNF of the pruned set
-(:mod:`prunelab.samplers.solver_draws`: the network's circuit encoding and a unit
+(:mod:`prunelab.samplers.prune.draws.solver`: the network's circuit encoding and a unit
 clause ``-theta`` for every pruned label indicator) and reads the next state off the
 model it returns.
 
@@ -17,8 +17,8 @@ not exactly ``P(x | e)``: :data:`EXACT` is False. It never counts: ``size`` is N
 Limits. :attr:`CMSGenPlan.confl_limit` (conflicts, deterministic: a chain stays
 reproducible from its seed) and :attr:`CMSGenPlan.time_limit` (seconds; None: off)
 bound each call; a call that returns no model within them leaves the chain at ``x``
-with ``size`` :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0). Change them with
-``plan(net)._replace(...)`` and pass that plan to :func:`prunelab.samplers.prune.run_chain`.
+with ``size`` :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0). Change them with
+``plan(net)._replace(...)`` and pass that plan to :func:`prunelab.samplers.prune.sampler.run_chain`.
 
 Needs ``pycmsgen`` (``pip install 'prunelab[solvers]'``; PyPI has only its source,
 which builds with a C++ compiler and CMake in about three minutes).
@@ -35,9 +35,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from ..extras import require
-from .solver_draws import (
+from prunelab.compiled import CompiledNetwork
+from prunelab.extras import require
+from .solver import (
     EXTRA,
     NO_MODEL,
     NOT_COUNTED,
@@ -66,7 +66,7 @@ class CMSGenPlan(NamedTuple):
     ----------
     cnf : SolverCNF
     random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.solver_draws.SolverCNF`).
+        The pruning lists (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     confl_limit : int
         Conflicts per call (:data:`CONFL_LIMIT`).
     time_limit : float or None
@@ -94,9 +94,9 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_cmsgen
+    >>> from prunelab.samplers.prune.draws import cmsgen
     >>> import pytest; _ = pytest.importorskip("pycmsgen")  # the example needs the extra
-    >>> p = prune_cmsgen.plan(compile_network(load_network("deterministic_pair")))
+    >>> p = cmsgen.plan(compile_network(load_network("deterministic_pair")))
     >>> p.random_label.tolist(), p.confl_limit
     ([0, 1], 1000000)
     """
@@ -118,7 +118,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     y : int64 (n,)
         A member of ``S``; ``x`` itself if CMSGen returned no model within its limits.
     size : float
-        NaN (not counted), or :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0)
+        NaN (not counted), or :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0)
         when CMSGen returned no model.
 
     Raises
@@ -152,10 +152,10 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_cmsgen
+    >>> from prunelab.samplers.prune.draws import cmsgen
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> import pytest; _ = pytest.importorskip("pycmsgen")  # the example needs the extra
-    >>> draws, sizes = prune_cmsgen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws, sizes = cmsgen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool(np.isnan(sizes).all())
     ((3, 2), True)
     """

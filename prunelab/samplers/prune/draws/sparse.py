@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...compiled import CompiledNetwork
+from prunelab.compiled import CompiledNetwork
 from .compiler import GATHER_LIMIT, UniformPlan
 from .kernels import make_workspace
 
@@ -32,7 +32,7 @@ class SparseCount(NamedTuple):
     and a step none of whose inputs varies gives the same table at every step.
     This program recomputes only the live entries of the steps that vary, from
     the inputs that vary (and the fixed messages they read); the rest of the
-    workspace is filled once (:func:`~prunelab.samplers.uniform.make_workspace`).
+    workspace is filled once (:func:`~prunelab.samplers.prune.draws.kernels.make_workspace`).
     On deterministic networks with evidence most entries are dead and most steps
     fixed: on link, mildew and diabetes with 25 % evidence a count does 10 to 60
     times fewer multiply-adds.
@@ -100,7 +100,8 @@ def compile_sparse_count(
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import compile_sparse_count, uniform_plan
+    >>> from prunelab.samplers.prune.draws.sparse import compile_sparse_count
+    >>> from prunelab.samplers.prune.draws.compiler import uniform_plan
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> sparse = compile_sparse_count(net, uniform_plan(net), net.cpt > 0, (net.cpt > 0) & (net.cpt < 1))
     >>> sparse.cost, int(sparse.live_entry.size)  # both steps read A's labels; 2 live entries each

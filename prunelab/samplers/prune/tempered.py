@@ -9,7 +9,7 @@ over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
 ``P(x | e)`` and only its draws are returned. One step (one draw):
 
 1. **Prune moves.** Every replica, in order ``k = 0, ..., K-1``, makes one prune
-   step (:mod:`prunelab.samplers.prune`) with its label values ``c^beta_k``.
+   step (:mod:`prunelab.samplers.prune.sampler`) with its label values ``c^beta_k``.
 2. **Swaps.** Adjacent pairs ``(i, i + 1)`` with ``i`` even on even steps (the
    step count from the start of the chain) and ``i`` odd on odd steps (the
    deterministic even-odd scheme [3]_) exchange their states with probability
@@ -18,7 +18,7 @@ over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
    included); one ``rng.random()`` per proposed pair, in increasing ``i``.
 
 The replicas share everything prune compiles for the network (the uniform plan, the
-counting program, the lists of random labels: :class:`~prunelab.samplers.prune_plans.PrunePlan`);
+counting program, the lists of random labels: :class:`~prunelab.samplers.prune.plan.PrunePlan`);
 only ``random_c``, the values of the labels pruned at random, is raised to
 ``beta_k``, one small array per replica (:func:`tempered_plan`). A draw costs ``K``
 prune steps. The default ladder, :data:`DEFAULT_BETAS`, is the usual first choice:
@@ -45,7 +45,7 @@ feasible is pruned and ``S`` holds every feasible state. ``beta = 0`` is exclude
 The uniform draw must be exact and keep no memory between steps
 (:data:`TEMPERED_UNIFORM`): ``"count"``, ``"enumerate"``, or ``"circuit"``, where
 every replica draws from the same compiled circuit
-(:mod:`prunelab.samplers.prune_circuit`), weighing its label indicators 1 or 0 by
+(:mod:`prunelab.samplers.prune.draws.circuit`), weighing its label indicators 1 or 0 by
 its own pruning: ``S`` does not depend on ``c``, only the pruning does, so the
 circuit is compiled once for all temperatures. ``"auto"`` resolves once per chain,
 as prune's does at set-up: to the circuit where prune's ``"auto"`` turns to it (the
@@ -64,7 +64,7 @@ any joint state a step reaches every joint state with positive probability, so t
 joint chain is regular and the averages of replica 0's draws converge to
 ``P(x | e)``.
 
-:func:`step` is the numpy reference (it calls :func:`prunelab.samplers.prune.step`
+:func:`step` is the numpy reference (it calls :func:`prunelab.samplers.prune.sampler.step`
 per replica); :func:`run_chain` runs the whole chain in numba, calling prune's
 numba kernel for every replica step. They consume the generator in the same
 order and give identical draws.
@@ -91,18 +91,20 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import CircuitPasses, passes_for
-from ..compiled import CompiledNetwork, state_labels
-from .chain import start_chain
-from .init import check_state
-from .prune import NO_SPARSE_COUNT, UNIFORM_NAMES, PruneState, prune_chain_nb, uniform_and_plan
-from .prune import step as prune_step
-from .prune_circuit import circuit_prune_chain_nb
-from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
-from .prune_plans import PrunePlan
-from .tempering_ladder import DEFAULT_BETAS, check_betas
-from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformWorkspace, make_workspace
-from .uniform.kernels import label_nb
+from prunelab.circuit import CircuitPasses, passes_for
+from prunelab.compiled import CompiledNetwork, state_labels
+from prunelab.samplers.chain import start_chain
+from prunelab.samplers.init import check_state
+from .sampler import NO_SPARSE_COUNT, PruneState, prune_chain_nb, uniform_and_plan
+from .draws.compiler import UNIFORM_NAMES
+from .sampler import step as prune_step
+from .draws.circuit import circuit_prune_chain_nb
+from .rao_blackwell import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
+from .plan import PrunePlan
+from .ladder import DEFAULT_BETAS, check_betas
+from .draws.compiler import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES
+from .draws.kernels import UniformWorkspace, make_workspace
+from .draws.primitives import label_nb
 
 __all__ = [
     "TemperedState",
@@ -125,7 +127,7 @@ RAO_BLACKWELL = False
 
 The term of step ``t`` is the marginals of the cold replica's pruned set, before the
 swaps: its prune move keeps ``P(x | e)`` invariant, so the term's stationary mean is
-the posterior (:mod:`prunelab.samplers.prune_rb`).
+the posterior (:mod:`prunelab.samplers.prune.rao_blackwell`).
 """
 
 TEMPERED_UNIFORM = ("count", "enumerate", "circuit", "auto")
@@ -139,7 +141,7 @@ def tempered_plan(plan, beta: float):
 
     Only ``random_c`` changes: the labels with ``0 < c < 1`` stay exactly those with
     ``0 < c^beta < 1``, so the lists, ``base_kept`` and the counting program (or the
-    circuit) are the same objects. With it, :func:`prunelab.samplers.prune.run_chain`
+    circuit) are the same objects. With it, :func:`prunelab.samplers.prune.sampler.run_chain`
     targets ``pi_beta`` (see the module docstring).
 
     Parameters
@@ -156,7 +158,7 @@ def tempered_plan(plan, beta: float):
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import prune_plan
+    >>> from prunelab.samplers.prune.plan import prune_plan
     >>> plan = prune_plan(compile_network(load_network("blood_pressure")))
     >>> hot = tempered_plan(plan, 0.5)
     >>> bool(hot.uniform is plan.uniform), bool(np.allclose(hot.random_c ** 2, plan.random_c))
@@ -272,7 +274,7 @@ class TemperedInfo(NamedTuple):
         ``|S|`` of the ``beta = 1`` replica's prune step (before the swaps).
     uniform_code : int
         The uniform draw of that step, an index into
-        :data:`prunelab.samplers.prune.UNIFORM_NAMES`.
+        :data:`prunelab.samplers.prune.draws.compiler.UNIFORM_NAMES`.
     swapped : int8 (K - 1,)
         Pair ``(i, i + 1)``: 1 exchanged, 0 rejected, -1 not proposed this step.
     conditionals : float64 (sum of cardinalities,)
@@ -346,8 +348,8 @@ def init(net: CompiledNetwork, x0) -> TemperedState:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
-    >>> tempering.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
+    >>> from prunelab.samplers.prune import tempered
+    >>> tempered.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
     [1, 1]
     """
     return TemperedState(check_state(net, x0))
@@ -377,9 +379,9 @@ def step(
     uniform : {"count", "enumerate", "circuit", "auto"}, default "count"
         The exact uniform draw of every prune step (:data:`TEMPERED_UNIFORM`).
     plan : PrunePlan or CircuitPrunePlan, optional
-        Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.uniform_and_plan`).
+        Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.sampler.uniform_and_plan`).
     vtree : {"dissection", "turned", "elimination"}, optional
-        The circuit's vtree, as in :func:`prunelab.samplers.prune.step`.
+        The circuit's vtree, as in :func:`prunelab.samplers.prune.sampler.step`.
 
     Returns
     -------
@@ -400,9 +402,9 @@ def step(
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
+    >>> from prunelab.samplers.prune import tempered
     >>> net = compile_network(load_network("deterministic_pair"))
-    >>> state, info = tempering.step(np.random.default_rng(1), net, tempering.init(net, [0, 0]), [1.0, 0.5])
+    >>> state, info = tempered.step(np.random.default_rng(1), net, tempered.init(net, [0, 0]), [1.0, 0.5])
     >>> state.replicas.shape, info.swapped.tolist()
     ((2, 2), [1])
     """
@@ -567,9 +569,9 @@ def run_chain(
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
+    >>> from prunelab.samplers.prune import tempered
     >>> net = compile_network(load_network("blood_pressure"), {"Measurement": "m_e"})
-    >>> out = tempering.run_chain(np.random.default_rng(1), net, [1, 0, 1, 0, 1], 1000)
+    >>> out = tempered.run_chain(np.random.default_rng(1), net, [1, 0, 1, 0, 1], 1000)
     >>> out.draws.shape, out.swapped.shape
     ((1000, 5), (1000, 3))
     """

@@ -1,12 +1,12 @@
 """Prune sampling's uniform draw over a compiled circuit: ``uniform="circuit"``.
 
-Where the counting plan of :mod:`prunelab.samplers.uniform` needs junction-tree
+Where the counting plan of :mod:`prunelab.samplers.prune.draws` needs junction-tree
 tables that do not fit, the network with its evidence is compiled once into a
 decision diagram (:mod:`prunelab.circuit`) whose models are the feasible states,
 each with its label indicators. A prune step then
 
 1. prunes around ``x`` exactly as every other ``uniform=`` does (same labels, same
-   random numbers: :func:`prunelab.samplers.prune.prune_around`);
+   random numbers: :func:`prunelab.samplers.prune.sampler.prune_around`);
 2. weighs each label indicator 1 if its label was kept and 0 if it was pruned, so
    the weighted count of the circuit is ``|S|``, the size of the pruned set;
 3. counts bottom-up and draws top-down (:mod:`prunelab.circuit.passes`): every
@@ -14,7 +14,7 @@ each with its label indicators. A prune step then
    the log-space counts.
 
 The circuit is compiled once, for one fixed vtree: the dissection, or the one
-``vtree=`` names (:func:`~prunelab.samplers.pruned_draws.sampler_vtree`), never a
+``vtree=`` names (:func:`~prunelab.samplers.prune.draws.registry.sampler_vtree`), never a
 race, so the draws for a seed do not depend on timing.
 
 :func:`step` is the numpy reference and :func:`run_chain` the numba path; they
@@ -31,8 +31,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
-from ..circuit.passes import (
+from prunelab.circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
+from prunelab.circuit.passes import (
     decode_nb,
     decode_py,
     draw_nb,
@@ -45,11 +45,11 @@ from ..circuit.passes import (
     vtree_log_sums_nb,
     vtree_log_sums_py,
 )
-from ..compiled import CompiledNetwork, PlanCache
-from .chain import start_chain
-from .pruned_draws import sampler_vtree
-from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
-from .pruning import prune_around_nb
+from prunelab.compiled import CompiledNetwork, PlanCache
+from prunelab.samplers.chain import start_chain
+from .registry import sampler_vtree
+from ..rao_blackwell import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
+from ..pruning import prune_around_nb
 
 __all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
            "circuit_prune_chain_nb"]
@@ -67,7 +67,7 @@ class CircuitPrunePlan(NamedTuple):
     theta_boolean, theta_label : int64
         Every label indicator and its label.
     random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune_plans.PrunePlan` (the same sets: labels with
+        As in :class:`prunelab.samplers.prune.plan.PrunePlan` (the same sets: labels with
         ``0 < c < 1`` that some feasible state uses).
     """
 
@@ -95,7 +95,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+    >>> from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
     >>> plan = compile_circuit_prune_plan(compile_network(load_network("deterministic_pair")))
     >>> plan.random_label.tolist()
     [0, 1]
@@ -211,7 +211,7 @@ def _outward_marginals(circuit: Circuit, net: CompiledNetwork, work: CircuitPass
 def marginals(net: CompiledNetwork, kept: np.ndarray, plan: CircuitPrunePlan) -> np.ndarray:
     """``E[1{X_i = s} | S]`` of the pruned set that ``kept`` leaves, by the outward pass (numpy reference).
 
-    The Rao-Blackwell term of a circuit prune step (:mod:`prunelab.samplers.prune_rb`):
+    The Rao-Blackwell term of a circuit prune step (:mod:`prunelab.samplers.prune.rao_blackwell`):
     with the pruning's 0/1 weights, the outward pass gives every Boolean's
     probability of being true under the uniform distribution on ``S``.
 
@@ -220,10 +220,10 @@ def marginals(net: CompiledNetwork, kept: np.ndarray, plan: CircuitPrunePlan) ->
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_circuit
+    >>> from prunelab.samplers.prune.draws import circuit
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept = np.ones(net.n_labels, dtype=bool)  # S = {(0, 0), (1, 1)}
-    >>> np.round(prune_circuit.marginals(net, kept, prune_circuit.plan(net)), 12).tolist()
+    >>> np.round(circuit.marginals(net, kept, circuit.plan(net)), 12).tolist()
     [0.5, 0.5, 0.5, 0.5]
     """
     c, vt = plan.circuit, plan.circuit.vtree
@@ -249,7 +249,7 @@ def circuit_prune_chain_nb(rng, net, plan, random_c, work, kept, marked, x_label
     """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums.
 
     ``random_c`` are the keep probabilities of ``plan.random_label`` (``plan.random_c``, or their powers
-    ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.tempering`, which shares ``work``).
+    ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.prune.tempered`, which shares ``work``).
     """
     c = plan.circuit
     vt = c.vtree
@@ -283,7 +283,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
               plan: CircuitPrunePlan | None = None, rb: RaoBlackwellSums = NO_RAO_BLACKWELL):
     """``n_draws`` prune steps with circuit draws (numba path): ``(draws, sizes)``.
 
-    With ``rb`` (:func:`prunelab.samplers.prune_rb.rao_blackwell_sums`), every step
+    With ``rb`` (:func:`prunelab.samplers.prune.rao_blackwell.rao_blackwell_sums`), every step
     also adds its pruned set's marginals (:func:`marginals`) to ``rb``'s running sums.
 
     Examples
@@ -291,7 +291,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit import run_chain
+    >>> from prunelab.samplers.prune.draws.circuit import run_chain
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> draws, sizes = run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool((sizes >= 1).all())

@@ -1,6 +1,6 @@
 """Public API of the uniform draws: count, list, draw, time; used labels.
 
-See :mod:`prunelab.samplers.uniform` for the ways to draw.
+See :mod:`prunelab.samplers.prune.draws` for the ways to draw.
 """
 
 from __future__ import annotations
@@ -19,13 +19,8 @@ from .compiler import (
     uniform_index,
     uniform_plan,
 )
-from .kernels import (
-    count_nb,
-    make_workspace,
-    repeat_draws_nb,
-    support_nb,
-    uniform_draw_nb,
-)
+from .counting import count_nb, support_nb
+from .kernels import make_workspace, repeat_draws_nb, uniform_draw_nb
 from .reference import search_py, uniform_draw_py
 
 __all__ = [
@@ -76,7 +71,7 @@ def count_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = N
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import count_pruned_states
+    >>> from prunelab.samplers.prune.draws.api import count_pruned_states
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> count_pruned_states(net, net.cpt > 0)
     2.0
@@ -111,7 +106,7 @@ def used_labels(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> 
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import used_labels
+    >>> from prunelab.samplers.prune.draws.api import used_labels
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> used_labels(net, net.cpt > 0).tolist()  # B's zero entries are never used
     [True, True, True, False, False, True]
@@ -144,7 +139,7 @@ def enumerate_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import enumerate_pruned_states
+    >>> from prunelab.samplers.prune.draws.api import enumerate_pruned_states
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> enumerate_pruned_states(net, net.cpt > 0).tolist()
     [[0, 0], [1, 1]]
@@ -203,7 +198,7 @@ def uniform_pruned_state(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import uniform_pruned_state
+    >>> from prunelab.samplers.prune.draws.api import uniform_pruned_state
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> y, size, how = uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0)
     >>> bool(y[0] == y[1]), size, how

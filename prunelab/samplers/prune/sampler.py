@@ -13,12 +13,12 @@ One step from a state ``x`` (the paper's Algorithm 1):
    evidence and whose labels all survived. ``x`` is in ``S``, so ``S`` is never
    empty, and every member of ``S`` is feasible (its labels have ``c > 0``). How
    the uniform draw is made is chosen by ``uniform=`` (see
-   :mod:`prunelab.samplers.uniform`): ``"enumerate"`` (the paper's exhaustive
+   :mod:`prunelab.samplers.prune.draws`): ``"enumerate"`` (the paper's exhaustive
    listing), ``"count"`` (variable elimination over 0/1 factors and backward
    sampling), ``"auto"`` (the default: count, and enumerate when the search is
    predicted far cheaper; the circuit where a circuit step costs less than a
    count or past the counting plan's caps, :func:`auto_choice`), ``"circuit"``
-   (:mod:`prunelab.samplers.pruned_draws`) - all exactly uniform - or
+   (:mod:`prunelab.samplers.prune.draws.registry`) - all exactly uniform - or
    ``"heuristic"``, the paper's approximate method, which is biased.
 
 With an exact uniform draw the chain is reversible with respect to ``P(x | e)``
@@ -48,17 +48,25 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import VTREES
-from ..compiled import CompiledNetwork, PlanCache, state_labels
-from ..elimination import TablesTooLargeError
-from .chain import start_chain
-from .init import check_state
-from .prune_plans import PrunePlan, prune_plan
-from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw, sampler_vtree
-from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
-                       pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
+from prunelab.circuit import VTREES
+from prunelab.compiled import CompiledNetwork, PlanCache, state_labels
+from prunelab.elimination import TablesTooLargeError
+from prunelab.samplers.chain import start_chain
+from prunelab.samplers.init import check_state
+from .plan import PrunePlan, prune_plan
+from .draws.registry import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw, sampler_vtree
+from .rao_blackwell import (
+    add_marginals_nb,
+    chain_sums,
+    count_marginals_arrays,
+    drawn_marginals,
+    member_marginals_arrays,
+    pruned_set_marginals,
+    rao_blackwell_refusal,
+    record_step_arrays,
+)
 from .pruning import prune_around_nb
-from .uniform import (
+from .draws.compiler import (
     AUTO,
     COUNT,
     DEFAULT_MAX_RESTARTS,
@@ -66,13 +74,14 @@ from .uniform import (
     ENUMERATE,
     HEURISTIC,
     UNIFORM_NAMES,
-    SparseCount,
-    make_workspace,
     uniform_index,
 )
-from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, draw_member_arrays, search_arrays,
-                              uniform_draw_nb)
-from .uniform.reference import uniform_draw_py
+from .draws.sparse import SparseCount
+from .draws.kernels import make_workspace
+from .draws.counting import backward_arrays, count_nb, count_sparse_arrays
+from .draws.search import draw_member_arrays, search_arrays
+from .draws.kernels import uniform_draw_nb
+from .draws.reference import uniform_draw_py
 
 __all__ = [
     "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
@@ -81,7 +90,7 @@ __all__ = [
 ]
 
 RAO_BLACKWELL = False
-"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.rao_blackwell`)."""
 
 AUTO_SHARE = 0.125
 """``"auto"`` searches when the predicted search costs at most this share of a count.
@@ -128,7 +137,7 @@ class PruneInfo(NamedTuple):
         (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
         reference and the numba path report it alike.
     conditionals : float64 (sum of cardinalities,)
-        ``E[1{X_i = s} | S]`` (:mod:`.prune_rb`); empty for ``"heuristic"``.
+        ``E[1{X_i = s} | S]`` (:mod:`.rao_blackwell`); empty for ``"heuristic"``.
     """
 
     size: float
@@ -168,13 +177,14 @@ ChainOutput = PruneChain
 
 
 FIRST_PRUNED_DRAW = 4
-"""Codes from here on are the draws of :mod:`prunelab.samplers.pruned_draws`, in its order."""
+"""Codes from here on are the draws of :mod:`prunelab.samplers.prune.draws.registry`, in its order."""
 
 
 def _auto_plan(net: CompiledNetwork, vtree: str = "dissection"):
     """``(code, plan)`` of ``uniform="auto"``: the counting plan, or the circuit (cheaper, or the tables refuse).
 
-    See :func:`~prunelab.samplers.pruned_draws.circuit_plan_if_cheaper`; the circuit is over the vtree named ``vtree``.
+    See :func:`~prunelab.samplers.prune.draws.registry.circuit_plan_if_cheaper`; the circuit is over the vtree
+    named ``vtree``.
     """
     try:
         plan = prune_plan(net)
@@ -198,7 +208,7 @@ def auto_choice(net: CompiledNetwork) -> str:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import auto_choice
+    >>> from prunelab.samplers.prune.sampler import auto_choice
     >>> auto_choice(compile_network(load_network("asia")))  # small tables: no circuit is compiled
     'auto'
     """
@@ -226,8 +236,8 @@ def _code_and_plan(net: CompiledNetwork, uniform: str, plan, vtree: str | None =
 def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None, vtree: str | None = None):
     """The code of the uniform draw ``uniform`` names and its plan, as :func:`step` and :func:`run_chain` settle them.
 
-    ``"auto"`` stays :data:`~prunelab.samplers.uniform.AUTO` with the counting plan, or turns to the circuit
-    (its code and :class:`~prunelab.samplers.prune_circuit.CircuitPrunePlan`) where :func:`step` would.
+    ``"auto"`` stays :data:`~prunelab.samplers.prune.draws.compiler.AUTO` with the counting plan, or turns to the
+    circuit (its code and :class:`~prunelab.samplers.prune.draws.circuit.CircuitPrunePlan`) where :func:`step` would.
     ``vtree`` names the circuit's vtree (as in :func:`step`).
 
     Examples
@@ -248,7 +258,7 @@ def init(net: CompiledNetwork, x0) -> PruneState:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> prune.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
     [1, 1]
     """
@@ -282,7 +292,7 @@ def prune_around(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_around
+    >>> from prunelab.samplers.prune.sampler import prune_around
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
     [True, False, True, False, False, True]
@@ -316,8 +326,9 @@ def step(
     net : CompiledNetwork
     state : PruneState
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`. How the next state is drawn from the pruned set (see
-        :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.pruned_draws`);
+        One of :data:`~prunelab.samplers.prune.draws.compiler.UNIFORM_NAMES`. How the next state is drawn from the
+        pruned set (see
+        :mod:`prunelab.samplers.prune.draws`, :mod:`prunelab.samplers.prune.draws.registry`);
         ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
         Size of the candidate set ``V`` and restarts per candidate, for
@@ -326,11 +337,11 @@ def step(
         Search nodes ``"auto"`` allows before it counts (default: the plan's).
     plan : PrunePlan, optional
         Default: :func:`prune_plan` of ``net`` (for ``uniform="circuit"``, the
-        :func:`~prunelab.samplers.prune_circuit.plan` of ``net`` and ``vtree``).
+        :func:`~prunelab.samplers.prune.draws.circuit.plan` of ``net`` and ``vtree``).
     vtree : {"dissection", "turned", "elimination"}, optional
         With ``uniform="circuit"`` or ``"auto"``: the vtree of the circuit drawn
         over, one fixed vtree, never a race (see
-        :func:`~prunelab.samplers.pruned_draws.sampler_vtree`; default the dissection).
+        :func:`~prunelab.samplers.prune.draws.registry.sampler_vtree`; default the dissection).
 
     Returns
     -------
@@ -340,7 +351,7 @@ def step(
     See Also
     --------
     run_chain : the numba path, same draws for the same seed.
-    prune_around, prunelab.samplers.uniform.uniform_pruned_state
+    prune_around, prunelab.samplers.prune.draws.api.uniform_pruned_state
 
     References
     ----------
@@ -351,7 +362,7 @@ def step(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
     >>> state.x.tolist(), info.size, info.uniform_name
@@ -404,8 +415,8 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                        uniform_codes, rb):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
-    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``. With
-    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.prune_rb`).
+    Also the prune move of :mod:`prunelab.samplers.prune.tempered`, which passes its own ``random_c``. With
+    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.rao_blackwell`).
     """
     # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
@@ -436,7 +447,7 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     gather_ptr = sparse.gather_ptr
     gather = sparse.gather
     root_factor = sparse.root_factor
-    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune_rb)
+    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune.rao_blackwell)
     input_ptr = uplan.step_input_ptr
     input_factor = uplan.step_input_factor
     stride_ptr = uplan.input_stride_ptr
@@ -533,7 +544,7 @@ def run_chain(
         A feasible start state (checked).
     n_draws : int
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`.
+        One of :data:`~prunelab.samplers.prune.draws.compiler.UNIFORM_NAMES`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
     rb_checkpoints : array_like of int, optional
@@ -567,7 +578,7 @@ def run_chain(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> out = prune.run_chain(np.random.default_rng(1), net, [0, 0], 4)
     >>> out.draws.tolist(), out.size.tolist()

@@ -2,9 +2,9 @@
 
 :func:`compile_prune_plan` reads off a network with its evidence which labels a
 pruning draws a random number for, and compiles the counting program of the
-uniform draw (:mod:`prunelab.samplers.uniform`) with its specialisation to the
+uniform draw (:mod:`prunelab.samplers.prune.draws`) with its specialisation to the
 labels that vary; :func:`prune_plan` caches it by content. Used by
-:mod:`prunelab.samplers.prune` and :mod:`prunelab.samplers.tempering`.
+:mod:`prunelab.samplers.prune.sampler` and :mod:`prunelab.samplers.prune.tempered`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork, PlanCache
-from .uniform import SparseCount, UniformPlan, compile_sparse_count, compile_uniform_plan, used_labels
+from prunelab.compiled import CompiledNetwork, PlanCache
+from .draws.sparse import SparseCount, compile_sparse_count
+from .draws.compiler import UniformPlan, compile_uniform_plan
+from .draws.api import used_labels
 
 __all__ = ["PrunePlan", "compile_prune_plan", "prune_plan", "NODE_UNITS", "BACKWARD_UNITS"]
 
@@ -46,7 +48,7 @@ class PrunePlan(NamedTuple):
         overwritten at every step.
     count : SparseCount or None
         The counting program specialised to prunings that change only the
-        random labels (:func:`~prunelab.samplers.uniform.compile_sparse_count`),
+        random labels (:func:`~prunelab.samplers.prune.draws.sparse.compile_sparse_count`),
         which :func:`run_chain` counts with; None if it does not fit (the full
         program is used).
     count_units : int
@@ -78,7 +80,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
 
     A label is pruned at random only if ``0 < c < 1`` and some feasible state that
     agrees with the evidence uses it (found for all labels at once by two passes
-    over the counting program, :func:`~prunelab.samplers.uniform.used_labels`): the
+    over the counting program, :func:`~prunelab.samplers.prune.draws.api.used_labels`): the
     others never change ``S``, so they get no random number. Unused labels are
     marked pruned in ``base_kept``, which lets the search skip them.
 
@@ -88,7 +90,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     node_budget : int, optional
         Search nodes ``uniform="auto"`` allows before it counts, in the chain
         (:attr:`PrunePlan.node_budget`) and in the uniform plan
-        (:func:`~prunelab.samplers.uniform.compile_uniform_plan`). Default: about
+        (:func:`~prunelab.samplers.prune.draws.compiler.compile_uniform_plan`). Default: about
         one count's cost for the chain, the uniform plan's own default there.
 
     Returns
@@ -99,7 +101,7 @@ def compile_prune_plan(net: CompiledNetwork, node_budget: int | None = None) -> 
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import compile_prune_plan
+    >>> from prunelab.samplers.prune.plan import compile_prune_plan
     >>> plan = compile_prune_plan(compile_network(load_network("deterministic_pair")))
     >>> plan.random_label.tolist()  # A(1), A(2); B's entries are 0 or 1
     [0, 1]

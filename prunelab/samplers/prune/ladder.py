@@ -1,4 +1,4 @@
-"""The ladder of inverse temperatures of tempered prune sampling (:mod:`prunelab.samplers.tempering`).
+"""The ladder of inverse temperatures of tempered prune sampling (:mod:`prunelab.samplers.prune.tempered`).
 
 Replica ``k`` targets ``pi_beta(x) ~ P(x, e) ** beta_k``; ``beta_0 = 1`` is the chain
 whose draws are returned. :func:`geometric_betas` makes the usual ladder and

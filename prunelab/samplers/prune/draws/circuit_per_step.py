@@ -1,6 +1,6 @@
 """Prune sampling past compile-once: compile the *pruned* network at every step (``uniform="circuit-per-step"``).
 
-When the whole network's circuit outgrows its caps (:mod:`prunelab.samplers.prune_circuit`),
+When the whole network's circuit outgrows its caps (:mod:`prunelab.samplers.prune.draws.circuit`),
 each step's pruned set can still be small to compile: after a pruning, a kept label
 constrains nothing and a pruned label excludes its row, exactly as a CPT zero does.
 So the pruned set ``S`` is the set of models of a CNF over the state indicators
@@ -23,12 +23,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..circuit import CircuitEncoding, compile_cnf, passes_for
-from ..circuit.encoding import encode_states
-from ..circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
-from ..circuit.vtree import Vtree, dissection_vtree
-from ..compiled import CompiledNetwork, PlanCache
-from .chain import start_chain
+from prunelab.circuit import CircuitEncoding, compile_cnf, passes_for
+from prunelab.circuit.encoding import encode_states
+from prunelab.circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
+from prunelab.circuit.vtree import Vtree, dissection_vtree
+from prunelab.compiled import CompiledNetwork, PlanCache
+from prunelab.samplers.chain import start_chain
 
 __all__ = ["EXACT", "PerStepPlan", "plan", "draw", "run_chain", "compile_per_step_plan"]
 
@@ -49,7 +49,7 @@ class PerStepPlan(NamedTuple):
         For random label ``k``, the clause "not this row":
         ``label_literal[label_ptr[k]:label_ptr[k+1]]``.
     random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune_plans.PrunePlan`.
+        As in :class:`prunelab.samplers.prune.plan.PrunePlan`.
     """
 
     states: CircuitEncoding
@@ -68,7 +68,7 @@ def compile_per_step_plan(net: CompiledNetwork) -> PerStepPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit_per_step import compile_per_step_plan
+    >>> from prunelab.samplers.prune.draws.circuit_per_step import compile_per_step_plan
     >>> plan = compile_per_step_plan(compile_network(load_network("deterministic_pair")))
     >>> plan.random_label.tolist(), plan.states.n_booleans
     ([0, 1], 2)
@@ -130,7 +130,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
 def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, plan: PerStepPlan | None = None):
     """``n_draws`` prune steps, each compiling its pruned set: ``(draws, sizes)``.
 
-    Built from :func:`prunelab.samplers.prune.prune_around` and :func:`draw`, so it
+    Built from :func:`prunelab.samplers.prune.sampler.prune_around` and :func:`draw`, so it
     draws exactly as they do; the compilation is the cost of a step.
 
     Examples
@@ -138,13 +138,13 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit_per_step import run_chain
+    >>> from prunelab.samplers.prune.draws.circuit_per_step import run_chain
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> draws, sizes = run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape
     (3, 2)
     """
-    from .prune import prune_around
+    from ..sampler import prune_around
 
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = _plans(net) if plan is None else plan

@@ -1,6 +1,6 @@
 """Draws from the pruned set that need only the pruning: the ``uniform=`` options beyond the counting plan.
 
-The four classic options of :mod:`prunelab.samplers.uniform` (``"enumerate"``,
+The four classic options of :mod:`prunelab.samplers.prune.draws` (``"enumerate"``,
 ``"count"``, ``"heuristic"``, ``"auto"``) share one plan built on the junction
 tree's elimination order. The options listed here bring their own: each is a
 module, imported on first use, that defines
@@ -8,14 +8,14 @@ module, imported on first use, that defines
 ``plan(net) -> Plan``
     Compiled once per (network, evidence) and cached by content; it has the
     pruning lists ``random_label``, ``random_c`` and ``base_kept`` of
-    :class:`prunelab.samplers.prune_plans.PrunePlan` (the same sets), so the pruning
+    :class:`prunelab.samplers.prune.plan.PrunePlan` (the same sets), so the pruning
     step is shared.
 ``draw(rng, net, x, kept, plan) -> (y, size)``
     The next state given the pruning ``kept`` (the readable reference), and
     ``|S|`` (NaN when the method does not count).
 ``run_chain(rng, net, x0, n_draws, plan) -> (draws, sizes)``
     ``n_draws`` prune steps, consuming ``rng`` exactly as ``n_draws`` prunings
-    (:func:`prunelab.samplers.prune.prune_around`) each followed by ``draw``.
+    (:func:`prunelab.samplers.prune.sampler.prune_around`) each followed by ``draw``.
 ``EXACT``
     True when every member of ``S`` is drawn with probability ``1 / |S|``.
 """
@@ -29,7 +29,7 @@ __all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if
            "AUTO_CHEAPER_SECONDS", "CIRCUIT_VTREE_DRAWS", "sampler_vtree"]
 
 CIRCUIT_UNITS_PER_ELEMENT = 6.0
-"""Count units (:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`) that one circuit element is taken to
+"""Count units (:attr:`~prunelab.samplers.prune.plan.PrunePlan.count_units`) that one circuit element is taken to
 cost per prune step. Measured (``benchmarks/bench_auto_circuit.py``, stationary CPU time per step, medians of 3):
 a circuit element costs 6.6-20 ns, a count unit 1.9-5.3 ns on the pgmpy networks and small grids but 6.6-19 ns on
 counts of 1e5-1e6 units; the two break even at 5.6 (90 % 12 x 12 grid, 12,052 units, 4,955 elements: the count
@@ -43,10 +43,10 @@ AUTO_CHEAPER_SECONDS = 30.0
 """Compile cap when ``uniform="auto"`` tries the circuit because it may be cheaper (the tables would serve)."""
 
 PRUNED_DRAWS: dict[str, str] = {
-    "circuit": "prunelab.samplers.prune_circuit",
-    "circuit-per-step": "prunelab.samplers.prune_circuit_per_step",
-    "cmsgen": "prunelab.samplers.prune_cmsgen",
-    "unigen": "prunelab.samplers.prune_unigen",
+    "circuit": "prunelab.samplers.prune.draws.circuit",
+    "circuit-per-step": "prunelab.samplers.prune.draws.circuit_per_step",
+    "cmsgen": "prunelab.samplers.prune.draws.cmsgen",
+    "unigen": "prunelab.samplers.prune.draws.unigen",
 }
 """``uniform=`` name -> module; the codes follow the four classic options in this order."""
 
@@ -89,7 +89,7 @@ def sampler_vtree(uniform: str, vtree, plan=None) -> str:
     ...
     ValueError: vtree='turned' names the vtree of the whole network's circuit, which uniform='count' does not ...
     """
-    from ..circuit import check_vtree_choice
+    from prunelab.circuit import check_vtree_choice
 
     if vtree is None:
         return "dissection"
@@ -110,7 +110,7 @@ def pruned_draw(name: str) -> ModuleType:
 
     Examples
     --------
-    >>> from prunelab.samplers.pruned_draws import pruned_draw
+    >>> from prunelab.samplers.prune.draws.registry import pruned_draw
     >>> pruned_draw("circuit").EXACT
     True
     """
@@ -123,8 +123,8 @@ def circuit_plan_after(net, refusal: Exception, vtree: str = "dissection"):
     The circuit (for the vtree named ``vtree``) is compiled for at most
     :data:`prunelab.circuit.AUTO_COMPILE_SECONDS`; if it too outgrows its caps, the error names both refusals.
     """
-    from ..circuit import CircuitTooLargeError, inference
-    from ..elimination import TablesTooLargeError
+    from prunelab.circuit import CircuitTooLargeError, inference
+    from prunelab.elimination import TablesTooLargeError
 
     try:
         inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS, vtree=vtree)  # cached for the plan
@@ -143,7 +143,7 @@ def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int, vtree: 
     it stops as soon as the tables are sure to win, and its refusal means None. The choice depends on sizes only
     (and, past the time cap, on the machine's speed).
     """
-    from ..circuit import CircuitTooLargeError, inference
+    from prunelab.circuit import CircuitTooLargeError, inference
 
     break_even = int(count_units / CIRCUIT_UNITS_PER_ELEMENT)
     if break_even < max(n_random_labels, 1):

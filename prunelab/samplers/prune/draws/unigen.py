@@ -5,7 +5,7 @@ constraints into cells of about the same size, found from an approximate count
 (ApproxMC), and draws uniformly inside a random cell; when the solutions are few it
 lists them all and draws among them. Each prune step builds a fresh sampler seeded
 from ``rng`` (one ``rng.integers`` call), gives it the CNF of the pruned set
-(:mod:`prunelab.samplers.solver_draws`: the network's circuit encoding and a unit
+(:mod:`prunelab.samplers.prune.draws.solver`: the network's circuit encoding and a unit
 clause ``-theta`` for every pruned label indicator) with the state indicators as
 its sampling set (the label indicators follow from them, so the projection is one
 to one) and reads the next state off the one sample it returns.
@@ -18,9 +18,9 @@ member's probability within a factor ``1 + eps`` of ``1 / |S|``, where
 ``size`` is NaN (the sampler's internal count is approximate and not returned).
 
 Limits. UniGen has none to set; if a call returns no sample the chain stays at
-``x`` with ``size`` :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0). Its
+``x`` with ``size`` :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0). Its
 tolerances (:attr:`UniGenPlan.kappa`, ``epsilon``, ``delta``) change with
-``plan(net)._replace(...)``, passed on to :func:`prunelab.samplers.prune.run_chain`.
+``plan(net)._replace(...)``, passed on to :func:`prunelab.samplers.prune.sampler.run_chain`.
 
 Needs ``pyunigen`` (``pip install 'prunelab[solvers]'``; a CPython 3.11 wheel).
 
@@ -38,9 +38,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from ..extras import require
-from .solver_draws import (
+from prunelab.compiled import CompiledNetwork
+from prunelab.extras import require
+from .solver import (
     EXTRA,
     NO_MODEL,
     NOT_COUNTED,
@@ -66,7 +66,7 @@ class UniGenPlan(NamedTuple):
     ----------
     cnf : SolverCNF
     random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.solver_draws.SolverCNF`).
+        The pruning lists (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     clauses : tuple of lists of int
         The CNF's clauses as pyunigen takes them, split once here instead of at every step.
     kappa : float
@@ -91,7 +91,7 @@ def uniformity_bound(kappa: float) -> float:
 
     Examples
     --------
-    >>> from prunelab.samplers.prune_unigen import uniformity_bound
+    >>> from prunelab.samplers.prune.draws.unigen import uniformity_bound
     >>> round(uniformity_bound(0.638), 2)
     8.65
     """
@@ -110,9 +110,9 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_unigen
+    >>> from prunelab.samplers.prune.draws import unigen
     >>> import pytest; _ = pytest.importorskip("pyunigen")  # the example needs the extra
-    >>> p = prune_unigen.plan(compile_network(load_network("deterministic_pair")))
+    >>> p = unigen.plan(compile_network(load_network("deterministic_pair")))
     >>> p.random_label.tolist(), p.cnf.state_boolean.tolist()
     ([0, 1], [1, 2])
     """
@@ -136,7 +136,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     y : int64 (n,)
         A member of ``S``; ``x`` itself if UniGen returned no sample.
     size : float
-        NaN (not counted), or :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0)
+        NaN (not counted), or :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0)
         when UniGen returned no sample.
 
     Raises
@@ -174,10 +174,10 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_unigen
+    >>> from prunelab.samplers.prune.draws import unigen
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> import pytest; _ = pytest.importorskip("pyunigen")  # the example needs the extra
-    >>> draws, sizes = prune_unigen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws, sizes = unigen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool(np.isnan(sizes).all())
     ((3, 2), True)
     """

@@ -1,6 +1,6 @@
 """Uniform draws from the set of states that survive a pruning.
 
-After pruning (see :mod:`prunelab.samplers.prune`) every CPT label is either kept
+After pruning (see :mod:`prunelab.samplers.prune.sampler`) every CPT label is either kept
 or pruned. The pruned set ``S`` is the set of full states that agree with the
 evidence and whose ``n`` labels are all kept. Prune sampling needs one state drawn
 *exactly* uniformly from ``S``. Three ways are implemented here, chosen by name:
@@ -84,57 +84,3 @@ References
    Graphical Models*, MIT Press, 2009, sec. 9.3-9.4 and 12.1 (variable
    elimination, forward-filter / backward-sample).
 """
-
-from .api import (
-    count_pruned_states,
-    enumerate_pruned_states,
-    seconds_per_uniform_draw,
-    uniform_pruned_state,
-    used_labels,
-)
-from .compiler import (
-    AUTO,
-    COUNT,
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_N_CANDIDATES,
-    ENUMERATE,
-    EXACT_COUNT_LIMIT,
-    GATHER_LIMIT,
-    GATHER_STEP_LIMIT,
-    HEURISTIC,
-    MEMBER_CAPACITY,
-    UNIFORM_NAMES,
-    UniformPlan,
-    compile_uniform_plan,
-    uniform_index,
-    uniform_plan,
-)
-from .kernels import UniformWorkspace, make_workspace
-from .sparse import SparseCount, compile_sparse_count
-
-__all__ = [
-    "AUTO",
-    "COUNT",
-    "DEFAULT_MAX_RESTARTS",
-    "DEFAULT_N_CANDIDATES",
-    "ENUMERATE",
-    "EXACT_COUNT_LIMIT",
-    "GATHER_LIMIT",
-    "GATHER_STEP_LIMIT",
-    "HEURISTIC",
-    "MEMBER_CAPACITY",
-    "UNIFORM_NAMES",
-    "SparseCount",
-    "UniformPlan",
-    "UniformWorkspace",
-    "compile_sparse_count",
-    "compile_uniform_plan",
-    "count_pruned_states",
-    "enumerate_pruned_states",
-    "make_workspace",
-    "uniform_index",
-    "seconds_per_uniform_draw",
-    "uniform_plan",
-    "uniform_pruned_state",
-    "used_labels",
-]

@@ -1,6 +1,6 @@
 """The pruning step of prune sampling in numba: shared by every chain kernel that prunes.
 
-:func:`prunelab.samplers.prune.prune_around` is its readable reference; both draw
+:func:`prunelab.samplers.prune.sampler.prune_around` is its readable reference; both draw
 one ``rng.random()`` per random label that the current state does not use, in
 increasing label order, so they consume a generator identically.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numba
 
-from .uniform.kernels import label_nb
+from .draws.primitives import label_nb
 
 __all__ = ["prune_around_nb"]
 

@@ -59,7 +59,7 @@ def _walk_py(net, plan, kept, y, target):
 
     With ``target >= 0`` the walk stops at member number ``target`` (from 0), which
     ``y`` then holds (its free variables; the rest of ``y`` is left as it was). The
-    readable twin of :func:`~prunelab.samplers.uniform.search.search_arrays`.
+    readable twin of :func:`~prunelab.samplers.prune.draws.search.search_arrays`.
     """
     if not all(kept[plan.const_label]):
         return 0, 0
