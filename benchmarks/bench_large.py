@@ -53,7 +53,8 @@ from prunelab.lab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
 from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.prune.draws.compiler import UNIFORM_NAMES, compile_uniform_plan
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
 from prunelab.samplers.prune.draws.api import uniform_pruned_state
 
 

@@ -344,15 +344,19 @@ class PlanCache:
         self._plans: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
-    def __call__(self, net: CompiledNetwork):
-        """The plan of ``net``: compiled on first use, then from the cache."""
+    def __call__(self, net: CompiledNetwork, **caps):
+        """The plan of ``net``: compiled on first use, then from the cache.
+
+        ``caps`` go to the compilation, if it runs now: they bound how long it may try (and it raises past them),
+        never what it gives, so a plan cached is the plan whatever the caps.
+        """
         key = network_key(net)
         with self._lock:
             plan = self._plans.get(key)
             if plan is not None:
                 self._plans.move_to_end(key)
                 return plan
-        plan = self._compile(net)
+        plan = self._compile(net, **caps)
         with self._lock:
             self._plans[key] = plan
             while len(self._plans) > self._size:

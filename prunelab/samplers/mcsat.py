@@ -69,23 +69,16 @@ import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork, PlanCache
-from .chain import start_chain
-from .init import check_state
-from .prune.rao_blackwell import (
-    NO_RAO_BLACKWELL,
-    count_marginals_arrays,
-    pruned_set_marginals,
-    rao_blackwell_sums,
-    record_step_arrays,
-)
-from .prune.draws.registry import pruned_draw
-from .samplesat import (ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, SampleSatWork, clause_index, samplesat_nb,
-                        samplesat_py, samplesat_workspace)
-from .prune.draws.compiler import COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformPlan, compile_uniform_plan
-from .prune.draws.kernels import UniformWorkspace, make_workspace
-from .prune.draws.api import used_labels
+from .init import check_state, start_chain
+from .prune.draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformPlan, compile_uniform_plan
 from .prune.draws.kernels import uniform_draw_nb
 from .prune.draws.reference import uniform_draw_py
+from .prune.draws.registry import COUNT, DRAWS, pruned_draw
+from .prune.plan import UniformWorkspace, make_workspace, used_labels
+from .prune.rao_blackwell import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
+                                  record_step_arrays)
+from .samplesat import (ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, SampleSatWork, clause_index, samplesat_nb,
+                        samplesat_py, samplesat_workspace)
 
 __all__ = [
     "MCSatState",
@@ -106,11 +99,9 @@ __all__ = [
 RAO_BLACKWELL = False
 """No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them for ``uniform="exact"``."""
 
-UNIFORM_STEPS = ("exact", "samplesat", "cmsgen", "unigen")
-"""The uniform draws MC-SAT can use; from the third on, :data:`~prunelab.samplers.prune.draws.registry.PRUNED_DRAWS`."""
-
-_SOLVER = 2
-"""The first code of :data:`UNIFORM_STEPS` drawn by a solution sampler."""
+UNIFORM_STEPS = ("exact", "samplesat", *(name for name, draw in DRAWS.items() if draw.mcsat))
+"""The uniform draws MC-SAT can use: its own two, then the draws of
+:data:`~prunelab.samplers.prune.draws.registry.DRAWS` marked ``mcsat`` (the solution samplers)."""
 
 
 class MCSatState(NamedTuple):
@@ -314,7 +305,7 @@ def select_clauses(rng: np.random.Generator, net: CompiledNetwork, x, plan: MCSa
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> from prunelab.samplers.mcsat import select_clauses
-    >>> from prunelab.samplers.prune.sampler import prune_around
+    >>> from prunelab.samplers.prune.pruning import prune_around
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept, label_kept = select_clauses(np.random.default_rng(1), net, [0, 0])
     >>> kept.tolist(), label_kept.tolist() == prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
@@ -417,7 +408,7 @@ def step(
     plan = mcsat_plan(net, uniform) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
-    if mode >= _SOLVER:
+    if UNIFORM_STEPS[mode] in DRAWS:
         draw = pruned_draw(uniform)
         y, size = draw.draw(rng, net, x, label_kept, draw.plan(net))
         return MCSatState(y), MCSatInfo(float(size), 0, 1)
@@ -579,7 +570,7 @@ def run_chain(
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.zeros(n_draws, dtype=np.int64)
     founds = np.ones(n_draws, dtype=np.int64)
-    if mode >= _SOLVER:  # the solver's call dominates: the numpy step, one at a time
+    if UNIFORM_STEPS[mode] in DRAWS:  # the solver's call dominates: the numpy step, one at a time
         state = MCSatState(x)
         for t in range(n_draws):
             state, info = step(rng, net, state, uniform, plan=plan)

@@ -31,10 +31,9 @@ from ..clauses import network_clauses, satisfied_clauses
 from ..compiled import CompiledNetwork, state_labels
 from ..network import BayesianNetwork
 from ..samplers.mcsat import mcsat_plan
-from prunelab.samplers.prune.plan import prune_plan
-from prunelab.samplers.prune.rao_blackwell import count_marginals_arrays, rao_blackwell_sums
-from prunelab.samplers.prune.draws.kernels import make_workspace
-from prunelab.samplers.prune.draws.counting import count_nb
+from ..samplers.prune.draws.counting import count_nb
+from ..samplers.prune.plan import make_workspace, prune_plan
+from ..samplers.prune.rao_blackwell import count_marginals_arrays, rao_blackwell_sums
 from .pruned_sets import label_groups, set_members, surviving_sets
 from .states import as_compiled, clause_states, feasible_states
 

@@ -22,6 +22,7 @@ from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
 from prunelab.samplers.samplesat import samplesat_nb, samplesat_py, samplesat_workspace
 from prunelab.theory import clause_states, feasible_states, mcsat_transition_matrix, prune_transition_matrix
+from prunelab.samplers.prune.pruning import prune_around
 from tests.helpers import EXACT
 
 
@@ -101,8 +102,8 @@ def test_clause_selection_is_the_pruning(key):
     states = prune.run_chain(np.random.default_rng(1), net, x0, 20).draws
     for seed, x in enumerate(states):
         kept, label_kept = select_clauses(np.random.default_rng(seed), net, x)
-        pruned = prune.prune_around(np.random.default_rng(seed), net, x)
-        used = prune_plans.prune_plan(net).base_kept  # labels some feasible state uses
+        pruned = prune_around(np.random.default_rng(seed), net, x)
+        used = prune_plans.prune_plan(net).pruning.base_kept  # labels some feasible state uses
         assert (label_kept[used] == pruned[used]).all()
         plan = mcsat_plan(net)
         random = plan.random_clause

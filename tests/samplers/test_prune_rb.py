@@ -20,6 +20,7 @@ from prunelab.samplers.prune.rao_blackwell import pruned_set_marginals
 from prunelab.sampling import sample
 from prunelab.theory import enumerate_pruned_set
 from prunelab.theory.rao_blackwell import rao_blackwell_expectation
+from prunelab.samplers.prune.pruning import prune_around
 from tests.helpers import RB_EXACT_CASES, Z_MULTI, rao_blackwell_agreement
 
 CHAIN_CASES = [
@@ -46,7 +47,7 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares(rng):
     x = initial_state(rng, net)
     seen_sizes = set()
     for _ in range(40):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         members = enumerate_pruned_set(net, kept)
         seen_sizes.add(len(members))
         expected = np.concatenate([np.bincount(members[:, i], minlength=net.cardinality[i]) / len(members)
@@ -67,7 +68,7 @@ def test_the_circuit_outward_pass_gives_the_same_marginals(rng):
     plan, circuit_plan = prune_plans.prune_plan(net), prune_circuit.plan(net)
     x = initial_state(rng, net)
     for _ in range(20):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         counted = pruned_set_marginals(net, plan.uniform, kept)
         np.testing.assert_allclose(prune_circuit.marginals(net, kept, circuit_plan), counted, rtol=0, atol=1e-12)
         x = prune.step(rng, net, prune.init(net, x), "count", plan=plan)[0].x

@@ -16,13 +16,10 @@ from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network, entry_label, state_labels
-from prunelab.samplers.prune.draws.compiler import UNIFORM_NAMES, uniform_plan
-from prunelab.samplers.prune.draws.api import (
-    count_pruned_states,
-    enumerate_pruned_states,
-    uniform_pruned_state,
-    used_labels,
-)
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.draws.compiler import uniform_plan
+from prunelab.samplers.prune.draws.api import count_pruned_states, enumerate_pruned_states, uniform_pruned_state
+from prunelab.samplers.prune.plan import used_labels
 from prunelab.theory import enumerate_pruned_set
 from tests.helpers import CHI2_LEVEL, fan_network
 
@@ -346,8 +343,8 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed, rng):
     Prunings as prune sampling makes them: labels outside ``variable`` at their
     value in ``possible``, the varying ones at random.
     """
-    from prunelab.samplers.prune.draws.sparse import compile_sparse_count
-    from prunelab.samplers.prune.draws.kernels import make_workspace
+    from prunelab.samplers.prune.plan import compile_sparse_count
+    from prunelab.samplers.prune.plan import make_workspace
     from prunelab.samplers.prune.draws.counting import count_nb, count_sparse_arrays
 
     bn = load_network(name)
@@ -375,7 +372,7 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed, rng):
 
 def test_sparse_count_compiles_alike_from_counter_steps(monkeypatch):
     """Live-entry positions from strides (steps counted with a counter) equal those from the unrolled gather."""
-    from prunelab.samplers.prune.draws.sparse import compile_sparse_count
+    from prunelab.samplers.prune.plan import compile_sparse_count
     from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
     from prunelab.samplers.prune.draws import compiler
 

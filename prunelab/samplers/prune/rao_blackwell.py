@@ -61,16 +61,13 @@ from prunelab.compiled import CompiledNetwork
 from .draws.compiler import UniformPlan
 from .draws.counting import count_nb, count_sparse_arrays
 from .draws.reference import count_py, search_py
+from .draws.registry import DRAWS
 
 __all__ = [
-    "RAO_BLACKWELL_METHODS", "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
-    "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "message_inputs",
+    "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
+    "rao_blackwell_sums", "chain_sums", "pruned_set_marginals", "message_inputs",
     "count_marginals_arrays", "member_marginals_arrays", "add_marginals_nb", "record_step_nb", "record_step_arrays",
 ]
-
-RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto", "circuit")
-"""``uniform=`` methods of prune sampling that record Rao-Blackwell sums."""
-
 
 def rao_blackwell_refusal(options: dict) -> str | None:
     """Why prune sampling with these options has no Rao-Blackwell estimate, or None if it has one.
@@ -84,12 +81,13 @@ def rao_blackwell_refusal(options: dict) -> str | None:
     prune sampling with uniform='cmsgen' has no Rao-Blackwell estimate...
     """
     uniform = options.get("uniform", "auto")
-    if uniform in RAO_BLACKWELL_METHODS:
+    if uniform in DRAWS and DRAWS[uniform].rao_blackwell:
         return None
     why = ("its draw is not uniform on the pruned set" if uniform == "heuristic"
            else "its draw does not give the pruned set's marginals")
     return (f"prune sampling with uniform={uniform!r} has no Rao-Blackwell estimate ({why}); "
-            f"use uniform= one of {list(RAO_BLACKWELL_METHODS)}, or estimator='empirical'")
+            f"use uniform= one of {[name for name, draw in DRAWS.items() if draw.rao_blackwell]}, "
+            "or estimator='empirical'")
 
 
 def check_rao_blackwell(rb_checkpoints, uniform: str, drawn_by: str) -> None:
@@ -247,14 +245,6 @@ def chain_sums(net: CompiledNetwork, plan, checkpoints, n_draws: int, uniform: s
     return rao_blackwell_sums(net, getattr(plan, "uniform", None), checkpoints, n_draws)
 
 
-def drawn_marginals(drawn_by: str, net: CompiledNetwork, kept, plan) -> np.ndarray:
-    """The Rao-Blackwell term of a step drawn by one of :mod:`.draws.registry` (its ``marginals``), else empty."""
-    from .draws.registry import pruned_draw  # the draws' modules are imported on first use
-
-    marginals = getattr(pruned_draw(drawn_by), "marginals", None)
-    return np.zeros(0) if marginals is None else marginals(net, kept, plan)
-
-
 def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: str = "count") -> np.ndarray:
     """``E[1{X_i = s} | S]``: the share of the pruned set's members with ``X_i = s`` (numpy reference).
 
@@ -263,7 +253,7 @@ def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: 
     net : CompiledNetwork
     plan : UniformPlan
     kept : bool array (n_labels,)
-        The pruning (:func:`prunelab.samplers.prune.sampler.prune_around`).
+        The pruning (:func:`prunelab.samplers.prune.pruning.prune_around`).
     method : {"count", "enumerate"}
         A downward pass over the counting program's tables (``np.einsum``), or the
         mean over the members listed by a search.
@@ -455,7 +445,7 @@ def record_step_arrays(checkpoints, sums, running, progress):
 
 @_jit
 def count_sparse_nb(sparse, const_label, kept, ws):
-    """The sparse count of a :class:`~prunelab.samplers.prune.draws.sparse.SparseCount` into the workspace."""
+    """The sparse count of a :class:`~prunelab.samplers.prune.plan.SparseCount` into the workspace."""
     return count_sparse_arrays(const_label, kept, ws.factors, ws.tables, sparse.live_ptr, sparse.live_entry,
                                sparse.live_row, sparse.n_label, sparse.n_input, sparse.gather_ptr, sparse.gather,
                                sparse.root_factor)

@@ -30,9 +30,10 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork
 from prunelab.samplers import gibbs
+from prunelab.samplers.chain import ChainState
+from prunelab.samplers.init import check_state, start_chain
+
 from . import sampler as prune
-from prunelab.samplers.chain import ChainState, start_chain
-from prunelab.samplers.init import check_state
 from .plan import PrunePlan, prune_plan
 
 __all__ = ["PRUNE_STEPS", "PruneGibbsState", "PruneGibbsInfo", "PruneGibbsChain", "init", "step", "run_chain"]

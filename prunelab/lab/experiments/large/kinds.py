@@ -46,7 +46,7 @@ __all__ = ["simulate_large_run"]
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     from prunelab.samplers.prune import plan as prune_plans
-    from prunelab.samplers.prune.draws.compiler import UNIFORM_NAMES
+    from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
     from prunelab.sampling import sample
 
     warm_up()
@@ -134,7 +134,7 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
                     evidence=evidence, init=init, seed=seed, traps="off", **options)
     extra = {}
     if arm.sampler == "prune-tempered":
-        from prunelab.samplers.prune.tempered import swap_rates
+        from prunelab.samplers.prune.ladder import swap_rates
         from prunelab.samplers.prune.ladder import DEFAULT_BETAS
 
         extra = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}

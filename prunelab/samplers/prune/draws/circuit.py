@@ -6,7 +6,7 @@ decision diagram (:mod:`prunelab.circuit`) whose models are the feasible states,
 each with its label indicators. A prune step then
 
 1. prunes around ``x`` exactly as every other ``uniform=`` does (same labels, same
-   random numbers: :func:`prunelab.samplers.prune.sampler.prune_around`);
+   random numbers: :func:`prunelab.samplers.prune.pruning.prune_around`);
 2. weighs each label indicator 1 if its label was kept and 0 if it was pruned, so
    the weighted count of the circuit is ``|S|``, the size of the pruned set;
 3. counts bottom-up and draws top-down (:mod:`prunelab.circuit.passes`): every
@@ -46,17 +46,15 @@ from prunelab.circuit.passes import (
     vtree_log_sums_py,
 )
 from prunelab.compiled import CompiledNetwork, PlanCache
-from prunelab.samplers.chain import start_chain
-from .registry import sampler_vtree
-from ..rao_blackwell import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
+from prunelab.samplers.init import start_chain
+
+from ..plan import Pruning, pruning_of
 from ..pruning import prune_around_nb
+from ..rao_blackwell import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
+from .registry import sampler_vtree
 
-__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
+__all__ = ["CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
            "circuit_prune_chain_nb"]
-
-EXACT = True
-"""Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
-
 
 class CircuitPrunePlan(NamedTuple):
     """What a circuit prune step needs, compiled once per (network, evidence).
@@ -66,7 +64,7 @@ class CircuitPrunePlan(NamedTuple):
     circuit : Circuit
     theta_boolean, theta_label : int64
         Every label indicator and its label.
-    random_label, random_c, base_kept
+    pruning : Pruning
         As in :class:`prunelab.samplers.prune.plan.PrunePlan` (the same sets: labels with
         ``0 < c < 1`` that some feasible state uses).
     """
@@ -74,9 +72,7 @@ class CircuitPrunePlan(NamedTuple):
     circuit: Circuit
     theta_boolean: np.ndarray
     theta_label: np.ndarray
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
 
 
 def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None,
@@ -97,7 +93,7 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     >>> from prunelab.compiled import compile_network
     >>> from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
     >>> plan = compile_circuit_prune_plan(compile_network(load_network("deterministic_pair")))
-    >>> plan.random_label.tolist()
+    >>> plan.pruning.random_label.tolist()
     [0, 1]
     """
     circuit = circuit_for(net, vtree=vtree) if circuit is None else circuit
@@ -112,10 +108,9 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     random_label = np.unique(np.concatenate([used, enc.constant_label])).astype(np.int64)
     base_kept = net.cpt > 0.0
     base_kept[theta_label[~reached[theta_boolean]]] = False
-    arrays = (theta_boolean, theta_label, random_label, net.cpt[random_label].astype(np.float64), base_kept)
-    for a in arrays:
+    for a in (theta_boolean, theta_label):
         a.setflags(write=False)
-    return CircuitPrunePlan(circuit, *arrays)
+    return CircuitPrunePlan(circuit, theta_boolean, theta_label, pruning_of(net, random_label, base_kept))
 
 
 _plans = {name: PlanCache(partial(compile_circuit_prune_plan, vtree=name)) for name in VTREES}
@@ -248,13 +243,13 @@ def _size(log_size: float) -> float:
 def circuit_prune_chain_nb(rng, net, plan, random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb):
     """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums.
 
-    ``random_c`` are the keep probabilities of ``plan.random_label`` (``plan.random_c``, or their powers
+    ``random_c`` are the keep probabilities of ``plan.pruning.random_label`` (``plan.pruning.random_c``, or their powers
     ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.prune.tempered`, which shares ``work``).
     """
     c = plan.circuit
     vt = c.vtree
     enc = c.encoding
-    random_label = plan.random_label
+    random_label = plan.pruning.random_label
     n = x.shape[0]
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
@@ -301,7 +296,8 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     plan = _plans["dissection"](net) if plan is None else plan
     work = passes_for(plan.circuit)
     sizes = np.empty(n_draws, dtype=np.float64)
-    kept = plan.base_kept.copy()
+    kept = plan.pruning.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    circuit_prune_chain_nb(rng, net, plan, plan.random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb)
+    circuit_prune_chain_nb(rng, net, plan, plan.pruning.random_c, work, kept, marked, x_labels, x, n_draws, draws,
+                           sizes, rb)
     return draws, sizes

@@ -12,7 +12,8 @@ model it returns.
 statistical uniformity checks on benchmark CNFs. Here its bias is measurable even
 on tiny sets (see ``tests/samplers/test_solver_draws.py`` and
 ``benchmarks/bench_solver_draws.py``), so the chain's stationary distribution is
-not exactly ``P(x | e)``: :data:`EXACT` is False. It never counts: ``size`` is NaN.
+not exactly ``P(x | e)``: :data:`~prunelab.samplers.prune.draws.registry.DRAWS` marks it not exact. It never
+counts: ``size`` is NaN.
 
 Limits. :attr:`CMSGenPlan.confl_limit` (conflicts, deterministic: a chain stays
 reproducible from its seed) and :attr:`CMSGenPlan.time_limit` (seconds; None: off)
@@ -37,6 +38,8 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork
 from prunelab.extras import require
+
+from ..plan import Pruning
 from .solver import (
     EXTRA,
     NO_MODEL,
@@ -50,10 +53,7 @@ from .solver import (
     solver_seed,
 )
 
-__all__ = ["EXACT", "CONFL_LIMIT", "CMSGenPlan", "plan", "draw", "run_chain"]
-
-EXACT = False
-"""CMSGen's draw is only near-uniform (no guarantee; measurably biased on small sets)."""
+__all__ = ["CONFL_LIMIT", "CMSGenPlan", "plan", "draw", "run_chain"]
 
 CONFL_LIMIT = 1_000_000
 """Conflicts one CMSGen call may take before it gives up (the chain then stays at ``x``)."""
@@ -65,8 +65,8 @@ class CMSGenPlan(NamedTuple):
     Attributes
     ----------
     cnf : SolverCNF
-    random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
+    pruning : Pruning
+        The CNF's (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     confl_limit : int
         Conflicts per call (:data:`CONFL_LIMIT`).
     time_limit : float or None
@@ -75,9 +75,7 @@ class CMSGenPlan(NamedTuple):
     """
 
     cnf: SolverCNF
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
     confl_limit: int = CONFL_LIMIT
     time_limit: float | None = None
 
@@ -97,7 +95,7 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
     >>> from prunelab.samplers.prune.draws import cmsgen
     >>> import pytest; _ = pytest.importorskip("pycmsgen")  # the example needs the extra
     >>> p = cmsgen.plan(compile_network(load_network("deterministic_pair")))
-    >>> p.random_label.tolist(), p.confl_limit
+    >>> p.pruning.random_label.tolist(), p.confl_limit
     ([0, 1], 1000000)
     """
     return _cmsgen_plan(net)
@@ -106,7 +104,7 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
 def _cmsgen_plan(net: CompiledNetwork) -> CMSGenPlan:
     require("pycmsgen", EXTRA, "uniform='cmsgen'")
     cnf = solver_cnf(net)
-    return CMSGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept)
+    return CMSGenPlan(cnf, cnf.pruning)
 
 
 def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,

@@ -13,32 +13,18 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
-from .registry import PRUNED_DRAWS
 
 __all__ = [
-    "AUTO",
-    "COUNT",
     "DEFAULT_MAX_RESTARTS",
     "DEFAULT_N_CANDIDATES",
-    "ENUMERATE",
     "EXACT_COUNT_LIMIT",
     "GATHER_LIMIT",
     "GATHER_STEP_LIMIT",
-    "HEURISTIC",
     "MEMBER_CAPACITY",
-    "UNIFORM_NAMES",
     "UniformPlan",
     "compile_uniform_plan",
-    "uniform_index",
     "uniform_plan",
 ]
-
-UNIFORM_NAMES = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
-"""Accepted values of ``uniform=``, those after ``"auto"`` prune sampling's own
-(:mod:`prunelab.samplers.prune.draws.registry`); by position, also the name of the uniform draw
-that ran for the integer code the kernels return (``"auto"`` never draws itself)."""
-
-ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
 
 EXACT_COUNT_LIMIT = float(2**53)
 """Float64 represents every integer below this; counts stay exact under it."""
@@ -54,15 +40,6 @@ MEMBER_CAPACITY = 256
 
 DEFAULT_N_CANDIDATES = 100
 DEFAULT_MAX_RESTARTS = 100
-
-def uniform_index(uniform: str) -> int:
-    """Integer code of a ``uniform=`` name (``"auto"`` is 3)."""
-    try:
-        return UNIFORM_NAMES.index(uniform)
-    except ValueError:
-        raise ValueError(
-            f"unknown uniform draw {uniform!r}; choose one of {list(UNIFORM_NAMES)}"
-        ) from None
 
 
 class UniformPlan(NamedTuple):
@@ -261,7 +238,8 @@ def _symbolic_elimination(order, scopes, card, position):
     return steps, cost
 
 
-def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True) -> UniformPlan:
+def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True,
+                         max_work: float = math.inf) -> UniformPlan:
     """Compile the search order and the elimination program for ``net``.
 
     Parameters
@@ -280,6 +258,9 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         ``False`` gives a plan for the search and the support checks only (no
         tables, ``count_cost = 0``, ``n_steps = 0``): what MC-SAT with SampleSAT
         needs. Counting with it is an error of the caller.
+    max_work : float, default inf
+        Cap on the elimination-order search (:func:`~prunelab.elimination.find_order`), for a caller with another
+        way to draw (``uniform="auto"`` turns to the circuit); the order found is the same under any cap it meets.
 
     Returns
     -------
@@ -345,7 +326,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         return float(_elimination_cost(candidate.order, scopes, card))
 
     if counting:
-        best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
+        best = find_order(interaction_graph(scopes, free), card, cost=count_cost, max_work=max_work)
         check_fits(best, "the counting plan of prune sampling and of uniform draws (sampler 'prune', "
                    "'prune-tempered', or 'mc-sat' with uniform='exact')")
         steps, cost = _symbolic_elimination(best.order, scopes, card, position)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiler import AUTO, COUNT, ENUMERATE, EXACT_COUNT_LIMIT, HEURISTIC
+from .compiler import EXACT_COUNT_LIMIT
+from .registry import AUTO, COUNT, ENUMERATE, HEURISTIC
 
 __all__ = ["count_py", "search_py", "uniform_draw_py"]
 

@@ -1,58 +1,111 @@
-"""Draws from the pruned set that need only the pruning: the ``uniform=`` options beyond the counting plan.
+"""Every uniform draw of prune sampling, in one registry: :data:`DRAWS`, the one place that names them.
 
-The four classic options of :mod:`prunelab.samplers.prune.draws` (``"enumerate"``,
-``"count"``, ``"heuristic"``, ``"auto"``) share one plan built on the junction
-tree's elimination order. The options listed here bring their own: each is a
-module, imported on first use, that defines
+A prune step prunes around the current state (:mod:`prunelab.samplers.prune.pruning`), then draws the next state
+uniformly from the pruned set ``S``. How it draws is the sampler's ``uniform=``, a key of :data:`DRAWS`; its position
+there is the integer code the kernels and ``PruneChain.uniform_code`` report (:data:`UNIFORM_NAMES`), and its
+:class:`Draw` says where it lives and what it offers.
+
+The first four (``"enumerate"``, ``"count"``, ``"heuristic"``, ``"auto"``) are drawn by prune's own numba chain over the
+counting plan (:class:`~prunelab.samplers.prune.plan.PrunePlan`; see :mod:`prunelab.samplers.prune.draws`); their
+``module`` is None. Every other draw is a module, imported on first use (:func:`pruned_draw`), that defines
 
 ``plan(net) -> Plan``
-    Compiled once per (network, evidence) and cached by content; it has the
-    pruning lists ``random_label``, ``random_c`` and ``base_kept`` of
-    :class:`prunelab.samplers.prune.plan.PrunePlan` (the same sets), so the pruning
-    step is shared.
+    Compiled once per (network, evidence) and cached by content; its field ``pruning``
+    (:class:`~prunelab.samplers.prune.plan.Pruning`) says which labels a step prunes at random, so the pruning
+    step is shared. A draw with ``vtree=True`` takes ``plan(net, vtree)``.
 ``draw(rng, net, x, kept, plan) -> (y, size)``
-    The next state given the pruning ``kept`` (the readable reference), and
-    ``|S|`` (NaN when the method does not count).
+    The next state given the pruning ``kept`` (the readable reference), and ``|S|`` (NaN when the method does not
+    count).
 ``run_chain(rng, net, x0, n_draws, plan) -> (draws, sizes)``
     ``n_draws`` prune steps, consuming ``rng`` exactly as ``n_draws`` prunings
-    (:func:`prunelab.samplers.prune.sampler.prune_around`) each followed by ``draw``.
-``EXACT``
-    True when every member of ``S`` is drawn with probability ``1 / |S|``.
+    (:func:`~prunelab.samplers.prune.pruning.prune_around`) each followed by ``draw``.
+``marginals(net, kept, plan)`` (with ``rao_blackwell=True``)
+    The Rao-Blackwell term of a step: ``E[1{X_i = s} | S]``.
+
+A new uniform draw is one such module and one entry here: the sampler, tempering (``tempered=True``), MC-SAT
+(``mcsat=True``), the Rao-Blackwell sums and ``vtree=`` read its :class:`Draw`, and
+``tests/samplers/test_draws.py`` checks every exact draw's uniformity on tiny networks.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import NamedTuple
 
-__all__ = ["PRUNED_DRAWS", "pruned_draw", "circuit_plan_after", "circuit_plan_if_cheaper", "CIRCUIT_UNITS_PER_ELEMENT",
-           "AUTO_CHEAPER_SECONDS", "CIRCUIT_VTREE_DRAWS", "sampler_vtree"]
+from prunelab.circuit import check_vtree_choice
 
-CIRCUIT_UNITS_PER_ELEMENT = 6.0
-"""Count units (:attr:`~prunelab.samplers.prune.plan.PrunePlan.count_units`) that one circuit element is taken to
-cost per prune step. Measured (``benchmarks/bench_auto_circuit.py``, stationary CPU time per step, medians of 3):
-a circuit element costs 6.6-20 ns, a count unit 1.9-5.3 ns on the pgmpy networks and small grids but 6.6-19 ns on
-counts of 1e5-1e6 units; the two break even at 5.6 (90 % 12 x 12 grid, 12,052 units, 4,955 elements: the count
-2.4 times faster) and 6.0 (75 % 12 x 12, 97,653 units, 18,799 elements: count 1.15 times faster); past it the
-circuit wins by far (90 % 16 x 16: 123,150 units, 9,926 elements, 16 times faster; 75 % 16 x 16: 1,146,999 units,
-94,813 elements, 12 times faster; 90 % 20 x 20: 399,530 units at 247 ns each, 21,190 elements, 364 times faster).
-With 25 % evidence the same grids count 3.7-6.0 times faster than the circuit (1,054-5,514 units, 1,064-4,385
-elements), and on asia, alarm and win95pts, whose circuits hold 3-15 elements per unit, 7-57 times faster."""
+__all__ = ["Draw", "DRAWS", "UNIFORM_NAMES", "ENUMERATE", "COUNT", "HEURISTIC", "AUTO", "uniform_index",
+           "pruned_draw", "sampler_vtree"]
 
-AUTO_CHEAPER_SECONDS = 30.0
-"""Compile cap when ``uniform="auto"`` tries the circuit because it may be cheaper (the tables would serve)."""
 
-PRUNED_DRAWS: dict[str, str] = {
-    "circuit": "prunelab.samplers.prune.draws.circuit",
-    "circuit-per-step": "prunelab.samplers.prune.draws.circuit_per_step",
-    "cmsgen": "prunelab.samplers.prune.draws.cmsgen",
-    "unigen": "prunelab.samplers.prune.draws.unigen",
+class Draw(NamedTuple):
+    """One uniform draw from the pruned set: where it lives and what it offers.
+
+    Attributes
+    ----------
+    module : str or None
+        The dotted name of its module (``plan``, ``draw``, ``run_chain``); None for the draws prune's own chain makes
+        over the counting plan.
+    exact : bool
+        Every member of ``S`` is drawn with probability ``1 / |S|`` (up to the rounding of the logs).
+    rao_blackwell : bool
+        A step gives its pruned set's marginals, so a chain records Rao-Blackwell sums.
+    vtree : bool
+        It may draw over the whole network's circuit, and so takes ``vtree=``.
+    tempered : bool
+        Tempered prune sampling (``"prune-tempered"``) draws with it.
+    mcsat : bool
+        MC-SAT draws from its kept clauses' models with it (``uniform=`` of :mod:`prunelab.samplers.mcsat`).
+    """
+
+    module: str | None
+    exact: bool
+    rao_blackwell: bool = False
+    vtree: bool = False
+    tempered: bool = False
+    mcsat: bool = False
+
+
+_WING = "prunelab.samplers.prune.draws"
+
+DRAWS: dict[str, Draw] = {
+    "enumerate": Draw(None, exact=True, rao_blackwell=True, tempered=True),
+    "count": Draw(None, exact=True, rao_blackwell=True, tempered=True),
+    "heuristic": Draw(None, exact=False),
+    "auto": Draw(None, exact=True, rao_blackwell=True, vtree=True, tempered=True),
+    "circuit": Draw(f"{_WING}.circuit", exact=True, rao_blackwell=True, vtree=True, tempered=True),
+    "circuit-per-step": Draw(f"{_WING}.circuit_per_step", exact=True),
+    "cmsgen": Draw(f"{_WING}.cmsgen", exact=False, mcsat=True),
+    "unigen": Draw(f"{_WING}.unigen", exact=False, mcsat=True),
 }
-"""``uniform=`` name -> module; the codes follow the four classic options in this order."""
+"""``uniform=`` name -> :class:`Draw`. ``"heuristic"`` is the paper's approximate method (biased), ``"cmsgen"``
+near-uniform without a guarantee, ``"unigen"`` almost-uniform with one (:mod:`.cmsgen`, :mod:`.unigen`);
+``"auto"`` never draws itself: it counts or searches (or turns to the circuit) and reports which."""
+
+UNIFORM_NAMES = tuple(DRAWS)
+"""The names of :data:`DRAWS`; by position, the name of the draw that ran for the integer code the kernels return."""
+
+ENUMERATE, COUNT, HEURISTIC, AUTO = (UNIFORM_NAMES.index(name) for name in ("enumerate", "count", "heuristic", "auto"))
+"""The codes of the draws of prune's own chain (numba reads them as constants)."""
 
 
-CIRCUIT_VTREE_DRAWS = ("circuit", "auto")
-"""The ``uniform=`` options that may draw over the whole network's circuit, and so take ``vtree=``."""
+def uniform_index(uniform: str) -> int:
+    """The integer code of the draw ``uniform`` names: its position in :data:`DRAWS`.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> uniform_index("auto"), UNIFORM_NAMES[uniform_index("circuit")]
+    (3, 'circuit')
+    """
+    if uniform not in DRAWS:
+        raise ValueError(f"unknown uniform draw {uniform!r}; choose one of {list(UNIFORM_NAMES)}")
+    return UNIFORM_NAMES.index(uniform)
 
 
 def sampler_vtree(uniform: str, vtree, plan=None) -> str:
@@ -67,7 +120,7 @@ def sampler_vtree(uniform: str, vtree, plan=None) -> str:
     Parameters
     ----------
     uniform : str
-        The sampler's ``uniform=``; ``vtree`` applies to :data:`CIRCUIT_VTREE_DRAWS` only.
+        The sampler's ``uniform=``; ``vtree`` applies to the draws with ``Draw.vtree`` only.
     vtree : {"dissection", "turned", "elimination"} or None
         One of :data:`prunelab.circuit.VTREES`; None is the dissection.
     plan : optional
@@ -89,13 +142,12 @@ def sampler_vtree(uniform: str, vtree, plan=None) -> str:
     ...
     ValueError: vtree='turned' names the vtree of the whole network's circuit, which uniform='count' does not ...
     """
-    from prunelab.circuit import check_vtree_choice
-
     if vtree is None:
         return "dissection"
-    if uniform not in CIRCUIT_VTREE_DRAWS:
+    if not DRAWS[uniform].vtree:
+        takes = tuple(name for name, draw in DRAWS.items() if draw.vtree)
         raise ValueError(f"vtree={vtree!r} names the vtree of the whole network's circuit, which uniform={uniform!r} "
-                         f"does not draw over: it applies to uniform= {CIRCUIT_VTREE_DRAWS}")
+                         f"does not draw over: it applies to uniform= {takes}")
     if plan is not None:
         raise ValueError("give vtree= or plan=, not both: a plan given holds its circuit already")
     check_vtree_choice(vtree)
@@ -106,52 +158,14 @@ def sampler_vtree(uniform: str, vtree, plan=None) -> str:
 
 
 def pruned_draw(name: str) -> ModuleType:
-    """The module of the pruned-set draw ``name``, imported on first use.
+    """The module of the draw ``name`` (one with a ``Draw.module``), imported on first use.
 
     Examples
     --------
-    >>> from prunelab.samplers.prune.draws.registry import pruned_draw
-    >>> pruned_draw("circuit").EXACT
-    True
+    >>> pruned_draw("circuit").__name__
+    'prunelab.samplers.prune.draws.circuit'
     """
-    return importlib.import_module(PRUNED_DRAWS[name])
-
-
-def circuit_plan_after(net, refusal: Exception, vtree: str = "dissection"):
-    """The circuit plan that ``uniform="auto"`` turns to when the counting plan refused with ``refusal``.
-
-    The circuit (for the vtree named ``vtree``) is compiled for at most
-    :data:`prunelab.circuit.AUTO_COMPILE_SECONDS`; if it too outgrows its caps, the error names both refusals.
-    """
-    from prunelab.circuit import CircuitTooLargeError, inference
-    from prunelab.elimination import TablesTooLargeError
-
-    try:
-        inference.circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS, vtree=vtree)  # cached for the plan
-    except CircuitTooLargeError as exc:
-        raise TablesTooLargeError(f"{refusal} uniform='auto' then tried a circuit: {exc}") from None
-    return pruned_draw("circuit").plan(net, vtree)
-
-
-def circuit_plan_if_cheaper(net, count_units: int, n_random_labels: int, vtree: str = "dissection"):
-    """The circuit plan (its vtree named ``vtree``) if a circuit step costs less than a counting step, else None.
-
-    The circuit is cheaper when its size (elements) times :data:`CIRCUIT_UNITS_PER_ELEMENT` is below
-    ``count_units``: that size is the break-even. Every label pruned at random has an indicator in the circuit, so
-    it holds at least ``n_random_labels`` elements; below that break-even nothing is compiled. Otherwise the
-    compilation is capped at the break-even (elements alive while it compiles) and at :data:`AUTO_CHEAPER_SECONDS`:
-    it stops as soon as the tables are sure to win, and its refusal means None. The choice depends on sizes only
-    (and, past the time cap, on the machine's speed).
-    """
-    from prunelab.circuit import CircuitTooLargeError, inference
-
-    break_even = int(count_units / CIRCUIT_UNITS_PER_ELEMENT)
-    if break_even < max(n_random_labels, 1):
-        return None
-    try:
-        circuit = inference.circuit_for(net, max_seconds=AUTO_CHEAPER_SECONDS, max_size=break_even, vtree=vtree)
-    except CircuitTooLargeError:
-        return None
-    if circuit.size >= break_even:  # compiled before, without this cap
-        return None
-    return pruned_draw("circuit").plan(net, vtree)
+    module = DRAWS[name].module
+    if module is None:
+        raise ValueError(f"uniform={name!r} is drawn by prune's own chain over the counting plan: it has no module")
+    return importlib.import_module(module)

@@ -14,7 +14,8 @@ to one) and reads the next state off the one sample it returns.
 member's probability within a factor ``1 + eps`` of ``1 / |S|``, where
 ``eps = (1 + kappa) (2.23 + 0.48 / (1 - kappa)**2) - 1``: about 8.6 at the default
 ``kappa = 0.638``. A loose bound: the measured bias
-(``benchmarks/bench_solver_draws.py``) is far smaller. :data:`EXACT` is False, and
+(``benchmarks/bench_solver_draws.py``) is far smaller. :data:`~prunelab.samplers.prune.draws.registry.DRAWS`
+marks it not exact, and
 ``size`` is NaN (the sampler's internal count is approximate and not returned).
 
 Limits. UniGen has none to set; if a call returns no sample the chain stays at
@@ -40,6 +41,8 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork
 from prunelab.extras import require
+
+from ..plan import Pruning
 from .solver import (
     EXTRA,
     NO_MODEL,
@@ -53,10 +56,8 @@ from .solver import (
     solver_seed,
 )
 
-__all__ = ["EXACT", "UniGenPlan", "plan", "draw", "run_chain", "uniformity_bound"]
+__all__ = ["UniGenPlan", "plan", "draw", "run_chain", "uniformity_bound"]
 
-EXACT = False
-"""UniGen's draw is almost-uniform: within a factor ``1 + eps`` of uniform (:func:`uniformity_bound`)."""
 
 
 class UniGenPlan(NamedTuple):
@@ -65,8 +66,8 @@ class UniGenPlan(NamedTuple):
     Attributes
     ----------
     cnf : SolverCNF
-    random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
+    pruning : Pruning
+        The CNF's (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     clauses : tuple of lists of int
         The CNF's clauses as pyunigen takes them, split once here instead of at every step.
     kappa : float
@@ -77,9 +78,7 @@ class UniGenPlan(NamedTuple):
     """
 
     cnf: SolverCNF
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
     clauses: tuple
     kappa: float = 0.638
     epsilon: float = 0.8
@@ -113,7 +112,7 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
     >>> from prunelab.samplers.prune.draws import unigen
     >>> import pytest; _ = pytest.importorskip("pyunigen")  # the example needs the extra
     >>> p = unigen.plan(compile_network(load_network("deterministic_pair")))
-    >>> p.random_label.tolist(), p.cnf.state_boolean.tolist()
+    >>> p.pruning.random_label.tolist(), p.cnf.state_boolean.tolist()
     ([0, 1], [1, 2])
     """
     return _unigen_plan(net)
@@ -124,7 +123,7 @@ def _unigen_plan(net: CompiledNetwork) -> UniGenPlan:
     cnf = solver_cnf(net)
     split = np.split(cnf.clauses, np.flatnonzero(cnf.clauses == 0)[:-1] + 1)
     clauses = tuple(clause[:-1].tolist() for clause in split)
-    return UniGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept, clauses)
+    return UniGenPlan(cnf, cnf.pruning, clauses)
 
 
 def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
