@@ -2,12 +2,12 @@
 
 For each network (pgmpy networks by name, Sang-Beame-Kautz grids as ``sbk:RATIO:SIDE:SEED``), with and without
 25 % evidence (``random_evidence(bn, 0.25, seed=7)``): the counting plan's work per step
-(:attr:`~prunelab.samplers.prune_plans.PrunePlan.count_units`), the circuit's size (elements) and compile time,
+(:attr:`~prunelab.samplers.prune.plan.PrunePlan.count_units`), the circuit's size (elements) and compile time,
 and the stationary prune steps per CPU second with ``uniform="count"`` and ``uniform="circuit"`` (median of
 ``--repeats`` interleaved runs of about ``--seconds`` each, from an exact posterior draw and a burn-in; numba
 compilation excluded), with nanoseconds per count unit and per circuit element. The rule of ``"auto"``
-(:data:`~prunelab.samplers.pruned_draws.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last column says what
-it picks.
+(:data:`~prunelab.samplers.prune.auto.CIRCUIT_UNITS_PER_ELEMENT`) is set from these figures; the last
+column says what it picks.
 
 Run::
 
@@ -31,7 +31,9 @@ from prunelab.circuit.inference import posterior_state  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
 from prunelab.elimination import TablesTooLargeError  # noqa: E402
 from prunelab.io import read_bif  # noqa: E402
-from prunelab.samplers import prune, prune_plans  # noqa: E402
+from prunelab.samplers.prune import plan as prune_plans  # noqa: E402
+from prunelab.samplers.prune import sampler as prune  # noqa: E402
+from prunelab.samplers.prune.auto import auto_choice  # noqa: E402
 
 EVIDENCE_SEED = 7
 
@@ -102,7 +104,7 @@ def main(argv=None) -> None:
                 t_circuit += ns_per_step(net, x0, "circuit", args.seconds, 1)
             c_ns = np.median(t_count) * 1e9 if t_count else np.nan
             k_ns = np.median(t_circuit) * 1e9
-            choice = prune.auto_choice(net)
+            choice = auto_choice(net)
             print(f"{spec:<16}{label:<5}{units if units is not None else 'refused':>12}{circuit.size:>10}"
                   f"{compile_s:>10.2f}{c_ns:>11.0f}{k_ns:>11.0f}"
                   f"{c_ns / units if units else np.nan:>8.2f}{k_ns / circuit.size:>8.2f}"

@@ -48,7 +48,7 @@ def run(percent: int, side: int, seed: int, steps: int, evidence: str) -> dict:
 
     from prunelab import make_grid
     from prunelab.compiled import compile_network
-    from prunelab.samplers import prune
+    from prunelab.samplers.prune import sampler as prune
     from prunelab.samplers.init import initial_state
 
     if evidence == "none":

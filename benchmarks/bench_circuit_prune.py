@@ -36,7 +36,7 @@ def run(ratio: float, side: int, seed: int, steps: int, chains: int, per_step: b
     from prunelab import make_grid
     from prunelab.circuit import circuit_for, circuit_inference
     from prunelab.compiled import compile_network
-    from prunelab.samplers import prune
+    from prunelab.samplers.prune import sampler as prune
     from prunelab.samplers.init import initial_state
 
     bn = make_grid(side, ratio, seed=seed)

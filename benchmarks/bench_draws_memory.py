@@ -15,7 +15,7 @@ draws array count):
   against an oracle written here: the same systematic scan, but each candidate's
   weight recomputed from the family's CPT rows (no label bookkeeping), into one
   draws buffer reused across calls;
-* prune sampling on asia and alarm: :func:`prunelab.samplers.prune.run_chain` (``uniform="auto"``,
+* prune sampling on asia and alarm: :func:`prunelab.samplers.prune.sampler.run_chain` (``uniform="auto"``,
   as :func:`prunelab.sample` runs it; its own draws array per call) against an oracle written here:
   the pruning (a label survives when ``u < c`` or when the current state uses
   it), then a depth-first search over the states that use only surviving labels
@@ -45,7 +45,8 @@ import numpy as np
 from prunelab import load_network
 from prunelab.compiled import compile_network, draw_dtype
 from prunelab.samplers import chain as chain_module
-from prunelab.samplers import gibbs, prune
+from prunelab.samplers import gibbs
+from prunelab.samplers.prune import sampler as prune
 from prunelab.samplers.init import initial_state
 
 

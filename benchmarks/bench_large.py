@@ -15,9 +15,9 @@ one row:
 * ``n``: variables; ``tw``: treewidth, the min-fill elimination width;
 * ``exact s``: :func:`prunelab.exact.exact_marginals` on a freshly read network
   (junction-tree compilation included);
-* ``plan s``: :func:`~prunelab.samplers.uniform.compile_uniform_plan` alone
+* ``plan s``: :func:`~prunelab.samplers.prune.draws.compiler.compile_uniform_plan` alone
   (elimination order and counting program); ``setup s``: all of the prune set-up,
-  :func:`~prunelab.samplers.prune_plans.compile_prune_plan` (that plan, used labels, the
+  :func:`~prunelab.samplers.prune.plan.compile_prune_plan` (that plan, used labels, the
   specialised counting program); ``ratio`` is set-up over exact, the target is at
   most 2 (or a set-up under 1 s);
 * ``init s``, ``init``: :func:`~prunelab.samplers.init.initial_state` (forward, the
@@ -51,9 +51,11 @@ from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, treewidth
 from prunelab.lab.experiments.large import load_large, pgmpy_networks
 from prunelab.io import read_bif
-from prunelab.samplers import prune, prune_plans
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.uniform import UNIFORM_NAMES, compile_uniform_plan, uniform_pruned_state
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
+from prunelab.samplers.prune.draws.api import uniform_pruned_state
 
 
 def timed(f, *args, **kwargs):

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from prunelab import load_network, random_evidence  # noqa: E402
 from prunelab.compiled import compile_network  # noqa: E402
-from prunelab.samplers import prune, prune_plans  # noqa: E402
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
 
 TARGETS = {"alarm": 40_000, "win95pts": 15_000, "grid-8x8": 5_000}
@@ -123,7 +123,7 @@ def main(argv=None) -> None:
             label = "25%" if with_evidence else "none"
             prune.run_chain(np.random.default_rng(0), net, initial_state(np.random.default_rng(0), net), 2)
             worst, sizes = first_steps(net, args.starts)
-            print(f"\n{name} evidence={label}: {net.n_labels} labels, {plan.random_label.size} random, "
+            print(f"\n{name} evidence={label}: {net.n_labels} labels, {plan.pruning.random_label.size} random, "
                   f"count cost {plan.uniform.count_cost} (specialised: {plan.count.cost if plan.count else '-'}), "
                   f"auto search budget {plan.node_budget}")
             print(f"  first step from random forward ({args.starts} starts): worst {worst * 1e3:.2f} ms, "

@@ -136,7 +136,7 @@ from prunelab import load_evidence, load_network, random_evidence, sample  # noq
 from prunelab.compiled import compile_network  # noqa: E402
 from prunelab.exact import exact_marginals  # noqa: E402
 from prunelab.indicators import hellinger  # noqa: E402
-from prunelab.samplers import prune  # noqa: E402
+from prunelab.samplers.prune import sampler as prune  # noqa: E402
 from prunelab.samplers.init import initial_state  # noqa: E402
 
 COST_NETWORKS = ("alarm", "win95pts", "grid-8x8")

@@ -11,7 +11,7 @@ for about ``--seconds`` (best of ``--repeats``), and the numpy reference ``step`
 loop for a short stretch. One draw is one sweep (Gibbs, Metropolis) or one step
 (prune). Printed: draws per CPU second (and per wall-clock second), target, ratio
 to target, numba-vs-numpy speedup; "gibbs+rb" also records the Rao-Blackwell sums
-at ``sample``'s default checkpoints. Prune rows appear when :mod:`prunelab.samplers.prune` is importable.
+at ``sample``'s default checkpoints. Prune rows appear when :mod:`prunelab.samplers.prune.sampler` is importable.
 Numba compilation is excluded (a warm-up call first; kernels are cached on disk).
 """
 

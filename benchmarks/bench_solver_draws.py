@@ -13,7 +13,7 @@ bias was for MC-SAT (the ``mcsat`` experiment, ``prunelab.lab.experiments.mcsat`
   nothing pruned, and one random pruning around a start), ``--draws`` draws of
   the sampler alone (``draw`` with the same pruning, fresh seeds); the chi-square
   p-value against uniform on ``S`` (listed by
-  :func:`prunelab.samplers.uniform.enumerate_pruned_states`), the total variation
+  :func:`prunelab.samplers.prune.draws.api.enumerate_pruned_states`), the total variation
   from uniform, the largest and smallest ratio of a member's frequency to ``1/|S|``,
   and the total variation that draws from the exact uniform would show at that
   sample size (the mean of 200 multinomial replicates: the noise floor).
@@ -41,12 +41,12 @@ from scipy import stats
 import prunelab
 from prunelab import exact_marginals, make_grid
 from prunelab.compiled import compile_network
-from prunelab.samplers import prune
+from prunelab.samplers.prune import sampler as prune
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.pruned_draws import pruned_draw
+from prunelab.samplers.prune.draws.registry import pruned_draw
 from prunelab.extras import MissingExtraError
-from prunelab.samplers.solver_draws import NO_MODEL
-from prunelab.samplers.uniform import enumerate_pruned_states
+from prunelab.samplers.prune.draws.solver import NO_MODEL
+from prunelab.samplers.prune.draws.api import enumerate_pruned_states
 from prunelab.theory import feasible_states
 
 SAMPLERS = ("cmsgen", "unigen")

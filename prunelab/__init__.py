@@ -10,9 +10,11 @@ the book's chapters (``notebooks/``). The library never imports the lab::
                              evidence in: Ace .inst files
     library  catalogue       the paper's networks, frozen grids and evidence sets by name
     library  grids           grid networks with determinism (Sang, Beame & Kautz)
+    library  inverse_cdf     the inverse-CDF draw that never lands on a zero weight (samplers, evidence)
     library  evidence        evidence and seeds as they enter; seeded random evidence
     library  smoothing       networks without determinism (0/1 entries moved by epsilon)
-    library  compiled        a network with evidence as read-only flat arrays; CPT-entry labels
+    library  compiled        a network with evidence as read-only flat arrays; CPT-entry labels;
+                             PlanCache: every plan compiled once per (network, evidence)
     library  clauses         a network as weighted clauses (MC-SAT)
     library  elimination     elimination orders, for exact inference and counting
     library  junction_tree   the junction tree, compiled once, calibrated per evidence
@@ -21,7 +23,10 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  exact           exact marginals and P(e): the ground truth
     library  theory/         exact transition matrices and pruned sets on tiny networks
     library  samplers/       one module per sampler (init/step/run_chain, register_sampler);
-                             samplers/init: start states; samplers/uniform/: the pruned-set draw
+                             samplers/init: start states and the start of every chain
+    library  samplers/prune/ prune sampling's wing: its samplers (sampler, tempered, with_gibbs), the
+                             pruning, the plans; draws/: every uniform draw from the pruned set, named
+                             in draws/registry.DRAWS (a new draw: a module in draws/ and an entry there)
     library  sampling        sample(bn, sampler, n_draws, ...): the front door
     library  chain_job       one chain of sample(), in a worker or in-process
     library  workers         worker processes: how many, and stopping them
@@ -43,9 +48,10 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     lab      lab/notebook    what every chapter calls: setup, results, glue, watermark
     cli      __main__        python -m prunelab reproduce|tables|cases|large (runs the lab)
 
-A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new
-experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapter
-helper in ``lab/notebook.py``.
+A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new uniform draw
+from the pruned set in ``samplers/prune/draws/`` (named in ``draws/registry.DRAWS``), a new
+experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapter helper in
+``lab/notebook.py``.
 """
 
 from importlib import metadata as _metadata

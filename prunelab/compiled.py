@@ -16,6 +16,9 @@ numpy) receive the arrays of a :class:`CompiledNetwork` directly.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -23,8 +26,8 @@ import numpy as np
 
 from .network import BayesianNetwork
 
-__all__ = ["CompiledNetwork", "CptEntry", "compile_network", "draw_dtype", "entry_label", "label_entry",
-           "state_labels"]
+__all__ = ["CompiledNetwork", "CptEntry", "PlanCache", "PLAN_CACHE_SIZE", "compile_network", "draw_dtype",
+           "entry_label", "label_entry", "network_key", "state_labels"]
 
 
 class CompiledNetwork(NamedTuple):
@@ -292,3 +295,70 @@ def label_entry(net: CompiledNetwork, label: int) -> CptEntry:
     shape = tuple(int(net.cardinality[p]) for p in net.parent_index[lo:hi])
     parent_states = tuple(int(s) for s in np.unravel_index(row, shape)) if shape else ()
     return CptEntry(i, int(state), parent_states, int(row))
+
+
+PLAN_CACHE_SIZE = 32
+"""Networks (with their evidence) a :class:`PlanCache` keeps, the most recently used."""
+
+
+def network_key(net: CompiledNetwork) -> bytes:
+    """A digest of every array of ``net``: equal networks with equal evidence share it.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> bn = load_network("asia")
+    >>> network_key(compile_network(bn)) == network_key(compile_network(bn))
+    True
+    >>> network_key(compile_network(bn)) == network_key(compile_network(bn, {"xray": "yes"}))
+    False
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for a in net:
+        a = np.ascontiguousarray(a)
+        digest.update(str((a.dtype.str, a.shape)).encode())
+        digest.update(a.tobytes())
+    return digest.digest()
+
+
+class PlanCache:
+    """A small least-recently-used cache of compiled plans, keyed by :func:`network_key`.
+
+    Every plan compiled once per (network, evidence) is cached in one: the samplers' plans and the
+    prune draws' (:mod:`prunelab.samplers.prune.sampler`).
+
+    ``compile_network`` builds a new object for every chain, so the key is the
+    content, not the identity.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> sizes = PlanCache(lambda net: net.n_labels)
+    >>> sizes(compile_network(load_network("deterministic_pair")))
+    6
+    """
+
+    def __init__(self, compile_plan, size: int = PLAN_CACHE_SIZE):
+        self._compile = compile_plan
+        self._size = size
+        self._plans: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, net: CompiledNetwork, **caps):
+        """The plan of ``net``: compiled on first use, then from the cache.
+
+        ``caps`` go to the compilation, if it runs now: they bound how long it may try (and it raises past them),
+        never what it gives, so a plan cached is the plan whatever the caps.
+        """
+        key = network_key(net)
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None:
+                self._plans.move_to_end(key)
+                return plan
+        plan = self._compile(net, **caps)
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self._size:
+                self._plans.popitem(last=False)
+        return plan

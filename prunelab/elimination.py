@@ -1,6 +1,6 @@
 """Elimination orders: one order finder for exact inference and for the counting plan.
 
-Both :mod:`prunelab.exact` (junction tree) and :mod:`prunelab.samplers.uniform`
+Both :mod:`prunelab.exact` (junction tree) and :mod:`prunelab.samplers.prune.draws`
 (variable elimination over 0/1 factors) eliminate the free variables of a network
 one by one; eliminating ``v`` builds a table over ``v`` and its neighbours at that
 time (its *clique*), so time and memory grow with the clique tables. This module

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .network import BayesianNetwork
-from .samplers.inverse_cdf import inverse_cdf_py
+from .inverse_cdf import inverse_cdf_py
+from .network import BayesianNetwork, EvidenceError
 
 __all__ = ["as_evidence", "as_seed_sequence", "random_evidence", "forward_sample"]
 
@@ -112,8 +112,6 @@ def as_evidence(evidence) -> dict | None:
     ...
     TypeError: evidence must be a mapping {variable: state} or a pandas Series, got a list: ['B', '1']
     """
-    from .network import EvidenceError
-
     if evidence is None:
         return None
     if isinstance(evidence, Mapping):

@@ -59,7 +59,7 @@ counts ending at ``n_draws`` (:func:`prunelab.checkpoints.log_checkpoints`). Mem
 chains of win95pts. Pass ``rb_checkpoints=np.arange(1, n + 1)`` for every draw if
 you can afford it; the empirical estimator always has every draw. Prune sampling
 records the sums of ``E[1{X_i = s} | S_t]`` over its pruned sets when
-``rb_checkpoints`` is given (:mod:`prunelab.samplers.prune_rb`), and so does MC-SAT
+``rb_checkpoints`` is given (:mod:`prunelab.samplers.prune.rao_blackwell`), and so does MC-SAT
 with exact uniform draws (``uniform="exact"``) over its solution sets ``M``
 (:mod:`prunelab.samplers.mcsat`); with approximate draws it has no such estimate.
 """
@@ -337,7 +337,7 @@ def sample(
         the conditionals are kept; default ``log_checkpoints(n_draws, DEFAULT_N_CHECKPOINTS)``
         (:func:`prunelab.checkpoints.log_checkpoints`). Prune sampling records the
         sums of its pruned sets' marginals only when given them
-        (:mod:`prunelab.samplers.prune_rb`; ``uniform=`` "enumerate", "count", "auto" or "circuit"; and
+        (:mod:`prunelab.samplers.prune.rao_blackwell`; ``uniform=`` "enumerate", "count", "auto" or "circuit"; and
         ``"prune-tempered"``, for its cold replica), and MC-SAT those of its solution sets
         with ``uniform="exact"`` only.
     traps : {"warn", "record", "off"}, default "warn"
@@ -380,7 +380,7 @@ def sample(
 
     See Also
     --------
-    prunelab.samplers.gibbs, prunelab.samplers.metropolis, prunelab.samplers.prune
+    prunelab.samplers.gibbs, prunelab.samplers.metropolis, prunelab.samplers.prune.sampler
 
     References
     ----------

@@ -209,7 +209,7 @@ RB_EXACT_CASES = {
 def assert_tempered_transitions(net, hot_plan, uniform: str, beta: float = 0.3, n_steps: int = 30_000) -> None:
     """A chain over ``hot_plan`` (the plan tempered at ``beta``) makes the exact transitions of prune sampling on
     the CPTs raised to ``beta`` (chi-square at :data:`CHI2_LEVEL`), and the test tells them from the untempered ones."""
-    from prunelab.samplers import prune
+    from prunelab.samplers.prune import sampler as prune
     from prunelab.theory import prune_transition_matrix, transition_chi_square
 
     states, R = prune_transition_matrix(net._replace(cpt=net.cpt**beta))

@@ -21,7 +21,7 @@ So the models of the CNF are exactly the full states that agree with the evidenc
 and have ``P(x, e) > 0``, each with its ``theta`` values fixed. Weighting a
 ``theta`` by ``c`` (and its negation by 1) makes the weighted model count ``P(e)``
 divided by the constant; weighting it by 1 or 0 ("kept" or "pruned") makes the count
-the size of a pruned set (:mod:`prunelab.samplers.prune`).
+the size of a pruned set (:mod:`prunelab.samplers.prune.sampler`).
 
 References
 ----------
@@ -205,7 +205,7 @@ def encode_states(net: CompiledNetwork, names=None):
     """The CNF over the state indicators alone, and the clause that pruning each random label would add.
 
     For prune sampling's per-step compilation
-    (:mod:`prunelab.samplers.prune_circuit_per_step`): kept labels constrain
+    (:mod:`prunelab.samplers.prune.draws.circuit_per_step`): kept labels constrain
     nothing, a pruned label excludes its row like a zero.
 
     Returns

@@ -20,10 +20,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
+from ..compiled import CompiledNetwork, network_key
 from ..network import BayesianNetwork
 from .compiler import MAX_CIRCUIT_SIZE, MAX_COMPILE_SECONDS, Circuit, compile_cnf
-from .encoding import encode_network
+from .encoding import ImpossibleEvidenceError, encode_network
 from .passes import decode_nb, draw_nb, outward_nb, upward_nb, vtree_log_sums_nb
 from .processes import checked_amount, checked_seconds
 from .sdd_file import TRUE
@@ -248,8 +248,6 @@ def circuit_for(net: CompiledNetwork, *, max_seconds: float = MAX_COMPILE_SECOND
     >>> circuit_for(net, vtree=raced.vtree_name) is raced  # the winner, not compiled again
     True
     """
-    from ..samplers.uniform import network_key
-
     check_vtree_choice(vtree)
     if race and not (isinstance(vtree, str) and vtree == "dissection"):
         raise ValueError(f"race=True races the dissection against the turned cut; vtree={_choice_key(vtree)!r} "
@@ -382,8 +380,6 @@ def posterior_state(rng: np.random.Generator, net: CompiledNetwork, circuit: Cir
     >>> posterior_state(np.random.default_rng(0), net, compile_circuit(net)).tolist()
     [1, 1]
     """
-    from .encoding import ImpossibleEvidenceError
-
     work = passes_for(circuit) if work is None else work
     exact_weights(circuit, net, work)
     if log_count(circuit, work) == -math.inf:

@@ -51,7 +51,7 @@ __all__ = [
     "upward_py", "upward_nb",
     "outward_py", "outward_nb",
     "draw_py", "draw_nb",
-    "reachable_py", "reachable_nb",
+    "reachable_nb",
     "decode_py", "decode_nb",
 ]
 
@@ -333,7 +333,6 @@ vtree_log_sums_py = _vtree_log_sums
 upward_py = _upward
 outward_py = _outward
 draw_py = _draw
-reachable_py = _reachable
 decode_py = _decode
 
 vtree_log_sums_nb = numba.njit(cache=True, nogil=True)(_vtree_log_sums)

@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..elimination import find_order, interaction_graph
 from .encoding import CircuitEncoding
 
 __all__ = [
@@ -337,8 +338,6 @@ def elimination_vtree(net, enc: CircuitEncoding) -> Vtree:
     >>> elimination_vtree(net, enc).n_nodes == 2 * enc.n_booleans - 1
     True
     """
-    from ..elimination import find_order, interaction_graph
-
     free = [int(i) for i in net.free]
     if not free:
         raise ValueError("every variable is observed: there is nothing to compile")

@@ -23,15 +23,20 @@ run any of them the same way:
 time (Gibbs, Metropolis); :func:`prunelab.sample` then also reports variables that
 no such move could change (see ``SampleResult.trap``).
 
-What Gibbs and Metropolis share (the state that is just ``x``, ``init``, the start
-of ``run_chain``) is written once in :mod:`prunelab.samplers.chain`; the inverse-CDF
-draw in :mod:`prunelab.samplers.inverse_cdf`. ``tests/samplers/test_sampler_contract.py``
+What Gibbs and Metropolis share (the state that is just ``x``, ``init``) is written
+once in :mod:`prunelab.samplers.chain`; the start of every ``run_chain``
+(:func:`~prunelab.samplers.init.start_chain`) in :mod:`prunelab.samplers.init`; the
+inverse-CDF draw in :mod:`prunelab.inverse_cdf`. Prune sampling, the paper's
+algorithm, is a wing of its own, :mod:`prunelab.samplers.prune` (its map is there):
+three samplers (``"prune"``, ``"prune-tempered"``, ``"prune+gibbs"``) and every
+uniform draw from a pruned set, named once in
+:data:`prunelab.samplers.prune.draws.registry.DRAWS`. ``tests/samplers/test_sampler_contract.py``
 checks the interface for every name of :func:`available_samplers`, so a sampler added
 here is tested without a test file of its own.
 
 Samplers are looked up by name with :func:`get_sampler`; ``"gibbs"``,
-``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.tempering`),
-``"prune+gibbs"`` (:mod:`prunelab.samplers.prune_gibbs`) and ``"mc-sat"`` are
+``"metropolis"``, ``"prune"``, ``"prune-tempered"`` (:mod:`prunelab.samplers.prune.tempered`),
+``"prune+gibbs"`` (:mod:`prunelab.samplers.prune.with_gibbs`) and ``"mc-sat"`` are
 known, and :func:`register_sampler` adds more.
 Modules are imported on first use.
 """
@@ -51,9 +56,9 @@ REQUIRED_ATTRIBUTES = ("init", "step", "run_chain")
 BUILT_IN: dict[str, str] = {
     "gibbs": "prunelab.samplers.gibbs",
     "metropolis": "prunelab.samplers.metropolis",
-    "prune": "prunelab.samplers.prune",
-    "prune-tempered": "prunelab.samplers.tempering",
-    "prune+gibbs": "prunelab.samplers.prune_gibbs",
+    "prune": "prunelab.samplers.prune.sampler",
+    "prune-tempered": "prunelab.samplers.prune.tempered",
+    "prune+gibbs": "prunelab.samplers.prune.with_gibbs",
     "mc-sat": "prunelab.samplers.mcsat",
 }
 """The samplers that come with the package, by name; :func:`register_sampler` does not replace them."""

@@ -7,6 +7,8 @@ planner says they do not fit (:func:`prunelab.planner.draw_method`), it draws he
 
 from __future__ import annotations
 
+from ..circuit import (AUTO_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, circuit_for,
+                       posterior_state)
 from ..compiled import compile_network
 from ..network import BayesianNetwork, EvidenceError
 from ..planner import ExactPlan
@@ -41,9 +43,6 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     >>> circuit_posterior_state(np.random.default_rng(0), bn, {"B": "1"}, 10, plan).tolist()
     [1, 1]
     """
-    from ..circuit import AUTO_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, circuit_for
-    from ..circuit import posterior_state
-
     named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     net = compile_network(bn, evidence)
     try:

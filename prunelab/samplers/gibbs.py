@@ -41,10 +41,10 @@ import numpy as np
 
 from ..checkpoints import checked_checkpoints
 from ..compiled import CompiledNetwork, state_labels
-from .chain import ChainState, start_chain
+from ..inverse_cdf import inverse_cdf_nb, inverse_cdf_py
+from .chain import ChainState
 from .chain import init_state as init
-from .init import InfeasibleStateError
-from .inverse_cdf import inverse_cdf_nb, inverse_cdf_py
+from .init import InfeasibleStateError, start_chain
 
 __all__ = ["GibbsState", "GibbsInfo", "GibbsChain", "init", "step", "run_chain", "state_offsets", "RAO_BLACKWELL"]
 

@@ -24,6 +24,9 @@ upward pass of the junction tree, then backward sampling through its cliques in
 reverse elimination order. The upward pass is cached per (network, evidence), so
 the chains of one :func:`prunelab.sample` call share one exact inference.
 Nothing loops without a bound.
+
+Every sampler's ``run_chain`` opens with :func:`start_chain`: the start state checked
+(:func:`check_state`) and the draws buffer allocated.
 """
 
 from __future__ import annotations
@@ -37,13 +40,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..compiled import CompiledNetwork, compile_network, state_labels
+from ..compiled import CompiledNetwork, compile_network, draw_dtype, state_labels
 from ..evidence import as_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .. import junction_tree
 from ..planner import ExactPlan, draw_method
 from .circuit_start import circuit_posterior_state
-from .inverse_cdf import inverse_cdf_py
+from ..inverse_cdf import inverse_cdf_py
 
 __all__ = [
     "MAX_RESTARTS",
@@ -54,6 +57,8 @@ __all__ = [
     "hybrid_forward_nb",
     "check_state",
     "start_state_from",
+    "ChainStart",
+    "start_chain",
 ]
 
 MAX_RESTARTS = 10_000
@@ -484,3 +489,50 @@ def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.nda
     else:
         x = state
     return check_state(net, x, bn)
+
+
+class ChainStart(NamedTuple):
+    """What a ``run_chain`` starts from: the checked count and state, their labels, the draws buffer.
+
+    Attributes
+    ----------
+    n_draws : int
+    x : int64 (n,)
+        The checked start state (the kernel's working copy).
+    labels : int64 (n,)
+        ``state_labels(net, x)``.
+    draws : int (n_draws, n)
+        Uninitialised, of :func:`~prunelab.compiled.draw_dtype` (``int8`` on most
+        networks); the kernel fills one row per draw.
+    """
+
+    n_draws: int
+    x: np.ndarray
+    labels: np.ndarray
+    draws: np.ndarray
+
+
+def start_chain(net: CompiledNetwork, x0, n_draws: int) -> ChainStart:
+    """The common start of ``run_chain``: refuse a negative count or a bad state, allocate the draws.
+
+    Raises
+    ------
+    ValueError
+        ``n_draws < 0``.
+    InfeasibleStateError
+        ``x0`` has probability zero or disagrees with the evidence.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> start = start_chain(compile_network(load_network("deterministic_pair")), [1, 1], 3)
+    >>> start.x.tolist(), start.labels.tolist(), start.draws.shape, start.draws.dtype.name
+    ([1, 1], [1, 5], (3, 2), 'int8')
+    """
+    n_draws = int(n_draws)
+    if n_draws < 0:
+        raise ValueError(f"n_draws must be >= 0, got {n_draws}")
+    x = check_state(net, x0)
+    draws = np.empty((n_draws, net.n_variables), dtype=draw_dtype(net.cardinality))
+    return ChainStart(n_draws, x, state_labels(net, x), draws)

@@ -19,7 +19,7 @@ Step 2 is pluggable, ``uniform=``:
 
 ``"exact"`` (default)
     The kept clauses become a pruning of the labels and prune sampling's exact
-    uniform draw (:mod:`prunelab.samplers.uniform`, method ``"auto"``) draws
+    uniform draw (:mod:`prunelab.samplers.prune.draws`, method ``"auto"``) draws
     from ``M``.
 ``"samplesat"``
     SampleSAT as Alchemy runs it (:mod:`prunelab.samplers.samplesat`), with
@@ -27,7 +27,7 @@ Step 2 is pluggable, ``uniform=``:
     flip budget, the chain stays at ``x`` (Alchemy would return the state with
     the fewest unsatisfied clauses, which may break a hard clause).
 ``"cmsgen"``, ``"unigen"``
-    The solution samplers CMSGen and UniGen3 (:mod:`prunelab.samplers.solver_draws`,
+    The solution samplers CMSGen and UniGen3 (:mod:`prunelab.samplers.prune.draws.solver`,
     the ``solvers`` extra) draw from ``M`` given as a CNF; CMSGen is near-uniform
     without a guarantee, UniGen3 almost-uniform with one. They run step by step in
     Python around the solver's call, which dominates their cost.
@@ -45,7 +45,7 @@ seed ``uniform="exact"`` gives prune sampling's chain (up to the rounding of
 Rao-Blackwell estimate. With ``uniform="exact"`` the next state is uniform on ``M``,
 so ``E[1{X_i = s} | M]`` is the share of ``M``'s members with ``X_i = s``: the same
 downward pass over the count's tables as prune sampling's estimator
-(:mod:`.prune_rb`). ``run_chain(..., rb_checkpoints=...)`` records its running sums
+(:mod:`.prune.rao_blackwell`). ``run_chain(..., rb_checkpoints=...)`` records its running sums
 (``SampleResult.marginals(estimator="rao_blackwell")``); it draws no random number,
 so the draws are those of the plain chain. SampleSAT and the solver draws are not
 exactly uniform on ``M`` and have no estimate (:func:`rao_blackwell_refusal`).
@@ -68,27 +68,17 @@ import numba
 import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
-from ..compiled import CompiledNetwork
-from .chain import start_chain
-from .init import check_state
-from .prune_rb import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
-                       record_step_arrays)
-from .pruned_draws import pruned_draw
+from ..compiled import CompiledNetwork, PlanCache
+from .init import check_state, start_chain
+from .prune.draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformPlan, compile_uniform_plan
+from .prune.draws.kernels import uniform_draw_nb
+from .prune.draws.reference import uniform_draw_py
+from .prune.draws.registry import COUNT, DRAWS, pruned_draw
+from .prune.plan import UniformWorkspace, make_workspace, used_labels
+from .prune.rao_blackwell import (NO_RAO_BLACKWELL, count_marginals_arrays, pruned_set_marginals, rao_blackwell_sums,
+                                  record_step_arrays)
 from .samplesat import (ALCHEMY_DEFAULTS, ClauseIndex, SampleSatOptions, SampleSatWork, clause_index, samplesat_nb,
                         samplesat_py, samplesat_workspace)
-from .uniform import (
-    COUNT,
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_N_CANDIDATES,
-    PlanCache,
-    UniformPlan,
-    UniformWorkspace,
-    compile_uniform_plan,
-    make_workspace,
-    used_labels,
-)
-from .uniform.kernels import uniform_draw_nb
-from .uniform.reference import uniform_draw_py
 
 __all__ = [
     "MCSatState",
@@ -109,11 +99,9 @@ __all__ = [
 RAO_BLACKWELL = False
 """No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them for ``uniform="exact"``."""
 
-UNIFORM_STEPS = ("exact", "samplesat", "cmsgen", "unigen")
-"""The uniform draws MC-SAT can use; from the third on, :data:`~prunelab.samplers.pruned_draws.PRUNED_DRAWS`."""
-
-_SOLVER = 2
-"""The first code of :data:`UNIFORM_STEPS` drawn by a solution sampler."""
+UNIFORM_STEPS = ("exact", "samplesat", *(name for name, draw in DRAWS.items() if draw.mcsat))
+"""The uniform draws MC-SAT can use: its own two, then the draws of
+:data:`~prunelab.samplers.prune.draws.registry.DRAWS` marked ``mcsat`` (the solution samplers)."""
 
 
 class MCSatState(NamedTuple):
@@ -147,7 +135,7 @@ class MCSatChain(NamedTuple):
     """Output of :func:`run_chain`: ``draws`` (n_draws, n), the :class:`MCSatInfo` fields per draw.
 
     ``rb_checkpoints``, ``rb_sums``: the running Rao-Blackwell sums when asked
-    (``uniform="exact"``), else None, as :class:`~prunelab.samplers.prune.PruneChain`'s.
+    (``uniform="exact"``), else None, as :class:`~prunelab.samplers.prune.sampler.PruneChain`'s.
     """
 
     draws: np.ndarray
@@ -317,7 +305,7 @@ def select_clauses(rng: np.random.Generator, net: CompiledNetwork, x, plan: MCSa
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
     >>> from prunelab.samplers.mcsat import select_clauses
-    >>> from prunelab.samplers.prune import prune_around
+    >>> from prunelab.samplers.prune.pruning import prune_around
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept, label_kept = select_clauses(np.random.default_rng(1), net, [0, 0])
     >>> kept.tolist(), label_kept.tolist() == prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
@@ -397,7 +385,7 @@ def step(
     See Also
     --------
     run_chain : the numba path, same draws for the same seed.
-    select_clauses, prunelab.samplers.prune.step
+    select_clauses, prunelab.samplers.prune.sampler.step
 
     References
     ----------
@@ -420,7 +408,7 @@ def step(
     plan = mcsat_plan(net, uniform) if plan is None else plan
     x = state.x
     kept, label_kept = select_clauses(rng, net, x, plan)
-    if mode >= _SOLVER:
+    if UNIFORM_STEPS[mode] in DRAWS:
         draw = pruned_draw(uniform)
         y, size = draw.draw(rng, net, x, label_kept, draw.plan(net))
         return MCSatState(y), MCSatInfo(float(size), 0, 1)
@@ -564,7 +552,8 @@ def run_chain(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import mcsat, prune
+    >>> from prunelab.samplers import mcsat
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> out = mcsat.run_chain(np.random.default_rng(1), net, [0, 0], 4)
     >>> out.draws.tolist() == prune.run_chain(np.random.default_rng(1), net, [0, 0], 4).draws.tolist()
@@ -581,7 +570,7 @@ def run_chain(
     sizes = np.empty(n_draws, dtype=np.float64)
     flips = np.zeros(n_draws, dtype=np.int64)
     founds = np.ones(n_draws, dtype=np.int64)
-    if mode >= _SOLVER:  # the solver's call dominates: the numpy step, one at a time
+    if UNIFORM_STEPS[mode] in DRAWS:  # the solver's call dominates: the numpy step, one at a time
         state = MCSatState(x)
         for t in range(n_draws):
             state, info = step(rng, net, state, uniform, plan=plan)

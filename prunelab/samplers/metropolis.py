@@ -28,8 +28,9 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, state_labels
-from .chain import ChainState, start_chain
+from .chain import ChainState
 from .chain import init_state as init
+from .init import start_chain
 
 __all__ = ["MetropolisState", "MetropolisInfo", "MetropolisChain", "init", "step", "run_chain"]
 

@@ -90,7 +90,7 @@ def prune_transition_matrix(
 
     See Also
     --------
-    stationary_check, is_regular, prunelab.samplers.prune
+    stationary_check, is_regular, prunelab.samplers.prune.sampler
 
     References
     ----------

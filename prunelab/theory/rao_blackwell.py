@@ -3,7 +3,7 @@
 At stationarity the state ``x`` has the law ``pi(x) = P(x | e)``, a pruning around
 ``x`` leaves the set ``S`` with probability ``P(S | x)``, and the Rao-Blackwell
 term of the step is the set's uniform marginal ``m_S(i, s) = |{y in S: y_i = s}| /
-|S|`` (:mod:`prunelab.samplers.prune_rb`). Its expectation
+|S|`` (:mod:`prunelab.samplers.prune.rao_blackwell`). Its expectation
 
 .. math:: \\sum_x \\pi(x) \\sum_S P(S \\mid x) \\, m_S(i, s)
 
@@ -31,10 +31,9 @@ from ..clauses import network_clauses, satisfied_clauses
 from ..compiled import CompiledNetwork, state_labels
 from ..network import BayesianNetwork
 from ..samplers.mcsat import mcsat_plan
-from ..samplers.prune_plans import prune_plan
-from ..samplers.prune_rb import count_marginals_arrays, rao_blackwell_sums
-from ..samplers.uniform import make_workspace
-from ..samplers.uniform.kernels import count_nb
+from ..samplers.prune.draws.counting import count_nb
+from ..samplers.prune.plan import make_workspace, prune_plan
+from ..samplers.prune.rao_blackwell import count_marginals_arrays, rao_blackwell_sums
 from .pruned_sets import label_groups, set_members, surviving_sets
 from .states import as_compiled, clause_states, feasible_states
 

@@ -25,9 +25,10 @@ from prunelab.circuit.passes import draw_nb, upward_py, vtree_log_sums_py
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
-from prunelab.samplers import prune, prune_plans
-from prunelab.samplers import prune_circuit
-from prunelab.samplers.uniform import count_pruned_states, enumerate_pruned_states
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
+from prunelab.samplers.prune.draws import circuit as prune_circuit
+from prunelab.samplers.prune.draws.api import count_pruned_states, enumerate_pruned_states
+from prunelab.samplers.prune.pruning import prune_around
 from tests.helpers import effective_sample_size, marginal_interval
 
 EXACT = 1e-9
@@ -128,12 +129,12 @@ def test_pruned_set_sizes_equal_the_counting_plan(name, evidence, rng):
     bn = _network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit.plan(net)
-    assert np.array_equal(plan.random_label, prune_plans.prune_plan(net).random_label)
+    assert np.array_equal(plan.pruning.random_label, prune_plans.prune_plan(net).pruning.random_label)
     x0 = prunelab_start(bn, net, evidence, rng)
     states = prune.run_chain(rng, net, x0, 50, uniform="count").draws
     work = passes_for(plan.circuit)
     for x in states:
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         work.log_true[plan.theta_boolean] = np.where(kept[plan.theta_label], 0.0, -math.inf)
         assert math.exp(log_count(plan.circuit, work)) == pytest.approx(count_pruned_states(net, kept), rel=1e-12)
 
@@ -201,10 +202,10 @@ def test_the_draw_is_exactly_uniform_on_every_pruned_set(name, evidence, vtree, 
     vt = c.vtree
     work = passes_for(c)
     enc = c.encoding
-    patterns = min(2 ** plan.random_label.size, 64)
-    for code in rng.choice(2 ** plan.random_label.size, size=patterns, replace=False):
-        kept = plan.base_kept.copy()
-        kept[plan.random_label] = [(int(code) >> j) & 1 == 1 for j in range(plan.random_label.size)]
+    patterns = min(2 ** plan.pruning.random_label.size, 64)
+    for code in rng.choice(2 ** plan.pruning.random_label.size, size=patterns, replace=False):
+        kept = plan.pruning.base_kept.copy()
+        kept[plan.pruning.random_label] = [(int(code) >> j) & 1 == 1 for j in range(plan.pruning.random_label.size)]
         members = {tuple(s) for s in enumerate_pruned_states(net, kept)}
         work.log_true[plan.theta_boolean] = np.where(kept[plan.theta_label], 0.0, -math.inf)
         vtree_log_sums_py(vt.left, vt.right, vt.boolean, vt.post_order, work.log_true, work.log_false, work.sums)
@@ -257,10 +258,10 @@ def test_the_circuit_chain_has_the_exact_prune_transition_matrix(name, evidence,
     label_sets = [set(state_labels(net, x).tolist()) for x in states]
     work = passes_for(c)
     joint = np.zeros_like(expected)
-    for pattern in itertools.product((False, True), repeat=plan.random_label.size):
-        kept = plan.base_kept.copy()
-        kept[plan.random_label] = pattern
-        p_pruning = float(np.prod(np.where(pattern, plan.random_c, 1 - plan.random_c)))
+    for pattern in itertools.product((False, True), repeat=plan.pruning.random_label.size):
+        kept = plan.pruning.base_kept.copy()
+        kept[plan.pruning.random_label] = pattern
+        p_pruning = float(np.prod(np.where(pattern, plan.pruning.random_c, 1 - plan.pruning.random_c)))
         members = [a for a, labels in enumerate(label_sets) if all(kept[sorted(labels)])]
         if not members:
             continue
@@ -281,7 +282,7 @@ def test_numba_draws_are_uniform_chi_square(rng):
     plan = prune_circuit.plan(net)
     x0 = prunelab_start(bn, net, None, rng)
     for x in prune.run_chain(rng, net, x0, 200, uniform="count").draws:
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         members = enumerate_pruned_states(net, kept)
         if len(members) > 20:
             break
@@ -325,8 +326,8 @@ def test_the_circuit_draw_alone_gives_the_next_state():
     bn = _network("deterministic_pair")
     net = compile_network(bn)
     plan = prune_circuit.plan(net)
-    kept = plan.base_kept.copy()
-    kept[plan.random_label] = False  # only x's own labels survive: S = {x}
+    kept = plan.pruning.base_kept.copy()
+    kept[plan.pruning.random_label] = False  # only x's own labels survive: S = {x}
     x = np.array([1, 1])
     kept[[1, 5]] = True
     y, size = prune_circuit.draw(np.random.default_rng(0), net, x, kept, plan)
@@ -366,14 +367,14 @@ def test_circuits_are_shared_by_content():
 
 @pytest.mark.parametrize(("name", "evidence"), [("asia", {"dysp": "yes"}), ("grid-6", None), ("multi", {"C": "c2"})])
 def test_per_step_compilation_counts_and_draws_members_of_the_pruned_set(name, evidence, rng):
-    from prunelab.samplers import prune_circuit_per_step
+    from prunelab.samplers.prune.draws import circuit_per_step as prune_circuit_per_step
 
     bn = _network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit_per_step.plan(net)
     x = prunelab_start(bn, net, evidence, rng)
     for _ in range(25):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         members = {tuple(s) for s in enumerate_pruned_states(net, kept)}
         y, size = prune_circuit_per_step.draw(rng, net, x, kept, plan)
         assert size == pytest.approx(len(members), rel=1e-12)

@@ -16,11 +16,11 @@ import pytest
 from prunelab import load_network
 from prunelab.circuit import passes, passes_for
 from prunelab.compiled import compile_network
-from prunelab.samplers import prune_circuit
+from prunelab.samplers.prune.draws import circuit as prune_circuit
 
 
 def _arguments(name: str) -> tuple:
-    """What :func:`prunelab.samplers.prune_circuit.circuit_prune_chain_nb` passes to pass ``name``, on asia."""
+    """What :func:`prunelab.samplers.prune.draws.circuit.circuit_prune_chain_nb` passes to pass ``name``, on asia."""
     plan = prune_circuit.plan(compile_network(load_network("asia")))
     c, vt = plan.circuit, plan.circuit.vtree
     work = passes_for(c)

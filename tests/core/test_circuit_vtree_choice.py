@@ -19,9 +19,12 @@ from prunelab.circuit import (
 )
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence
-from prunelab.samplers import prune, prune_circuit, tempering
+from prunelab.samplers.prune import sampler as prune, tempered as tempering
+from prunelab.samplers.prune.draws import circuit as prune_circuit
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.auto import draw_plan
 
 EXACT = 1e-9
 """Circuit against junction tree: both exact; rounding over a few hundred terms stays far below this."""
@@ -109,8 +112,8 @@ def test_draws_for_a_seed_depend_on_the_vtree_named_and_the_seed_only():
 
 def test_auto_draws_over_the_vtree_named():
     net = compile_network(make_grid(16, 0.9, seed=1))  # "auto" turns to the circuit here (test_prune_auto.py)
-    code, plan = prune.uniform_and_plan(net, "auto", vtree="turned")
-    assert prune.UNIFORM_NAMES[code] == "circuit" and plan.circuit.vtree_name == "turned"
+    code, plan = draw_plan(net, "auto", vtree="turned")
+    assert UNIFORM_NAMES[code] == "circuit" and plan.circuit.vtree_name == "turned"
 
 
 def test_bad_vtree_choices_are_refused_by_name():

@@ -14,7 +14,7 @@ from prunelab import BayesianNetwork, EvidenceError, FileFormatError, NetworkErr
 from prunelab.exact import exact_marginals
 from prunelab.indicators import hellinger
 from prunelab.samplers import BUILT_IN, available_samplers, get_sampler, register_sampler
-from prunelab.samplers.tempering_ladder import check_betas
+from prunelab.samplers.prune.ladder import check_betas
 from tests.helpers import GOOD_BIF
 
 
@@ -55,7 +55,7 @@ def test_a_built_in_sampler_cannot_be_shadowed(monkeypatch):
     for name in BUILT_IN:
         with pytest.raises(ValueError, match=re.escape(f"'{name}' is a built-in sampler")):
             register_sampler(name, "prunelab.samplers.gibbs")
-    assert get_sampler("prune").__name__ == "prunelab.samplers.prune"
+    assert get_sampler("prune").__name__ == "prunelab.samplers.prune.sampler"
 
 
 def test_a_sampler_module_that_cannot_be_imported_by_name_is_refused_when_registered(monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 
 from prunelab import load_evidence, load_network
 from prunelab.compiled import compile_network
-from prunelab.samplers import prune
+from prunelab.samplers.prune import sampler as prune
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.sampling import sample
 

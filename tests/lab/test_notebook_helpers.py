@@ -10,7 +10,7 @@ from prunelab import load_network
 from prunelab.catalogue import data_dir, frozen_network_path
 from prunelab.compiled import compile_network
 from prunelab.lab.notebook import draw_seed, glue, glue_float, glue_range, results_for, setup, watermark
-from prunelab.samplers.uniform import seconds_per_uniform_draw
+from prunelab.samplers.prune.draws.api import seconds_per_uniform_draw
 
 
 def test_glue_without_myst_nb_shows_the_value_only_when_asked(monkeypatch, capsys):

@@ -18,7 +18,7 @@ from prunelab.lab.plots import (  # noqa: E402
     plot_transition_matrix,
     state_label,
 )
-from prunelab.samplers.prune import prune_around  # noqa: E402
+from prunelab.samplers.prune.pruning import prune_around  # noqa: E402
 from prunelab.theory import communicating_classes, gibbs_transition_matrix  # noqa: E402
 
 

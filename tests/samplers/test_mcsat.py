@@ -16,11 +16,13 @@ import prunelab
 from prunelab import load_network, make_grid
 from prunelab.clauses import network_clauses, satisfied_weight
 from prunelab.compiled import compile_network
-from prunelab.samplers import mcsat, prune, prune_plans
+from prunelab.samplers import mcsat
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
 from prunelab.samplers.mcsat import mcsat_plan, select_clauses
 from prunelab.samplers.samplesat import samplesat_nb, samplesat_py, samplesat_workspace
 from prunelab.theory import clause_states, feasible_states, mcsat_transition_matrix, prune_transition_matrix
+from prunelab.samplers.prune.pruning import prune_around
 from tests.helpers import EXACT
 
 
@@ -100,8 +102,8 @@ def test_clause_selection_is_the_pruning(key):
     states = prune.run_chain(np.random.default_rng(1), net, x0, 20).draws
     for seed, x in enumerate(states):
         kept, label_kept = select_clauses(np.random.default_rng(seed), net, x)
-        pruned = prune.prune_around(np.random.default_rng(seed), net, x)
-        used = prune_plans.prune_plan(net).base_kept  # labels some feasible state uses
+        pruned = prune_around(np.random.default_rng(seed), net, x)
+        used = prune_plans.prune_plan(net).pruning.base_kept  # labels some feasible state uses
         assert (label_kept[used] == pruned[used]).all()
         plan = mcsat_plan(net)
         random = plan.random_clause

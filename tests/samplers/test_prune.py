@@ -21,9 +21,12 @@ from scipy import stats
 from prunelab import BayesianNetwork, load_network, random_evidence
 from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import InfeasibleStateError, initial_state
 from prunelab.theory import prune_transition_matrix
+from prunelab.samplers.prune.pruning import prune_around
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune import auto
 from tests.conftest import TEST_SEED
 from tests.helpers import (CHI2_LEVEL, Z_TOLERANCE, effective_sample_size, fan_network, marginal_interval,
                            small_networks)
@@ -35,9 +38,9 @@ def test_prune_around_keeps_x_and_respects_deterministic_labels(rng):
     net = compile_network(bn)
     x = initial_state(rng, net, "forward")
     labels = state_labels(net, x)
-    used_and_sure = prune_plans.prune_plan(net).base_kept & (net.cpt == 1.0)
+    used_and_sure = prune_plans.prune_plan(net).pruning.base_kept & (net.cpt == 1.0)
     for _ in range(50):
-        kept = prune.prune_around(rng, net, x)
+        kept = prune_around(rng, net, x)
         assert kept[labels].all()
         assert not kept[net.cpt == 0.0].any()
         assert kept[used_and_sure].all()
@@ -48,7 +51,7 @@ def test_prune_around_keeps_a_label_with_probability_c(rng):
     net = compile_network(bn)
     x = np.array([1, 0, 1, 1, 1])  # the paper's Fig. 2 state (k_g, l_b, b_e, s_y, m_e)
     n = 20000
-    kept = np.array([prune.prune_around(rng, net, x) for _ in range(n)])
+    kept = np.array([prune_around(rng, net, x) for _ in range(n)])
     x_labels = state_labels(net, x)
     for lab in range(net.n_labels):
         if lab in x_labels:
@@ -61,11 +64,11 @@ def test_random_labels_skip_unused_and_fixed_labels():
     bn = load_network("deterministic_pair")
     net = compile_network(bn)
     plan = prune_plans.compile_prune_plan(net)
-    assert plan.random_label.tolist() == [0, 1]  # A(1), A(2); B's labels are 0 or 1
-    assert plan.base_kept.tolist() == [True, True, True, False, False, True]
+    assert plan.pruning.random_label.tolist() == [0, 1]  # A(1), A(2); B's labels are 0 or 1
+    assert plan.pruning.base_kept.tolist() == [True, True, True, False, False, True]
     # with evidence B = 1, only A(2) is used by a state that agrees
     plan_e = prune_plans.compile_prune_plan(compile_network(bn, {"B": "1"}))
-    assert plan_e.random_label.tolist() == [1]
+    assert plan_e.pruning.random_label.tolist() == [1]
 
 
 def test_init_checks_the_state(rng):
@@ -110,7 +113,7 @@ def test_run_chain_equals_step_draw_for_draw(name, evidence, uniform, rng):
         assert info.size == out.size[t] and info.uniform_code == out.uniform_code[t]
     assert out.draws.shape == (n, net.n_variables) and out.draws.dtype == np.int8
     if uniform in ("enumerate", "count", "heuristic"):
-        assert {prune.UNIFORM_NAMES[m] for m in out.uniform_code} == {uniform}
+        assert {UNIFORM_NAMES[m] for m in out.uniform_code} == {uniform}
 
 
 def test_chain_draws_are_feasible_and_agree_with_evidence(rng):
@@ -242,7 +245,7 @@ def used_labels_by_counting(net) -> np.ndarray:
     Label ``l`` of variable ``i`` is used iff ``S`` is non-empty when every label
     with ``c > 0`` is kept except ``i``'s other labels.
     """
-    from prunelab.samplers.uniform import count_pruned_states
+    from prunelab.samplers.prune.draws.api import count_pruned_states
 
     possible = net.cpt > 0
     used = np.zeros(net.n_labels, dtype=bool)
@@ -266,8 +269,8 @@ def test_used_labels_equal_one_count_per_label(name, with_evidence):
     net = compile_network(bn, random_evidence(bn, 0.25, seed=13) if with_evidence else None)
     plan = prune_plans.compile_prune_plan(net)
     reference = used_labels_by_counting(net)
-    np.testing.assert_array_equal(plan.base_kept, reference)
-    np.testing.assert_array_equal(plan.random_label, np.flatnonzero(reference & (net.cpt < 1.0)))
+    np.testing.assert_array_equal(plan.pruning.base_kept, reference)
+    np.testing.assert_array_equal(plan.pruning.random_label, np.flatnonzero(reference & (net.cpt < 1.0)))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -275,7 +278,7 @@ def test_used_labels_equal_one_count_per_label(name, with_evidence):
 def test_used_labels_on_random_networks(case):
     bn, evidence = case
     net = compile_network(bn, evidence)
-    np.testing.assert_array_equal(prune_plans.compile_prune_plan(net).base_kept, used_labels_by_counting(net))
+    np.testing.assert_array_equal(prune_plans.compile_prune_plan(net).pruning.base_kept, used_labels_by_counting(net))
 
 
 def dense_network(n: int = 60, k: int = 8, seed: int = 0) -> BayesianNetwork:
@@ -331,8 +334,8 @@ def test_auto_counts_first_then_follows_the_last_size(rng):
     budget = 10 * prune_plans.prune_plan(net).node_budget
     x0 = initial_state(rng, net, "forward")
     out = prune.run_chain(rng, net, x0, 2000, "auto", node_budget=budget)
-    assert prune.UNIFORM_NAMES[out.uniform_code[0]] == "count"
-    assert {prune.UNIFORM_NAMES[m] for m in out.uniform_code} == {"count", "enumerate"}
+    assert UNIFORM_NAMES[out.uniform_code[0]] == "count"
+    assert {UNIFORM_NAMES[m] for m in out.uniform_code} == {"count", "enumerate"}
     # a search is tried only after a step whose |S| predicts a short one (>= 1 node per member)
-    searched = out.uniform_code[1:] == prune.UNIFORM_NAMES.index("enumerate")
-    assert np.all(out.size[:-1][searched] * 1.0 <= prune.AUTO_SHARE * budget)
+    searched = out.uniform_code[1:] == UNIFORM_NAMES.index("enumerate")
+    assert np.all(out.size[:-1][searched] * 1.0 <= auto.AUTO_SHARE * budget)

@@ -9,7 +9,8 @@ import pytest
 
 import prunelab
 from prunelab.compiled import compile_network
-from prunelab.samplers import get_sampler, gibbs, prune, prune_gibbs
+from prunelab.samplers import get_sampler, gibbs
+from prunelab.samplers.prune import sampler as prune, with_gibbs as prune_gibbs
 from prunelab.samplers.init import initial_state
 from tests.helpers import EXACT, effective_sample_size, marginal_interval
 

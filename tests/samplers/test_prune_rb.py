@@ -13,13 +13,14 @@ import pytest
 from prunelab import load_evidence, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans, tempering
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans, tempered as tempering
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.prune_rb import pruned_set_marginals
+from prunelab.samplers.prune.rao_blackwell import pruned_set_marginals
 from prunelab.sampling import sample
 from prunelab.theory import enumerate_pruned_set
 from prunelab.theory.rao_blackwell import rao_blackwell_expectation
+from prunelab.samplers.prune.pruning import prune_around
 from tests.helpers import RB_EXACT_CASES, Z_MULTI, rao_blackwell_agreement
 
 CHAIN_CASES = [
@@ -46,7 +47,7 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares(rng):
     x = initial_state(rng, net)
     seen_sizes = set()
     for _ in range(40):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         members = enumerate_pruned_set(net, kept)
         seen_sizes.add(len(members))
         expected = np.concatenate([np.bincount(members[:, i], minlength=net.cardinality[i]) / len(members)
@@ -60,14 +61,14 @@ def test_marginals_of_a_given_pruned_set_are_the_members_shares(rng):
 
 def test_the_circuit_outward_pass_gives_the_same_marginals(rng):
     """On random prunings of alarm, the circuit's outward pass and the counting pass agree to 1e-12."""
-    from prunelab.samplers import prune_circuit
+    from prunelab.samplers.prune.draws import circuit as prune_circuit
 
     bn = load_network("alarm")
     net = compile_network(bn, load_evidence("alarm"))
     plan, circuit_plan = prune_plans.prune_plan(net), prune_circuit.plan(net)
     x = initial_state(rng, net)
     for _ in range(20):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         counted = pruned_set_marginals(net, plan.uniform, kept)
         np.testing.assert_allclose(prune_circuit.marginals(net, kept, circuit_plan), counted, rtol=0, atol=1e-12)
         x = prune.step(rng, net, prune.init(net, x), "count", plan=plan)[0].x

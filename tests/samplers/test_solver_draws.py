@@ -21,12 +21,14 @@ from scipy import stats
 from prunelab import load_network, random_evidence
 from prunelab.clauses import satisfied_clauses
 from prunelab.compiled import compile_network, state_labels
-from prunelab.samplers import prune, prune_plans
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.pruned_draws import PRUNED_DRAWS, pruned_draw
+from prunelab.samplers.prune.draws.registry import DRAWS, pruned_draw
 from prunelab.extras import MissingExtraError
-from prunelab.samplers.solver_draws import NO_MODEL
-from prunelab.samplers.uniform import enumerate_pruned_states
+from prunelab.samplers.prune.draws.solver import NO_MODEL
+from prunelab.samplers.prune.draws.api import enumerate_pruned_states
+from prunelab.samplers.prune.pruning import prune_around
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
 from tests.helpers import CHI2_LEVEL
 
 PACKAGES = {"cmsgen": "pycmsgen", "unigen": "pyunigen"}
@@ -52,9 +54,9 @@ def _net(name, evidence):
 
 
 def test_both_are_registered_as_near_uniform_draws():
-    assert {"cmsgen", "unigen"} <= set(PRUNED_DRAWS)
-    assert {"cmsgen", "unigen"} <= set(prune.UNIFORM_NAMES)
-    assert pruned_draw("cmsgen").EXACT is False and pruned_draw("unigen").EXACT is False
+    assert {"cmsgen", "unigen"} <= set(UNIFORM_NAMES)
+    assert not DRAWS["cmsgen"].exact and not DRAWS["unigen"].exact
+    assert DRAWS["cmsgen"].mcsat and DRAWS["unigen"].mcsat and DRAWS["cmsgen"].module is not None
 
 
 @pytest.mark.parametrize("name,evidence", [("block_chain", None), ("alarm", "random"), ASIA])
@@ -67,7 +69,7 @@ def test_draws_are_members_of_the_pruned_set(sampler, name, evidence, rng):
     observed = net.evidence_value >= 0
     moved = 0
     for _ in range(15):
-        kept = prune.prune_around(rng, net, x, plan)
+        kept = prune_around(rng, net, x, plan)
         for _ in range(3):
             y, size = module.draw(rng, net, x, kept, plan)
             assert y.dtype == np.int64 and y.shape == x.shape
@@ -88,7 +90,7 @@ def test_a_chain_is_reproducible_from_its_seed_and_step_equals_run_chain(sampler
     other = prune.run_chain(np.random.default_rng(8), net, x0, 30, sampler)
     np.testing.assert_array_equal(out.draws, again.draws)
     assert (out.draws != other.draws).any()
-    assert np.isnan(out.size).all() and (out.uniform_code == prune.UNIFORM_NAMES.index(sampler)).all()
+    assert np.isnan(out.size).all() and (out.uniform_code == UNIFORM_NAMES.index(sampler)).all()
     rng, state = np.random.default_rng(7), prune.init(net, x0)
     for t in range(30):
         state, info = prune.step(rng, net, state, sampler)
@@ -174,14 +176,14 @@ def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, nam
     The solver's plan (no counting tables) draws a number for every soft clause ``x`` satisfies, also for labels no
     consistent state uses (with evidence: the labels that contradict it), where prune sampling draws none: for one
     seed the two streams part there and the prunings differ. So ``M`` is compared with ``S`` of MC-SAT's own kept
-    labels, and the equal-seed comparison with :func:`prune.prune_around` uses the exact plan, whose random
+    labels, and the equal-seed comparison with :func:`prune_around` uses the exact plan, whose random
     labels are prune sampling's (asserted).
     """
     from prunelab.samplers import mcsat
 
     net = _net(name, evidence)
-    plan, exact_plan, pruning = mcsat.mcsat_plan(net, sampler), mcsat.mcsat_plan(net), prune_plans.prune_plan(net)
-    np.testing.assert_array_equal(exact_plan.clauses.label[exact_plan.random_clause], pruning.random_label)
+    plan, exact_plan, counting = mcsat.mcsat_plan(net, sampler), mcsat.mcsat_plan(net), prune_plans.prune_plan(net)
+    np.testing.assert_array_equal(exact_plan.clauses.label[exact_plan.random_clause], counting.pruning.random_label)
     feasible = enumerate_pruned_states(net, net.cpt > 0)  # every state with P(x, e) > 0: M holds no other
     x = initial_state(rng, net)
     for seed in range(5):  # equal seeds below: MC-SAT's selection and prune sampling's pruning are compared
@@ -189,7 +191,7 @@ def test_mcsat_with_solver_draws_draws_from_the_kept_clauses_models(sampler, nam
         models = feasible[satisfied_clauses(plan.clauses, feasible)[:, kept].all(axis=1)]  # M by brute force
         np.testing.assert_array_equal(models, enumerate_pruned_states(net, label_kept & (net.cpt > 0)))
         _, exact_label_kept = mcsat.select_clauses(np.random.default_rng(seed), net, x, exact_plan)
-        pruned = prune.prune_around(np.random.default_rng(seed), net, x, pruning)
+        pruned = prune_around(np.random.default_rng(seed), net, x, counting)
         same = enumerate_pruned_states(net, exact_label_kept & (net.cpt > 0)), enumerate_pruned_states(net, pruned)
         np.testing.assert_array_equal(*same)  # the same pruned set, whatever labels no state uses
         state, info = mcsat.step(np.random.default_rng(seed), net, mcsat.init(net, x), sampler)

@@ -1,4 +1,4 @@
-"""Parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`).
+"""Parallel tempering with prune moves (:mod:`prunelab.samplers.prune.tempered`).
 
 The sampler contract (step and run_chain draw for draw, feasibility, bad starts)
 is checked for ``"prune-tempered"`` in ``tests/samplers/test_sampler_contract.py``. Here: a
@@ -15,10 +15,11 @@ import pytest
 from prunelab import load_network, random_evidence, sample
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_plans, tempering
+from prunelab.samplers.prune import sampler as prune, plan as prune_plans, tempered as tempering
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.tempering import _swap_phase_py, swap_probability, swap_rates, tempered_plan
-from prunelab.samplers.tempering_ladder import DEFAULT_BETAS, check_betas, geometric_betas
+from prunelab.samplers.prune.ladder import swap_phase_py
+from prunelab.samplers.prune.ladder import swap_probability, swap_rates, tempered_plan
+from prunelab.samplers.prune.ladder import DEFAULT_BETAS, check_betas, geometric_betas
 from prunelab.theory import is_regular, prune_transition_matrix, stationary_check
 from tests.helpers import (EXACT, TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size,
                            marginal_interval)
@@ -58,8 +59,8 @@ def test_tempered_plan_moves_as_the_exact_tempered_matrix(case, uniform):
     net = compile_network(bn, evidence)
     plan = prune_plans.prune_plan(net)
     hot = tempered_plan(plan, 0.3)
-    assert hot.uniform is plan.uniform and hot.random_label is plan.random_label and hot.count is plan.count
-    np.testing.assert_allclose(hot.random_c, plan.random_c**0.3, rtol=0, atol=0)
+    assert hot.uniform is plan.uniform and hot.pruning.random_label is plan.pruning.random_label and hot.count is plan.count
+    np.testing.assert_allclose(hot.pruning.random_c, plan.pruning.random_c**0.3, rtol=0, atol=0)
     assert_tempered_transitions(net, hot, uniform)
 
 
@@ -122,7 +123,7 @@ def test_swap_phase_accepts_below_the_closed_form_and_only_then(offset, exchange
     swapped = np.zeros(2, dtype=np.int8)
     with np.errstate(divide="ignore"):
         log_c = np.log(net.cpt)
-    _swap_phase_py(FixedUniforms(q + offset), np.array([1.0, 0.5, 0.25]), log_c, labels, replicas, 0, swapped)
+    swap_phase_py(FixedUniforms(q + offset), np.array([1.0, 0.5, 0.25]), log_c, labels, replicas, 0, swapped)
     first = unlikely if exchanged else likely
     np.testing.assert_array_equal(replicas, [first, likely if exchanged else unlikely, likely])
     np.testing.assert_array_equal(labels, state_labels(net, replicas))

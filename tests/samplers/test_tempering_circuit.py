@@ -17,14 +17,17 @@ import pytest
 from prunelab import make_grid, sample
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals
-from prunelab.samplers import prune, prune_circuit, tempering
+from prunelab.samplers.prune import sampler as prune, tempered as tempering
+from prunelab.samplers.prune.draws import circuit as prune_circuit
 from prunelab.samplers.gibbs import state_offsets
 from prunelab.samplers.init import initial_state
-from prunelab.samplers.tempering import tempered_plan
+from prunelab.samplers.prune.ladder import tempered_plan
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.auto import draw_plan
 from tests.helpers import (TEMPERING_CASES, Z_TOLERANCE, assert_tempered_transitions, effective_sample_size,
                            marginal_interval)
 
-CIRCUIT = prune.UNIFORM_NAMES.index("circuit")
+CIRCUIT = UNIFORM_NAMES.index("circuit")
 LADDER = [1.0, 0.6, 0.3]
 
 
@@ -35,8 +38,8 @@ def test_tempered_circuit_plan_moves_as_the_exact_tempered_matrix(case):
     net = compile_network(bn, evidence)
     plan = prune_circuit.plan(net)
     hot = tempered_plan(plan, 0.3)
-    assert hot.circuit is plan.circuit and hot.random_label is plan.random_label  # one circuit for all betas
-    np.testing.assert_allclose(hot.random_c, plan.random_c**0.3, rtol=0, atol=0)
+    assert hot.circuit is plan.circuit and hot.pruning.random_label is plan.pruning.random_label  # one circuit for all betas
+    np.testing.assert_allclose(hot.pruning.random_c, plan.pruning.random_c**0.3, rtol=0, atol=0)
     assert_tempered_transitions(net, hot, "circuit")
 
 
@@ -75,7 +78,7 @@ def test_auto_resolves_to_count_where_the_tables_fit():
     auto = tempering.run_chain(np.random.default_rng(4), net, [1, 0, 1, 0, 1], 200, LADDER, "auto")
     count = tempering.run_chain(np.random.default_rng(4), net, [1, 0, 1, 0, 1], 200, LADDER, "count")
     np.testing.assert_array_equal(auto.draws, count.draws)
-    assert (auto.uniform_code == prune.UNIFORM_NAMES.index("count")).all()
+    assert (auto.uniform_code == UNIFORM_NAMES.index("count")).all()
 
 
 @pytest.fixture
@@ -97,7 +100,7 @@ def test_past_the_tables_auto_reaches_the_circuit_and_agrees_with_exact(grid_pas
     bn, evidence, exact = grid_past_the_tables
     net = compile_network(bn, evidence)
     with pytest.raises(ValueError, match="MAX_CLIQUE_ENTRIES"):
-        prune.uniform_and_plan(net, "count")
+        draw_plan(net, "count")
     n = 2000
     result = sample(bn, "prune-tempered", n, n_chains=4, evidence=evidence, seed=23, uniform="auto",
                     rb_checkpoints=np.arange(1, n + 1), traps="off")
@@ -132,7 +135,7 @@ def test_past_the_tables_the_solver_and_per_step_draws_are_refused_by_name(grid_
     net = compile_network(bn, evidence)
     x0 = initial_state(np.random.default_rng(0), net)
     for uniform in ("heuristic", "cmsgen", "unigen", "circuit-per-step"):
-        with pytest.raises(ValueError, match=rf"one of \['count', 'enumerate', 'circuit', 'auto'\]; "
+        with pytest.raises(ValueError, match=rf"one of \['enumerate', 'count', 'auto', 'circuit'\]; "
                                              rf"got uniform='{uniform}'"):
             tempering.run_chain(np.random.default_rng(0), net, x0, 5, LADDER, uniform)
         with pytest.raises(ValueError, match=f"got uniform='{uniform}'"):

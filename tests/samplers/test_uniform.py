@@ -16,14 +16,10 @@ from scipy import stats
 
 from prunelab import BayesianNetwork, load_network, make_grid, random_evidence
 from prunelab.compiled import compile_network, entry_label, state_labels
-from prunelab.samplers.uniform import (
-    UNIFORM_NAMES,
-    count_pruned_states,
-    enumerate_pruned_states,
-    uniform_plan,
-    uniform_pruned_state,
-    used_labels,
-)
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.draws.compiler import uniform_plan
+from prunelab.samplers.prune.draws.api import count_pruned_states, enumerate_pruned_states, uniform_pruned_state
+from prunelab.samplers.prune.plan import used_labels
 from prunelab.theory import enumerate_pruned_set
 from tests.helpers import CHI2_LEVEL, fan_network
 
@@ -122,7 +118,7 @@ def test_random_patterns_count_enumerate_brute_force_agree(case, seed, keep):
     assert count_pruned_states(net, kept) == len(brute) == len(listed)
     assert as_set(listed) == as_set(brute)
     # the numpy reference of the count agrees too
-    from prunelab.samplers.uniform.reference import count_py
+    from prunelab.samplers.prune.draws.reference import count_py
 
     assert count_py(net, uniform_plan(net), kept)[0] == len(brute)
 
@@ -280,14 +276,13 @@ def test_used_labels_of_an_empty_set_are_none():
                                            ("win95pts", "random")])
 def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence, rng):
     """Steps too large to unroll are counted with a mixed-radix counter: same counts, same draws."""
-    from prunelab.samplers import uniform
-    from prunelab.samplers.uniform import compiler
+    from prunelab.samplers.prune.draws import compiler
 
     bn = load_network(name)
     net = compile_network(bn, random_evidence(bn, 0.25, seed=5) if evidence else None)
-    unrolled = uniform.compile_uniform_plan(net)
+    unrolled = compiler.compile_uniform_plan(net)
     monkeypatch.setattr(compiler, "GATHER_LIMIT", 0)
-    counted = uniform.compile_uniform_plan(net)
+    counted = compiler.compile_uniform_plan(net)
     assert unrolled.gather.size > 0 and counted.gather.size == 0
     for _ in range(20):
         kept = rng.random(net.n_labels) < rng.uniform(0.5, 1.0)
@@ -301,8 +296,8 @@ def test_counter_steps_equal_unrolled_steps(monkeypatch, name, evidence, rng):
 
 def test_grid_16_counting_plan_compiles_and_draws(rng):
     """min-fill's width 24 made this plan fail with a raw MemoryError; the row-major order has width 16."""
-    from prunelab.samplers.uniform import compile_uniform_plan
-    from prunelab.samplers.uniform.reference import count_py
+    from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
+    from prunelab.samplers.prune.draws.reference import count_py
 
     bn = make_grid(16, 0.5, seed=0)
     net = compile_network(bn)
@@ -321,7 +316,7 @@ def test_integer_below_equals_generator_integers(bound):
     """The allocation-free bounded draw is NumPy's ``integers(0, n)``, number for number and state for state."""
     import numba
 
-    from prunelab.samplers.uniform.kernels import integer_below_nb
+    from prunelab.samplers.prune.draws.primitives import integer_below_nb
 
     @numba.njit
     def draws(rng, n, k):
@@ -348,8 +343,9 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed, rng):
     Prunings as prune sampling makes them: labels outside ``variable`` at their
     value in ``possible``, the varying ones at random.
     """
-    from prunelab.samplers.uniform import compile_sparse_count, make_workspace
-    from prunelab.samplers.uniform.kernels import count_nb, count_sparse_arrays
+    from prunelab.samplers.prune.plan import compile_sparse_count
+    from prunelab.samplers.prune.plan import make_workspace
+    from prunelab.samplers.prune.draws.counting import count_nb, count_sparse_arrays
 
     bn = load_network(name)
     net = compile_network(bn, random_evidence(bn, 0.25, seed=evidence_seed) if evidence_seed else None)
@@ -376,7 +372,9 @@ def test_sparse_count_equals_the_full_count(name, evidence_seed, rng):
 
 def test_sparse_count_compiles_alike_from_counter_steps(monkeypatch):
     """Live-entry positions from strides (steps counted with a counter) equal those from the unrolled gather."""
-    from prunelab.samplers.uniform import compile_sparse_count, compile_uniform_plan, compiler
+    from prunelab.samplers.prune.plan import compile_sparse_count
+    from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
+    from prunelab.samplers.prune.draws import compiler
 
     bn = load_network("win95pts")
     net = compile_network(bn, random_evidence(bn, 0.25, seed=5))

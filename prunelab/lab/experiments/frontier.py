@@ -220,8 +220,8 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
     from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
     from prunelab.compiled import compile_network
     from prunelab.exact import exact_marginals, treewidth
-    from prunelab.samplers import prune
-    from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+    from prunelab.samplers.prune import sampler as prune
+    from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
     from prunelab.samplers.init import initial_state
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
@@ -369,7 +369,7 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
 def _independent_chains(bn, evidence, seeds, n_steps: int, uniform: str) -> tuple[list[float], float, float]:
     """One prune chain of ``n_steps`` per seed from a forward start: ``(sink estimates, wall and CPU seconds)``."""
     from prunelab.compiled import compile_network
-    from prunelab.samplers import prune
+    from prunelab.samplers.prune import sampler as prune
     from prunelab.samplers.init import initial_state
 
     net = compile_network(bn, evidence)

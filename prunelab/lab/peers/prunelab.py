@@ -70,7 +70,7 @@ def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: 
         refuses it (a ``TypeError`` naming the options it takes).
     vtree : {"dissection", "turned", "elimination"}, optional
         With ``uniform="circuit"`` or ``"auto"``: the circuit's vtree
-        (:func:`prunelab.samplers.pruned_draws.sampler_vtree`); e.g. the
+        (:func:`prunelab.samplers.prune.draws.registry.sampler_vtree`); e.g. the
         :attr:`~prunelab.circuit.Circuit.vtree_name` that exact inference's race chose.
     pilot_start : int, default 100
         Draws of the first pilot (:func:`~prunelab.lab.peers.budget.fill_budget`): fewer for a slow sampler, whose

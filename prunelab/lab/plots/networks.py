@@ -221,7 +221,7 @@ def draw_network(
     kept : bool array (n_labels,), optional
         Which CPT labels survived a pruning (``True``: kept), numbered as in
         :mod:`prunelab.compiled`, e.g. from
-        :func:`prunelab.samplers.prune.prune_around`. Every label with
+        :func:`prunelab.samplers.prune.pruning.prune_around`. Every label with
         ``kept[l] == False`` is struck through.
     evidence : mapping of str to state, optional
         Observed variables are drawn shaded.
@@ -243,7 +243,7 @@ def draw_network(
 
     See Also
     --------
-    prunelab.samplers.prune.prune_around : a random pruning (``kept``).
+    prunelab.samplers.prune.pruning.prune_around : a random pruning (``kept``).
     prunelab.compiled.state_labels : the labels a state uses.
 
     References

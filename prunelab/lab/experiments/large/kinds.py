@@ -45,8 +45,8 @@ __all__ = ["simulate_large_run"]
 
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune_plans
-    from prunelab.samplers.uniform import UNIFORM_NAMES
+    from prunelab.samplers.prune import plan as prune_plans
+    from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
     from prunelab.sampling import sample
 
     warm_up()
@@ -134,8 +134,8 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
                     evidence=evidence, init=init, seed=seed, traps="off", **options)
     extra = {}
     if arm.sampler == "prune-tempered":
-        from prunelab.samplers.tempering import swap_rates
-        from prunelab.samplers.tempering_ladder import DEFAULT_BETAS
+        from prunelab.samplers.prune.ladder import swap_rates
+        from prunelab.samplers.prune.ladder import DEFAULT_BETAS
 
         extra = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
     return result.draws.astype(np.int64), result.stats.get("size"), float(result.sample_seconds.sum()), extra
@@ -149,7 +149,7 @@ def _chains_seeded_one_generator_each(sampler: str, bn, evidence, prof: LargePro
     """
     from prunelab.samplers import get_sampler
     from prunelab.samplers.init import initial_state
-    from prunelab.samplers.prune_plans import prune_plan
+    from prunelab.samplers.prune.plan import prune_plan
 
     module = get_sampler(sampler)
     net = compile_network(bn, evidence)
@@ -202,7 +202,7 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune_plans
+    from prunelab.samplers.prune import plan as prune_plans
     from prunelab.sampling import sample
 
     warm_up()

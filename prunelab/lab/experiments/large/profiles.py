@@ -60,9 +60,9 @@ MIXING_VARIANTS = {
 * ``prune-exact-restarts``: the same from exact posterior draws (sequential exact
   conditioning, the initialiser's fallback): every chain is stationary from its first
   step, so pooling them is unbiased even where each chain is stuck;
-* ``prune+gibbs``: the registered sampler of :mod:`prunelab.samplers.prune_gibbs`, blocks of
+* ``prune+gibbs``: the registered sampler of :mod:`prunelab.samplers.prune.with_gibbs`, blocks of
   its default 20 prune steps and one Gibbs sweep;
-* ``prune-tempered``: parallel tempering with prune moves (:mod:`prunelab.samplers.tempering`),
+* ``prune-tempered``: parallel tempering with prune moves (:mod:`prunelab.samplers.prune.tempered`),
   its default ladder (4 replicas, geometric down to beta = 0.2), forward starts; the beta = 1
   replica's draws, one a step (the record adds ``betas`` and ``swap_acceptance`` per pair);
 * ``gibbs``: prunelab's Gibbs sampler, one draw a sweep.

@@ -13,7 +13,7 @@ the noise of the one draw that the plain estimator keeps of each set.
 How the shares are computed follows the ``uniform=`` method that drew:
 
 * ``"enumerate"`` (and ``"auto"`` when it searched): the mean over the listed
-  members (:data:`~prunelab.samplers.uniform.compiler.MEMBER_CAPACITY` are kept;
+  members (:data:`~prunelab.samplers.prune.draws.compiler.MEMBER_CAPACITY` are kept;
   a larger set is counted instead, which gives the same numbers).
 * ``"count"``: a downward pass over the counting program's tables. Variable
   elimination leaves, for every step ``k`` that eliminated ``v_k``, the combined
@@ -28,13 +28,13 @@ How the shares are computed follows the ``uniform=`` method that drew:
 :func:`pruned_set_marginals` is the readable numpy reference (``np.einsum`` over the
 same program, or the members listed); :func:`count_marginals_arrays` and
 :func:`member_marginals_arrays` are the numba kernels that
-:func:`prunelab.samplers.prune.run_chain` calls at every step when it is given
+:func:`prunelab.samplers.prune.sampler.run_chain` calls at every step when it is given
 ``rb_checkpoints``. Neither consumes random numbers, so the draws are those of the
 plain chain.
 
 * ``"circuit"``: the outward pass over the compiled circuit
   (:func:`prunelab.circuit.passes.outward_nb`) with the pruning's 0/1 weights,
-  in :mod:`prunelab.samplers.prune_circuit`.
+  in :mod:`prunelab.samplers.prune.draws.circuit`.
 
 The other ``uniform=`` options have no estimate: ``"heuristic"`` does not draw
 uniformly, and the solver draws (``"cmsgen"``, ``"unigen"``) and the circuit
@@ -56,40 +56,38 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..checkpoints import checked_checkpoints
-from ..compiled import CompiledNetwork
-from .uniform import UniformPlan
-from .uniform.kernels import count_nb, count_sparse_arrays
-from .uniform.reference import count_py, search_py
+from prunelab.checkpoints import checked_checkpoints
+from prunelab.compiled import CompiledNetwork
+from .draws.compiler import UniformPlan
+from .draws.counting import count_nb, count_sparse_arrays
+from .draws.reference import count_py, search_py
+from .draws.registry import DRAWS
 
 __all__ = [
-    "RAO_BLACKWELL_METHODS", "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
-    "rao_blackwell_sums", "chain_sums", "drawn_marginals", "pruned_set_marginals", "message_inputs",
+    "RaoBlackwellSums", "NO_RAO_BLACKWELL", "rao_blackwell_refusal", "check_rao_blackwell",
+    "rao_blackwell_sums", "chain_sums", "pruned_set_marginals", "message_inputs",
     "count_marginals_arrays", "member_marginals_arrays", "add_marginals_nb", "record_step_nb", "record_step_arrays",
 ]
-
-RAO_BLACKWELL_METHODS = ("enumerate", "count", "auto", "circuit")
-"""``uniform=`` methods of prune sampling that record Rao-Blackwell sums."""
-
 
 def rao_blackwell_refusal(options: dict) -> str | None:
     """Why prune sampling with these options has no Rao-Blackwell estimate, or None if it has one.
 
     Examples
     --------
-    >>> from prunelab.samplers.prune_rb import rao_blackwell_refusal
+    >>> from prunelab.samplers.prune.rao_blackwell import rao_blackwell_refusal
     >>> rao_blackwell_refusal({"uniform": "count"}) is None
     True
     >>> print(rao_blackwell_refusal({"uniform": "cmsgen"}))  # doctest: +ELLIPSIS
     prune sampling with uniform='cmsgen' has no Rao-Blackwell estimate...
     """
     uniform = options.get("uniform", "auto")
-    if uniform in RAO_BLACKWELL_METHODS:
+    if uniform in DRAWS and DRAWS[uniform].rao_blackwell:
         return None
     why = ("its draw is not uniform on the pruned set" if uniform == "heuristic"
            else "its draw does not give the pruned set's marginals")
     return (f"prune sampling with uniform={uniform!r} has no Rao-Blackwell estimate ({why}); "
-            f"use uniform= one of {list(RAO_BLACKWELL_METHODS)}, or estimator='empirical'")
+            f"use uniform= one of {[name for name, draw in DRAWS.items() if draw.rao_blackwell]}, "
+            "or estimator='empirical'")
 
 
 def check_rao_blackwell(rb_checkpoints, uniform: str, drawn_by: str) -> None:
@@ -102,7 +100,7 @@ def check_rao_blackwell(rb_checkpoints, uniform: str, drawn_by: str) -> None:
 
     Examples
     --------
-    >>> from prunelab.samplers.prune_rb import check_rao_blackwell
+    >>> from prunelab.samplers.prune.rao_blackwell import check_rao_blackwell
     >>> check_rao_blackwell([10], "count", "count")
     >>> check_rao_blackwell([10], "cmsgen", "cmsgen")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -194,8 +192,8 @@ def rao_blackwell_sums(net: CompiledNetwork, plan: UniformPlan | None, checkpoin
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import prune_plan
-    >>> from prunelab.samplers.prune_rb import rao_blackwell_sums
+    >>> from prunelab.samplers.prune.plan import prune_plan
+    >>> from prunelab.samplers.prune.rao_blackwell import rao_blackwell_sums
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> rao_blackwell_sums(net, prune_plan(net).uniform, [2, 4], 4).sums.shape
     (2, 4)
@@ -220,8 +218,8 @@ def message_inputs(plan: UniformPlan) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import prune_plan
-    >>> from prunelab.samplers.prune_rb import message_inputs
+    >>> from prunelab.samplers.prune.plan import prune_plan
+    >>> from prunelab.samplers.prune.rao_blackwell import message_inputs
     >>> ptr, inputs = message_inputs(prune_plan(compile_network(load_network("deterministic_pair"))).uniform)
     >>> ptr.tolist(), inputs.tolist()  # B is eliminated first, its output is read when A is
     ([0, 0, 1], [2])
@@ -247,14 +245,6 @@ def chain_sums(net: CompiledNetwork, plan, checkpoints, n_draws: int, uniform: s
     return rao_blackwell_sums(net, getattr(plan, "uniform", None), checkpoints, n_draws)
 
 
-def drawn_marginals(drawn_by: str, net: CompiledNetwork, kept, plan) -> np.ndarray:
-    """The Rao-Blackwell term of a step drawn by one of :mod:`.pruned_draws` (its ``marginals``), else empty."""
-    from .pruned_draws import pruned_draw  # the draws' modules are imported on first use
-
-    marginals = getattr(pruned_draw(drawn_by), "marginals", None)
-    return np.zeros(0) if marginals is None else marginals(net, kept, plan)
-
-
 def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: str = "count") -> np.ndarray:
     """``E[1{X_i = s} | S]``: the share of the pruned set's members with ``X_i = s`` (numpy reference).
 
@@ -263,7 +253,7 @@ def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: 
     net : CompiledNetwork
     plan : UniformPlan
     kept : bool array (n_labels,)
-        The pruning (:func:`prunelab.samplers.prune.prune_around`).
+        The pruning (:func:`prunelab.samplers.prune.pruning.prune_around`).
     method : {"count", "enumerate"}
         A downward pass over the counting program's tables (``np.einsum``), or the
         mean over the members listed by a search.
@@ -283,8 +273,8 @@ def pruned_set_marginals(net: CompiledNetwork, plan: UniformPlan, kept, method: 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import prune_plan
-    >>> from prunelab.samplers.prune_rb import pruned_set_marginals
+    >>> from prunelab.samplers.prune.plan import prune_plan
+    >>> from prunelab.samplers.prune.rao_blackwell import pruned_set_marginals
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept = np.ones(net.n_labels, dtype=bool)  # nothing pruned: S holds (0, 0) and (1, 1)
     >>> pruned_set_marginals(net, prune_plan(net).uniform, kept).tolist()
@@ -455,7 +445,7 @@ def record_step_arrays(checkpoints, sums, running, progress):
 
 @_jit
 def count_sparse_nb(sparse, const_label, kept, ws):
-    """The sparse count of a :class:`~prunelab.samplers.uniform.SparseCount` into the workspace."""
+    """The sparse count of a :class:`~prunelab.samplers.prune.plan.SparseCount` into the workspace."""
     return count_sparse_arrays(const_label, kept, ws.factors, ws.tables, sparse.live_ptr, sparse.live_entry,
                                sparse.live_row, sparse.n_label, sparse.n_input, sparse.gather_ptr, sparse.gather,
                                sparse.root_factor)

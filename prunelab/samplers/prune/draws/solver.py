@@ -1,7 +1,7 @@
 """What the solution-sampler draws share: the CNF of a pruned set, the decoding of a model, the chain.
 
-The ``uniform=`` options ``"cmsgen"`` (:mod:`prunelab.samplers.prune_cmsgen`) and
-``"unigen"`` (:mod:`prunelab.samplers.prune_unigen`) hand the pruned set ``S`` to an
+The ``uniform=`` options ``"cmsgen"`` (:mod:`prunelab.samplers.prune.draws.cmsgen`) and
+``"unigen"`` (:mod:`prunelab.samplers.prune.draws.unigen`) hand the pruned set ``S`` to an
 external solution sampler as a CNF and read the next state off the model it returns:
 
 * the CNF of the network with its evidence is the circuit encoding
@@ -19,9 +19,9 @@ limits, the chain stays at ``x`` and the step's ``size`` is :data:`NO_MODEL`
 
 The pruning. Which labels some feasible state uses is a question for a counter, not
 for these samplers; so every label with ``0 < c < 1`` that agrees with the evidence
-is pruned at random (a superset of :class:`prunelab.samplers.prune_plans.PrunePlan`'s
-``random_label``). A label no feasible state uses never changes ``S``: the
-transition law is the same, only the random stream differs from the counting plan's.
+is pruned at random (a superset of the counting plan's :class:`~prunelab.samplers.prune.plan.Pruning`). A
+label no feasible state uses never changes ``S``: the transition law is the same, only the random stream
+differs from the counting plan's.
 
 The solvers are optional (the extra ``solvers``, :data:`EXTRA`); they are imported inside
 ``plan`` with :func:`prunelab.extras.require`, and a missing one is refused with
@@ -31,16 +31,17 @@ The solvers are optional (the extra ``solvers``, :data:`EXTRA`); they are import
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-from ..circuit.encoding import CircuitEncoding, encode_network
-from ..compiled import CompiledNetwork, state_labels
-from .chain import start_chain
-from .prune import prune_around
-from .uniform import PlanCache
+from prunelab.circuit.encoding import CircuitEncoding, encode_network
+from prunelab.compiled import CompiledNetwork, PlanCache, state_labels
+from prunelab.samplers.init import start_chain
+
+from ..plan import Pruning, pruning_of
+from ..pruning import prune_around
 
 __all__ = [
     "NO_MODEL", "NOT_COUNTED", "EXTRA", "SolverCNF", "compile_solver_cnf",
@@ -69,10 +70,9 @@ class SolverCNF(NamedTuple):
         Every label indicator and its label.
     state_boolean : int64
         Every state indicator (the sampling set: the label indicators follow from them).
-    random_label, random_c, base_kept
-        The pruning lists, as :class:`prunelab.samplers.prune_plans.PrunePlan` names them
-        (``random_label``: every label with ``0 < c < 1`` that agrees with the
-        evidence, see the module docstring).
+    pruning : Pruning
+        Every label with ``0 < c < 1`` that agrees with the evidence is pruned at random (see the module
+        docstring).
     """
 
     encoding: CircuitEncoding
@@ -80,9 +80,7 @@ class SolverCNF(NamedTuple):
     theta_boolean: np.ndarray
     theta_label: np.ndarray
     state_boolean: np.ndarray
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
 
 
 def compile_solver_cnf(net: CompiledNetwork) -> SolverCNF:
@@ -92,9 +90,9 @@ def compile_solver_cnf(net: CompiledNetwork) -> SolverCNF:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.solver_draws import compile_solver_cnf
+    >>> from prunelab.samplers.prune.draws.solver import compile_solver_cnf
     >>> cnf = compile_solver_cnf(compile_network(load_network("deterministic_pair")))
-    >>> cnf.random_label.tolist(), cnf.theta_boolean.tolist(), cnf.state_boolean.tolist()
+    >>> cnf.pruning.random_label.tolist(), cnf.theta_boolean.tolist(), cnf.state_boolean.tolist()
     ([0, 1], [3, 4], [1, 2])
     """
     enc = encode_network(net)
@@ -102,11 +100,10 @@ def compile_solver_cnf(net: CompiledNetwork) -> SolverCNF:
     theta_boolean = np.flatnonzero(enc.theta_label >= 0).astype(np.int64)
     theta_label = enc.theta_label[theta_boolean]
     random_label = np.unique(np.concatenate([theta_label, enc.constant_label])).astype(np.int64)
-    arrays = (flat, theta_boolean, theta_label, enc.state_boolean.astype(np.int64), random_label,
-              net.cpt[random_label].astype(np.float64), net.cpt > 0.0)
+    arrays = (flat, theta_boolean, theta_label, enc.state_boolean.astype(np.int64))
     for a in arrays:
         a.setflags(write=False)
-    return SolverCNF(enc, *arrays)
+    return SolverCNF(enc, *arrays, pruning_of(net, random_label, net.cpt > 0.0))
 
 
 _cnfs = PlanCache(compile_solver_cnf)
@@ -124,7 +121,7 @@ def pruned_units(cnf: SolverCNF, kept: np.ndarray) -> np.ndarray:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.solver_draws import compile_solver_cnf, pruned_units
+    >>> from prunelab.samplers.prune.draws.solver import compile_solver_cnf, pruned_units
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept = net.cpt > 0
     >>> kept[1] = False  # A's second label
@@ -148,7 +145,7 @@ def decode_model(cnf: SolverCNF, net: CompiledNetwork, x: np.ndarray, value: np.
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.solver_draws import compile_solver_cnf, decode_model
+    >>> from prunelab.samplers.prune.draws.solver import compile_solver_cnf, decode_model
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> cnf = compile_solver_cnf(net)
     >>> x = np.array([0, 0])
@@ -186,7 +183,7 @@ def check_pruning(net: CompiledNetwork, x: np.ndarray, kept: np.ndarray) -> None
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.solver_draws import check_pruning
+    >>> from prunelab.samplers.prune.draws.solver import check_pruning
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> check_pruning(net, np.array([0, 0]), np.zeros(net.n_labels, dtype=bool))
     Traceback (most recent call last):
@@ -210,7 +207,7 @@ def solver_seed(rng: np.random.Generator) -> int:
     Examples
     --------
     >>> import numpy as np
-    >>> from prunelab.samplers.solver_draws import solver_seed
+    >>> from prunelab.samplers.prune.draws.solver import solver_seed
     >>> solver_seed(np.random.default_rng(1)) == solver_seed(np.random.default_rng(1))
     True
     """

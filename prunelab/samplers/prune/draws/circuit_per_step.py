@@ -1,6 +1,6 @@
 """Prune sampling past compile-once: compile the *pruned* network at every step (``uniform="circuit-per-step"``).
 
-When the whole network's circuit outgrows its caps (:mod:`prunelab.samplers.prune_circuit`),
+When the whole network's circuit outgrows its caps (:mod:`prunelab.samplers.prune.draws.circuit`),
 each step's pruned set can still be small to compile: after a pruning, a kept label
 constrains nothing and a pruned label excludes its row, exactly as a CPT zero does.
 So the pruned set ``S`` is the set of models of a CNF over the state indicators
@@ -23,18 +23,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..circuit import CircuitEncoding, compile_cnf, passes_for
-from ..circuit.encoding import encode_states
-from ..circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
-from ..circuit.vtree import Vtree, dissection_vtree
-from ..compiled import CompiledNetwork
-from .chain import start_chain
-from .uniform import PlanCache
+from prunelab.circuit import CircuitEncoding, compile_cnf, passes_for
+from prunelab.circuit.encoding import encode_states
+from prunelab.circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
+from prunelab.circuit.vtree import Vtree, dissection_vtree
+from prunelab.compiled import CompiledNetwork, PlanCache
+from prunelab.samplers.init import start_chain
 
-__all__ = ["EXACT", "PerStepPlan", "plan", "draw", "run_chain", "compile_per_step_plan"]
+from ..plan import Pruning, pruning_of
+from ..pruning import prune_around
 
-EXACT = True
-"""Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
+__all__ = ["PerStepPlan", "plan", "draw", "run_chain", "compile_per_step_plan"]
 
 
 class PerStepPlan(NamedTuple):
@@ -49,17 +48,16 @@ class PerStepPlan(NamedTuple):
     label_ptr, label_literal : int64
         For random label ``k``, the clause "not this row":
         ``label_literal[label_ptr[k]:label_ptr[k+1]]``.
-    random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune_plans.PrunePlan`.
+    pruning : Pruning
+        As in :class:`prunelab.samplers.prune.plan.PrunePlan`, but every label with ``0 < c < 1`` whose row agrees
+        with the evidence is pruned at random.
     """
 
     states: CircuitEncoding
     vtree: Vtree
     label_ptr: np.ndarray
     label_literal: np.ndarray
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
 
 
 def compile_per_step_plan(net: CompiledNetwork) -> PerStepPlan:
@@ -69,18 +67,16 @@ def compile_per_step_plan(net: CompiledNetwork) -> PerStepPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit_per_step import compile_per_step_plan
+    >>> from prunelab.samplers.prune.draws.circuit_per_step import compile_per_step_plan
     >>> plan = compile_per_step_plan(compile_network(load_network("deterministic_pair")))
-    >>> plan.random_label.tolist(), plan.states.n_booleans
+    >>> plan.pruning.random_label.tolist(), plan.states.n_booleans
     ([0, 1], 2)
     """
     states, labels, label_ptr, label_literal = encode_states(net)
     vtree = dissection_vtree(net, states)
-    base_kept = net.cpt > 0.0
-    arrays = (label_ptr, label_literal, labels, net.cpt[labels].astype(np.float64), base_kept)
-    for a in arrays:
+    for a in (label_ptr, label_literal):
         a.setflags(write=False)
-    return PerStepPlan(states, vtree, *arrays)
+    return PerStepPlan(states, vtree, label_ptr, label_literal, pruning_of(net, labels, net.cpt > 0.0))
 
 
 _plans = PlanCache(compile_per_step_plan)
@@ -94,7 +90,7 @@ def plan(net: CompiledNetwork) -> PerStepPlan:
 def _step_encoding(plan: PerStepPlan, kept: np.ndarray) -> CircuitEncoding:
     """The CNF of the pruned set: the network's clauses and one clause per pruned random label."""
     base = plan.states
-    pruned = np.flatnonzero(~kept[plan.random_label])
+    pruned = np.flatnonzero(~kept[plan.pruning.random_label])
     lengths = plan.label_ptr[pruned + 1] - plan.label_ptr[pruned]
     extra = np.concatenate([plan.label_literal[plan.label_ptr[k]:plan.label_ptr[k + 1]] for k in pruned]) \
         if pruned.size else np.zeros(0, dtype=np.int64)
@@ -131,7 +127,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
 def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, plan: PerStepPlan | None = None):
     """``n_draws`` prune steps, each compiling its pruned set: ``(draws, sizes)``.
 
-    Built from :func:`prunelab.samplers.prune.prune_around` and :func:`draw`, so it
+    Built from :func:`prunelab.samplers.prune.pruning.prune_around` and :func:`draw`, so it
     draws exactly as they do; the compilation is the cost of a step.
 
     Examples
@@ -139,14 +135,12 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit_per_step import run_chain
+    >>> from prunelab.samplers.prune.draws.circuit_per_step import run_chain
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> draws, sizes = run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape
     (3, 2)
     """
-    from .prune import prune_around
-
     n_draws, x, _, draws = start_chain(net, x0, n_draws)
     plan = _plans(net) if plan is None else plan
     sizes = np.empty(n_draws, dtype=np.float64)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiler import AUTO, COUNT, ENUMERATE, EXACT_COUNT_LIMIT, HEURISTIC
+from .compiler import EXACT_COUNT_LIMIT
+from .registry import AUTO, COUNT, ENUMERATE, HEURISTIC
 
 __all__ = ["count_py", "search_py", "uniform_draw_py"]
 
@@ -59,7 +60,7 @@ def _walk_py(net, plan, kept, y, target):
 
     With ``target >= 0`` the walk stops at member number ``target`` (from 0), which
     ``y`` then holds (its free variables; the rest of ``y`` is left as it was). The
-    readable twin of :func:`~prunelab.samplers.uniform.search.search_arrays`.
+    readable twin of :func:`~prunelab.samplers.prune.draws.search.search_arrays`.
     """
     if not all(kept[plan.const_label]):
         return 0, 0

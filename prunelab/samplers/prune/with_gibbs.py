@@ -7,16 +7,16 @@ the prune steps let it cross what a single-site move cannot (determinism).
 
 The state carries the prune chain's ``size`` and ``nodes_per_member`` (for
 ``uniform="auto"``) within a block of prune steps; a sweep starts the next block
-afresh, as a new :func:`prunelab.samplers.prune.run_chain` would.
+afresh, as a new :func:`prunelab.samplers.prune.sampler.run_chain` would.
 
 Examples
 --------
 >>> import numpy as np
 >>> from prunelab import load_network
 >>> from prunelab.compiled import compile_network
->>> from prunelab.samplers import prune_gibbs
+>>> from prunelab.samplers.prune import with_gibbs
 >>> net = compile_network(load_network("deterministic_pair"))
->>> out = prune_gibbs.run_chain(np.random.default_rng(1), net, [0, 0], 5, prune_steps=2)
+>>> out = with_gibbs.run_chain(np.random.default_rng(1), net, [0, 0], 5, prune_steps=2)
 >>> out.sweep.tolist()
 [False, False, True, False, False]
 """
@@ -28,11 +28,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from . import gibbs, prune
-from .chain import ChainState, start_chain
-from .init import check_state
-from .prune_plans import PrunePlan, prune_plan
+from prunelab.compiled import CompiledNetwork
+from prunelab.samplers import gibbs
+from prunelab.samplers.chain import ChainState
+from prunelab.samplers.init import check_state, start_chain
+
+from . import sampler as prune
+from .plan import PrunePlan, prune_plan
 
 __all__ = ["PRUNE_STEPS", "PruneGibbsState", "PruneGibbsInfo", "PruneGibbsChain", "init", "step", "run_chain"]
 
@@ -48,9 +50,9 @@ class PruneGibbsState(NamedTuple):
     phase: int = 0
     """Prune steps since the last sweep (a sweep comes when it reaches ``prune_steps``)."""
     size: float = np.inf
-    """As :class:`prunelab.samplers.prune.PruneState`: ``|S|`` of the last prune step of this block."""
+    """As :class:`prunelab.samplers.prune.sampler.PruneState`: ``|S|`` of the last prune step of this block."""
     nodes_per_member: float = 0.0
-    """As :class:`prunelab.samplers.prune.PruneState`."""
+    """As :class:`prunelab.samplers.prune.sampler.PruneState`."""
 
 
 class PruneGibbsInfo(NamedTuple):
@@ -100,13 +102,13 @@ def step(rng: np.random.Generator, net: CompiledNetwork, state: PruneGibbsState,
     Parameters
     ----------
     rng : numpy.random.Generator
-        Consumed as :func:`prunelab.samplers.prune.step` or :func:`prunelab.samplers.gibbs.step`.
+        Consumed as :func:`prunelab.samplers.prune.sampler.step` or :func:`prunelab.samplers.gibbs.step`.
     net : CompiledNetwork
     state : PruneGibbsState
     prune_steps : int, default :data:`PRUNE_STEPS`
         Prune steps between two sweeps (at least 1).
     plan : PrunePlan, optional
-        Default: :func:`prunelab.samplers.prune_plans.prune_plan` of ``net``.
+        Default: :func:`prunelab.samplers.prune.plan.prune_plan` of ``net``.
 
     Returns
     -------
@@ -141,7 +143,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     rng : numpy.random.Generator
         Consumed exactly like ``n_draws`` calls of :func:`step`.
     net, x0, n_draws
-        As in :func:`prunelab.samplers.prune.run_chain` (``x0`` is checked the same way).
+        As in :func:`prunelab.samplers.prune.sampler.run_chain` (``x0`` is checked the same way).
     prune_steps, plan
         As in :func:`step`.
 

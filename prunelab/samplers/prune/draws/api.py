@@ -1,6 +1,6 @@
-"""Public API of the uniform draws: count, list, draw, time; used labels.
+"""Public API of the uniform draws of the counting plan: count, list, draw, time.
 
-See :mod:`prunelab.samplers.uniform` for the ways to draw.
+See :mod:`prunelab.samplers.prune.draws` for the ways to draw.
 """
 
 from __future__ import annotations
@@ -11,37 +11,19 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork
 
-from .compiler import (
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_N_CANDIDATES,
-    UNIFORM_NAMES,
-    UniformPlan,
-    uniform_index,
-    uniform_plan,
-)
-from .kernels import (
-    count_nb,
-    make_workspace,
-    repeat_draws_nb,
-    support_nb,
-    uniform_draw_nb,
-)
+from ..plan import checked_kept, make_workspace
+from .compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformPlan, uniform_plan
+from .counting import count_nb
+from .kernels import repeat_draws_nb, uniform_draw_nb
 from .reference import search_py, uniform_draw_py
+from .registry import UNIFORM_NAMES, uniform_index
 
 __all__ = [
     "count_pruned_states",
     "enumerate_pruned_states",
     "seconds_per_uniform_draw",
     "uniform_pruned_state",
-    "used_labels",
 ]
-
-
-def _check_kept(net: CompiledNetwork, kept) -> np.ndarray:
-    kept = np.asarray(kept)
-    if kept.shape != (net.n_labels,):
-        raise ValueError(f"kept must have one entry per label, shape ({net.n_labels},); got {kept.shape}")
-    return kept.astype(np.bool_)
 
 
 def _start_state(net: CompiledNetwork, x=None) -> np.ndarray:
@@ -76,54 +58,15 @@ def count_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = N
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import count_pruned_states
+    >>> from prunelab.samplers.prune.draws.api import count_pruned_states
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> count_pruned_states(net, net.cpt > 0)
     2.0
     """
     plan = uniform_plan(net) if plan is None else plan
     ws = make_workspace(net, plan, 1)
-    kept = _check_kept(net, kept)
+    kept = checked_kept(net, kept)
     return float(count_nb(plan, kept, ws.factors, ws.tables, ws.counter, ws.radix, ws.stride, ws.base))
-
-
-def used_labels(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> np.ndarray:
-    """Which labels some member of ``S`` uses: the support of every family marginal of ``S``.
-
-    One upward and one downward pass over the counting program in the boolean
-    semiring (see :func:`support_nb`), so the cost is about two counting passes
-    for all labels together, and nothing can overflow.
-
-    Parameters
-    ----------
-    net : CompiledNetwork
-    kept : bool array (n_labels,)
-    plan : UniformPlan, optional
-        Default: :func:`uniform_plan` of ``net``.
-
-    Returns
-    -------
-    bool array (n_labels,)
-        ``used[l]``: some evidence-consistent state whose labels are all kept uses
-        label ``l``. All False when ``S`` is empty.
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import used_labels
-    >>> net = compile_network(load_network("deterministic_pair"))
-    >>> used_labels(net, net.cpt > 0).tolist()  # B's zero entries are never used
-    [True, True, True, False, False, True]
-    """
-    plan = uniform_plan(net) if plan is None else plan
-    ws = make_workspace(net, plan, 1)
-    nonempty, reached = support_nb(plan, _check_kept(net, kept), ws.counter, ws.radix, ws.stride, ws.base)
-    used = np.zeros(net.n_labels, dtype=bool)
-    if nonempty:
-        used[plan.factor_label[reached]] = True
-        used[plan.const_label] = True
-    return used
 
 
 def enumerate_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None = None) -> np.ndarray:
@@ -144,13 +87,13 @@ def enumerate_pruned_states(net: CompiledNetwork, kept, plan: UniformPlan | None
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import enumerate_pruned_states
+    >>> from prunelab.samplers.prune.draws.api import enumerate_pruned_states
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> enumerate_pruned_states(net, net.cpt > 0).tolist()
     [[0, 0], [1, 1]]
     """
     plan = uniform_plan(net) if plan is None else plan
-    members, _ = search_py(net, plan, _check_kept(net, kept), _start_state(net))
+    members, _ = search_py(net, plan, checked_kept(net, kept), _start_state(net))
     return np.array(members, dtype=np.int64).reshape(len(members), net.n_variables)
 
 
@@ -203,7 +146,7 @@ def uniform_pruned_state(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import uniform_pruned_state
+    >>> from prunelab.samplers.prune.draws.api import uniform_pruned_state
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> y, size, how = uniform_pruned_state(np.random.default_rng(0), net, net.cpt > 0)
     >>> bool(y[0] == y[1]), size, how
@@ -211,7 +154,7 @@ def uniform_pruned_state(
     """
     code = uniform_index(uniform)
     plan = uniform_plan(net) if plan is None else plan
-    kept = _check_kept(net, kept)
+    kept = checked_kept(net, kept)
     x = _start_state(net, x)
     y = _start_state(net)
     budget = plan.node_budget if node_budget is None else int(node_budget)
@@ -284,7 +227,7 @@ def seconds_per_uniform_draw(
         raise ValueError(f"rounds must be >= 1 and target_seconds > 0, got {rounds} and {target_seconds}")
     code = uniform_index(uniform)
     plan = uniform_plan(net) if plan is None else plan
-    kept = _check_kept(net, kept)
+    kept = checked_kept(net, kept)
     x = _start_state(net, x)
     y = _start_state(net)
     ws = make_workspace(net, plan, n_candidates)

@@ -1,12 +1,12 @@
 """Prune sampling's uniform draw over a compiled circuit: ``uniform="circuit"``.
 
-Where the counting plan of :mod:`prunelab.samplers.uniform` needs junction-tree
+Where the counting plan of :mod:`prunelab.samplers.prune.draws` needs junction-tree
 tables that do not fit, the network with its evidence is compiled once into a
 decision diagram (:mod:`prunelab.circuit`) whose models are the feasible states,
 each with its label indicators. A prune step then
 
 1. prunes around ``x`` exactly as every other ``uniform=`` does (same labels, same
-   random numbers: :func:`prunelab.samplers.prune.prune_around`);
+   random numbers: :func:`prunelab.samplers.prune.pruning.prune_around`);
 2. weighs each label indicator 1 if its label was kept and 0 if it was pruned, so
    the weighted count of the circuit is ``|S|``, the size of the pruned set;
 3. counts bottom-up and draws top-down (:mod:`prunelab.circuit.passes`): every
@@ -14,7 +14,7 @@ each with its label indicators. A prune step then
    the log-space counts.
 
 The circuit is compiled once, for one fixed vtree: the dissection, or the one
-``vtree=`` names (:func:`~prunelab.samplers.pruned_draws.sampler_vtree`), never a
+``vtree=`` names (:func:`~prunelab.samplers.prune.draws.registry.sampler_vtree`), never a
 race, so the draws for a seed do not depend on timing.
 
 :func:`step` is the numpy reference and :func:`run_chain` the numba path; they
@@ -31,8 +31,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
-from ..circuit.passes import (
+from prunelab.circuit import VTREES, Circuit, CircuitPasses, circuit_for, passes_for
+from prunelab.circuit.passes import (
     decode_nb,
     decode_py,
     draw_nb,
@@ -45,19 +45,16 @@ from ..circuit.passes import (
     vtree_log_sums_nb,
     vtree_log_sums_py,
 )
-from ..compiled import CompiledNetwork
-from .chain import start_chain
-from .pruned_draws import sampler_vtree
-from .prune_rb import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
-from .pruning import prune_around_nb
-from .uniform import PlanCache
+from prunelab.compiled import CompiledNetwork, PlanCache
+from prunelab.samplers.init import start_chain
 
-__all__ = ["EXACT", "CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
+from ..plan import Pruning, pruning_of
+from ..pruning import prune_around_nb
+from ..rao_blackwell import NO_RAO_BLACKWELL, RaoBlackwellSums, record_step_nb
+from .registry import sampler_vtree
+
+__all__ = ["CircuitPrunePlan", "plan", "draw", "marginals", "run_chain", "compile_circuit_prune_plan",
            "circuit_prune_chain_nb"]
-
-EXACT = True
-"""Every member of the pruned set is drawn with probability ``1 / |S|`` (up to the rounding of the logs)."""
-
 
 class CircuitPrunePlan(NamedTuple):
     """What a circuit prune step needs, compiled once per (network, evidence).
@@ -67,17 +64,15 @@ class CircuitPrunePlan(NamedTuple):
     circuit : Circuit
     theta_boolean, theta_label : int64
         Every label indicator and its label.
-    random_label, random_c, base_kept
-        As in :class:`prunelab.samplers.prune_plans.PrunePlan` (the same sets: labels with
+    pruning : Pruning
+        As in :class:`prunelab.samplers.prune.plan.PrunePlan` (the same sets: labels with
         ``0 < c < 1`` that some feasible state uses).
     """
 
     circuit: Circuit
     theta_boolean: np.ndarray
     theta_label: np.ndarray
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
 
 
 def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = None,
@@ -96,9 +91,9 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit import compile_circuit_prune_plan
+    >>> from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
     >>> plan = compile_circuit_prune_plan(compile_network(load_network("deterministic_pair")))
-    >>> plan.random_label.tolist()
+    >>> plan.pruning.random_label.tolist()
     [0, 1]
     """
     circuit = circuit_for(net, vtree=vtree) if circuit is None else circuit
@@ -113,10 +108,9 @@ def compile_circuit_prune_plan(net: CompiledNetwork, circuit: Circuit | None = N
     random_label = np.unique(np.concatenate([used, enc.constant_label])).astype(np.int64)
     base_kept = net.cpt > 0.0
     base_kept[theta_label[~reached[theta_boolean]]] = False
-    arrays = (theta_boolean, theta_label, random_label, net.cpt[random_label].astype(np.float64), base_kept)
-    for a in arrays:
+    for a in (theta_boolean, theta_label):
         a.setflags(write=False)
-    return CircuitPrunePlan(circuit, *arrays)
+    return CircuitPrunePlan(circuit, theta_boolean, theta_label, pruning_of(net, random_label, base_kept))
 
 
 _plans = {name: PlanCache(partial(compile_circuit_prune_plan, vtree=name)) for name in VTREES}
@@ -212,7 +206,7 @@ def _outward_marginals(circuit: Circuit, net: CompiledNetwork, work: CircuitPass
 def marginals(net: CompiledNetwork, kept: np.ndarray, plan: CircuitPrunePlan) -> np.ndarray:
     """``E[1{X_i = s} | S]`` of the pruned set that ``kept`` leaves, by the outward pass (numpy reference).
 
-    The Rao-Blackwell term of a circuit prune step (:mod:`prunelab.samplers.prune_rb`):
+    The Rao-Blackwell term of a circuit prune step (:mod:`prunelab.samplers.prune.rao_blackwell`):
     with the pruning's 0/1 weights, the outward pass gives every Boolean's
     probability of being true under the uniform distribution on ``S``.
 
@@ -221,10 +215,10 @@ def marginals(net: CompiledNetwork, kept: np.ndarray, plan: CircuitPrunePlan) ->
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_circuit
+    >>> from prunelab.samplers.prune.draws import circuit
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> kept = np.ones(net.n_labels, dtype=bool)  # S = {(0, 0), (1, 1)}
-    >>> np.round(prune_circuit.marginals(net, kept, prune_circuit.plan(net)), 12).tolist()
+    >>> np.round(circuit.marginals(net, kept, circuit.plan(net)), 12).tolist()
     [0.5, 0.5, 0.5, 0.5]
     """
     c, vt = plan.circuit, plan.circuit.vtree
@@ -249,13 +243,13 @@ def _size(log_size: float) -> float:
 def circuit_prune_chain_nb(rng, net, plan, random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb):
     """``n_draws`` circuit prune steps from ``x``, in place (the body of :func:`run_chain`); with ``rb``'s sums.
 
-    ``random_c`` are the keep probabilities of ``plan.random_label`` (``plan.random_c``, or their powers
-    ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.tempering`, which shares ``work``).
+    ``random_c`` are the keep probabilities of ``plan.pruning.random_label`` (``plan.pruning.random_c``, or their powers
+    ``c^beta`` for a tempered replica of :mod:`prunelab.samplers.prune.tempered`, which shares ``work``).
     """
     c = plan.circuit
     vt = c.vtree
     enc = c.encoding
-    random_label = plan.random_label
+    random_label = plan.pruning.random_label
     n = x.shape[0]
     for t in range(n_draws):
         prune_around_nb(rng, net, x, random_label, random_c, kept, marked, x_labels)
@@ -284,7 +278,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
               plan: CircuitPrunePlan | None = None, rb: RaoBlackwellSums = NO_RAO_BLACKWELL):
     """``n_draws`` prune steps with circuit draws (numba path): ``(draws, sizes)``.
 
-    With ``rb`` (:func:`prunelab.samplers.prune_rb.rao_blackwell_sums`), every step
+    With ``rb`` (:func:`prunelab.samplers.prune.rao_blackwell.rao_blackwell_sums`), every step
     also adds its pruned set's marginals (:func:`marginals`) to ``rb``'s running sums.
 
     Examples
@@ -292,7 +286,7 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_circuit import run_chain
+    >>> from prunelab.samplers.prune.draws.circuit import run_chain
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> draws, sizes = run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool((sizes >= 1).all())
@@ -302,7 +296,8 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int,
     plan = _plans["dissection"](net) if plan is None else plan
     work = passes_for(plan.circuit)
     sizes = np.empty(n_draws, dtype=np.float64)
-    kept = plan.base_kept.copy()
+    kept = plan.pruning.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
-    circuit_prune_chain_nb(rng, net, plan, plan.random_c, work, kept, marked, x_labels, x, n_draws, draws, sizes, rb)
+    circuit_prune_chain_nb(rng, net, plan, plan.pruning.random_c, work, kept, marked, x_labels, x, n_draws, draws,
+                           sizes, rb)
     return draws, sizes

@@ -1,49 +1,30 @@
 """The plan compiler: search order and elimination program of a network with evidence.
 
 Also the constants that the kernels, the numpy references and the public API share.
-See :mod:`prunelab.samplers.uniform` for what the plan is for.
+See :mod:`prunelab.samplers.prune.draws` for what the plan is for.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import threading
-from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
 
-from prunelab.compiled import CompiledNetwork
+from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
-from prunelab.samplers.pruned_draws import PRUNED_DRAWS
 
 __all__ = [
-    "AUTO",
-    "COUNT",
     "DEFAULT_MAX_RESTARTS",
     "DEFAULT_N_CANDIDATES",
-    "ENUMERATE",
     "EXACT_COUNT_LIMIT",
     "GATHER_LIMIT",
     "GATHER_STEP_LIMIT",
-    "HEURISTIC",
     "MEMBER_CAPACITY",
-    "UNIFORM_NAMES",
-    "PlanCache",
     "UniformPlan",
     "compile_uniform_plan",
-    "uniform_index",
-    "network_key",
     "uniform_plan",
 ]
-
-UNIFORM_NAMES = ("enumerate", "count", "heuristic", "auto", *PRUNED_DRAWS)
-"""Accepted values of ``uniform=``, those after ``"auto"`` prune sampling's own
-(:mod:`prunelab.samplers.pruned_draws`); by position, also the name of the uniform draw
-that ran for the integer code the kernels return (``"auto"`` never draws itself)."""
-
-ENUMERATE, COUNT, HEURISTIC, AUTO = 0, 1, 2, 3
 
 EXACT_COUNT_LIMIT = float(2**53)
 """Float64 represents every integer below this; counts stay exact under it."""
@@ -59,18 +40,6 @@ MEMBER_CAPACITY = 256
 
 DEFAULT_N_CANDIDATES = 100
 DEFAULT_MAX_RESTARTS = 100
-
-_PLAN_CACHE_SIZE = 32
-
-
-def uniform_index(uniform: str) -> int:
-    """Integer code of a ``uniform=`` name (``"auto"`` is 3)."""
-    try:
-        return UNIFORM_NAMES.index(uniform)
-    except ValueError:
-        raise ValueError(
-            f"unknown uniform draw {uniform!r}; choose one of {list(UNIFORM_NAMES)}"
-        ) from None
 
 
 class UniformPlan(NamedTuple):
@@ -269,7 +238,8 @@ def _symbolic_elimination(order, scopes, card, position):
     return steps, cost
 
 
-def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True) -> UniformPlan:
+def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True,
+                         max_work: float = math.inf) -> UniformPlan:
     """Compile the search order and the elimination program for ``net``.
 
     Parameters
@@ -288,6 +258,9 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         ``False`` gives a plan for the search and the support checks only (no
         tables, ``count_cost = 0``, ``n_steps = 0``): what MC-SAT with SampleSAT
         needs. Counting with it is an error of the caller.
+    max_work : float, default inf
+        Cap on the elimination-order search (:func:`~prunelab.elimination.find_order`), for a caller with another
+        way to draw (``uniform="auto"`` turns to the circuit); the order found is the same under any cap it meets.
 
     Returns
     -------
@@ -297,7 +270,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.uniform import compile_uniform_plan
+    >>> from prunelab.samplers.prune.draws.compiler import compile_uniform_plan
     >>> plan = compile_uniform_plan(compile_network(load_network("deterministic_pair")))
     >>> plan.dfs_order.tolist(), plan.n_steps
     ([0, 1], 2)
@@ -353,7 +326,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         return float(_elimination_cost(candidate.order, scopes, card))
 
     if counting:
-        best = find_order(interaction_graph(scopes, free), card, cost=count_cost)
+        best = find_order(interaction_graph(scopes, free), card, cost=count_cost, max_work=max_work)
         check_fits(best, "the counting plan of prune sampling and of uniform draws (sampler 'prune', "
                    "'prune-tempered', or 'mc-sat' with uniform='exact')")
         steps, cost = _symbolic_elimination(best.order, scopes, card, position)
@@ -429,54 +402,13 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     )
 
 
-def network_key(net: CompiledNetwork) -> bytes:
-    """A digest of every array of ``net``: equal networks with equal evidence share it."""
-    digest = hashlib.blake2b(digest_size=16)
-    for a in net:
-        a = np.ascontiguousarray(a)
-        digest.update(str((a.dtype.str, a.shape)).encode())
-        digest.update(a.tobytes())
-    return digest.digest()
-
-
-class PlanCache:
-    """A small least-recently-used cache of compiled plans, keyed by :func:`network_key`.
-
-    Shared with :mod:`prunelab.samplers.prune`, which caches its own plans in one.
-
-    ``compile_network`` builds a new object for every chain, so the key is the
-    content, not the identity.
-    """
-
-    def __init__(self, compile_plan, size: int = _PLAN_CACHE_SIZE):
-        self._compile = compile_plan
-        self._size = size
-        self._plans: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, net: CompiledNetwork):
-        """The plan of ``net``: compiled on first use, then from the cache."""
-        key = network_key(net)
-        with self._lock:
-            plan = self._plans.get(key)
-            if plan is not None:
-                self._plans.move_to_end(key)
-                return plan
-        plan = self._compile(net)
-        with self._lock:
-            self._plans[key] = plan
-            while len(self._plans) > self._size:
-                self._plans.popitem(last=False)
-        return plan
-
-
 _uniform_plans = PlanCache(compile_uniform_plan)
 
 
 def uniform_plan(net: CompiledNetwork) -> UniformPlan:
     """The :class:`UniformPlan` of ``net``, compiled on first use and cached.
 
-    The cache is keyed by the content of ``net`` (:func:`network_key`) and keeps
+    The cache is keyed by the content of ``net`` (:func:`~prunelab.compiled.network_key`) and keeps
     the most recent few networks.
     """
     return _uniform_plans(net)

@@ -4,7 +4,7 @@ CMSGen (Golia, Soos, Chakraborty & Meel 2021) is CryptoMiniSat tuned to return
 diverse solutions: random polarities and variable order, no restarts from a saved
 phase. Each prune step builds a fresh solver seeded from ``rng`` (one
 ``rng.integers`` call), gives it the CNF of the pruned set
-(:mod:`prunelab.samplers.solver_draws`: the network's circuit encoding and a unit
+(:mod:`prunelab.samplers.prune.draws.solver`: the network's circuit encoding and a unit
 clause ``-theta`` for every pruned label indicator) and reads the next state off the
 model it returns.
 
@@ -12,13 +12,14 @@ model it returns.
 statistical uniformity checks on benchmark CNFs. Here its bias is measurable even
 on tiny sets (see ``tests/samplers/test_solver_draws.py`` and
 ``benchmarks/bench_solver_draws.py``), so the chain's stationary distribution is
-not exactly ``P(x | e)``: :data:`EXACT` is False. It never counts: ``size`` is NaN.
+not exactly ``P(x | e)``: :data:`~prunelab.samplers.prune.draws.registry.DRAWS` marks it not exact. It never
+counts: ``size`` is NaN.
 
 Limits. :attr:`CMSGenPlan.confl_limit` (conflicts, deterministic: a chain stays
 reproducible from its seed) and :attr:`CMSGenPlan.time_limit` (seconds; None: off)
 bound each call; a call that returns no model within them leaves the chain at ``x``
-with ``size`` :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0). Change them with
-``plan(net)._replace(...)`` and pass that plan to :func:`prunelab.samplers.prune.run_chain`.
+with ``size`` :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0). Change them with
+``plan(net)._replace(...)`` and pass that plan to :func:`prunelab.samplers.prune.sampler.run_chain`.
 
 Needs ``pycmsgen`` (``pip install 'prunelab[solvers]'``; PyPI has only its source,
 which builds with a C++ compiler and CMake in about three minutes).
@@ -35,9 +36,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from ..extras import require
-from .solver_draws import (
+from prunelab.compiled import CompiledNetwork
+from prunelab.extras import require
+
+from ..plan import Pruning
+from .solver import (
     EXTRA,
     NO_MODEL,
     NOT_COUNTED,
@@ -50,10 +53,7 @@ from .solver_draws import (
     solver_seed,
 )
 
-__all__ = ["EXACT", "CONFL_LIMIT", "CMSGenPlan", "plan", "draw", "run_chain"]
-
-EXACT = False
-"""CMSGen's draw is only near-uniform (no guarantee; measurably biased on small sets)."""
+__all__ = ["CONFL_LIMIT", "CMSGenPlan", "plan", "draw", "run_chain"]
 
 CONFL_LIMIT = 1_000_000
 """Conflicts one CMSGen call may take before it gives up (the chain then stays at ``x``)."""
@@ -65,8 +65,8 @@ class CMSGenPlan(NamedTuple):
     Attributes
     ----------
     cnf : SolverCNF
-    random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.solver_draws.SolverCNF`).
+    pruning : Pruning
+        The CNF's (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     confl_limit : int
         Conflicts per call (:data:`CONFL_LIMIT`).
     time_limit : float or None
@@ -75,9 +75,7 @@ class CMSGenPlan(NamedTuple):
     """
 
     cnf: SolverCNF
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
     confl_limit: int = CONFL_LIMIT
     time_limit: float | None = None
 
@@ -94,10 +92,10 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_cmsgen
+    >>> from prunelab.samplers.prune.draws import cmsgen
     >>> import pytest; _ = pytest.importorskip("pycmsgen")  # the example needs the extra
-    >>> p = prune_cmsgen.plan(compile_network(load_network("deterministic_pair")))
-    >>> p.random_label.tolist(), p.confl_limit
+    >>> p = cmsgen.plan(compile_network(load_network("deterministic_pair")))
+    >>> p.pruning.random_label.tolist(), p.confl_limit
     ([0, 1], 1000000)
     """
     return _cmsgen_plan(net)
@@ -106,7 +104,7 @@ def plan(net: CompiledNetwork) -> CMSGenPlan:
 def _cmsgen_plan(net: CompiledNetwork) -> CMSGenPlan:
     require("pycmsgen", EXTRA, "uniform='cmsgen'")
     cnf = solver_cnf(net)
-    return CMSGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept)
+    return CMSGenPlan(cnf, cnf.pruning)
 
 
 def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
@@ -118,7 +116,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     y : int64 (n,)
         A member of ``S``; ``x`` itself if CMSGen returned no model within its limits.
     size : float
-        NaN (not counted), or :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0)
+        NaN (not counted), or :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0)
         when CMSGen returned no model.
 
     Raises
@@ -152,10 +150,10 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_cmsgen
+    >>> from prunelab.samplers.prune.draws import cmsgen
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> import pytest; _ = pytest.importorskip("pycmsgen")  # the example needs the extra
-    >>> draws, sizes = prune_cmsgen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws, sizes = cmsgen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool(np.isnan(sizes).all())
     ((3, 2), True)
     """

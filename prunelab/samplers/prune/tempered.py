@@ -9,18 +9,19 @@ over the same CPT labels ``C_x`` as prune sampling, so replica 0 targets
 ``P(x | e)`` and only its draws are returned. One step (one draw):
 
 1. **Prune moves.** Every replica, in order ``k = 0, ..., K-1``, makes one prune
-   step (:mod:`prunelab.samplers.prune`) with its label values ``c^beta_k``.
+   step (:mod:`prunelab.samplers.prune.sampler`) with its label values ``c^beta_k``.
 2. **Swaps.** Adjacent pairs ``(i, i + 1)`` with ``i`` even on even steps (the
    step count from the start of the chain) and ``i`` odd on odd steps (the
    deterministic even-odd scheme [3]_) exchange their states with probability
-   :func:`swap_probability`, ``min(1, exp((beta_i - beta_j)(log P(x_j) - log P(x_i))))``,
+   :func:`~prunelab.samplers.prune.ladder.swap_probability`,
+   ``min(1, exp((beta_i - beta_j)(log P(x_j) - log P(x_i))))``,
    where ``log P(x)`` is the log of the product of the labels ``x`` uses (evidence
    included); one ``rng.random()`` per proposed pair, in increasing ``i``.
 
 The replicas share everything prune compiles for the network (the uniform plan, the
-counting program, the lists of random labels: :class:`~prunelab.samplers.prune_plans.PrunePlan`);
+counting program, the lists of random labels: :class:`~prunelab.samplers.prune.plan.PrunePlan`);
 only ``random_c``, the values of the labels pruned at random, is raised to
-``beta_k``, one small array per replica (:func:`tempered_plan`). A draw costs ``K``
+``beta_k``, one small array per replica (:func:`~prunelab.samplers.prune.ladder.tempered_plan`). A draw costs ``K``
 prune steps. The default ladder, :data:`DEFAULT_BETAS`, is the usual first choice:
 geometric (:func:`geometric_betas`), ``K = 4`` down to ``beta = 0.2``, where a label
 of 0.01 survives a pruning with probability 0.4.
@@ -43,9 +44,10 @@ feasible is pruned and ``S`` holds every feasible state. ``beta = 0`` is exclude
 ``0^0 = 1`` would keep the impossible labels.
 
 The uniform draw must be exact and keep no memory between steps
-(:data:`TEMPERED_UNIFORM`): ``"count"``, ``"enumerate"``, or ``"circuit"``, where
+(``Draw.tempered`` in :data:`~prunelab.samplers.prune.draws.registry.DRAWS`): ``"count"``, ``"enumerate"``, or
+``"circuit"``, where
 every replica draws from the same compiled circuit
-(:mod:`prunelab.samplers.prune_circuit`), weighing its label indicators 1 or 0 by
+(:mod:`prunelab.samplers.prune.draws.circuit`), weighing its label indicators 1 or 0 by
 its own pruning: ``S`` does not depend on ``c``, only the pruning does, so the
 circuit is compiled once for all temperatures. ``"auto"`` resolves once per chain,
 as prune's does at set-up: to the circuit where prune's ``"auto"`` turns to it (the
@@ -64,7 +66,7 @@ any joint state a step reaches every joint state with positive probability, so t
 joint chain is regular and the averages of replica 0's draws converge to
 ``P(x | e)``.
 
-:func:`step` is the numpy reference (it calls :func:`prunelab.samplers.prune.step`
+:func:`step` is the numpy reference (it calls :func:`prunelab.samplers.prune.sampler.step`
 per replica); :func:`run_chain` runs the whole chain in numba, calling prune's
 numba kernel for every replica step. They consume the generator in the same
 order and give identical draws.
@@ -85,36 +87,32 @@ References
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from ..circuit import CircuitPasses, passes_for
-from ..compiled import CompiledNetwork, state_labels
-from .chain import start_chain
-from .init import check_state
-from .prune import NO_SPARSE_COUNT, UNIFORM_NAMES, PruneState, prune_chain_nb, uniform_and_plan
-from .prune import step as prune_step
-from .prune_circuit import circuit_prune_chain_nb
-from .prune_rb import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
-from .prune_plans import PrunePlan
-from .tempering_ladder import DEFAULT_BETAS, check_betas
-from .uniform import AUTO, COUNT, DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformWorkspace, make_workspace
-from .uniform.kernels import label_nb
+from prunelab.circuit import CircuitPasses, passes_for
+from prunelab.compiled import CompiledNetwork, state_labels
+from prunelab.samplers.init import check_state, start_chain
+
+from .auto import draw_plan
+from .draws.circuit import circuit_prune_chain_nb
+from .draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES
+from .draws.primitives import label_nb
+from .draws.registry import AUTO, COUNT, DRAWS, UNIFORM_NAMES, uniform_index
+from .ladder import DEFAULT_BETAS, check_betas, swap_phase_nb, swap_phase_py, tempered_plan
+from .plan import PrunePlan, UniformWorkspace, make_workspace
+from .rao_blackwell import NO_RAO_BLACKWELL, chain_sums, rao_blackwell_refusal
+from .sampler import NO_SPARSE_COUNT, PruneState, prune_chain_nb
+from .sampler import step as prune_step
 
 __all__ = [
     "TemperedState",
     "TemperedInfo",
     "TemperedChain",
-    "ChainOutput",
     "RAO_BLACKWELL",
     "rao_blackwell_refusal",
-    "TEMPERED_UNIFORM",
-    "tempered_plan",
-    "swap_probability",
-    "swap_rates",
     "init",
     "step",
     "run_chain",
@@ -125,102 +123,11 @@ RAO_BLACKWELL = False
 
 The term of step ``t`` is the marginals of the cold replica's pruned set, before the
 swaps: its prune move keeps ``P(x | e)`` invariant, so the term's stationary mean is
-the posterior (:mod:`prunelab.samplers.prune_rb`).
+the posterior (:mod:`prunelab.samplers.prune.rao_blackwell`).
 """
 
-TEMPERED_UNIFORM = ("count", "enumerate", "circuit", "auto")
-"""The uniform draws a replica may draw with: exact, and without memory between steps (``"auto"``: see above)."""
-
-CIRCUIT = UNIFORM_NAMES.index("circuit")
+CIRCUIT = uniform_index("circuit")
 """The code of the circuit draw."""
-
-def tempered_plan(plan, beta: float):
-    """``plan`` with its random labels' values raised to ``beta``; everything else shared.
-
-    Only ``random_c`` changes: the labels with ``0 < c < 1`` stay exactly those with
-    ``0 < c^beta < 1``, so the lists, ``base_kept`` and the counting program (or the
-    circuit) are the same objects. With it, :func:`prunelab.samplers.prune.run_chain`
-    targets ``pi_beta`` (see the module docstring).
-
-    Parameters
-    ----------
-    plan : PrunePlan or CircuitPrunePlan
-    beta : float
-        In ``(0, 1]``; 1 gives values equal to ``plan``'s.
-
-    Returns
-    -------
-    The type of ``plan``.
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune_plans import prune_plan
-    >>> plan = prune_plan(compile_network(load_network("blood_pressure")))
-    >>> hot = tempered_plan(plan, 0.5)
-    >>> bool(hot.uniform is plan.uniform), bool(np.allclose(hot.random_c ** 2, plan.random_c))
-    (True, True)
-    """
-    if not 0.0 < beta <= 1.0:
-        raise ValueError(f"beta must be in (0, 1], got {beta!r}")
-    random_c = plan.random_c ** float(beta)
-    random_c.setflags(write=False)
-    return plan._replace(random_c=random_c)
-
-
-@numba.njit(cache=True, nogil=True)
-def swap_probability(beta_i, beta_j, log_p_i, log_p_j):
-    """``min(1, exp((beta_i - beta_j) (log P(x_j) - log P(x_i))))``: replicas ``i`` and ``j`` exchange states.
-
-    Parameters
-    ----------
-    beta_i, beta_j : float
-        The two inverse temperatures.
-    log_p_i, log_p_j : float
-        ``log P(x, e)`` of the state each holds now.
-
-    Examples
-    --------
-    A colder replica (``beta = 1``) at ``P = 0.1`` and a hotter one (``beta = 0.5``)
-    at ``P = 0.4``: the swap gives the cold replica the likelier state, always
-    accepted; the other way round, ``(0.1 / 0.4) ** 0.5 = 0.5``:
-
-    >>> round(swap_probability(1.0, 0.5, np.log(0.1), np.log(0.4)), 12)
-    1.0
-    >>> round(swap_probability(1.0, 0.5, np.log(0.4), np.log(0.1)), 12)
-    0.5
-    """
-    return math.exp(min((beta_i - beta_j) * (log_p_j - log_p_i), 0.0))
-
-
-def _swap_phase_py(rng, betas, log_c, labels, replicas, parity, swapped):
-    """Propose the swaps of one step (pairs ``(i, i + 1)``, ``i = parity, parity + 2, ...``).
-
-    ``labels[k]`` are the labels of ``replicas[k]``; accepted pairs exchange their
-    rows of both. ``swapped[i]`` becomes 1 (accepted), 0 (rejected) or -1 (not
-    proposed). Written once, compiled with numba (:data:`_swap_phase_nb`), so the
-    reference and the fast path add the logs in the same order.
-    """
-    n_replicas, n = replicas.shape
-    for i in range(n_replicas - 1):
-        swapped[i] = -1
-    for i in range(parity, n_replicas - 1, 2):
-        log_p_i = 0.0
-        log_p_j = 0.0
-        for v in range(n):
-            log_p_i += log_c[labels[i, v]]
-            log_p_j += log_c[labels[i + 1, v]]
-        if rng.random() < swap_probability(betas[i], betas[i + 1], log_p_i, log_p_j):
-            for v in range(n):
-                replicas[i, v], replicas[i + 1, v] = replicas[i + 1, v], replicas[i, v]
-                labels[i, v], labels[i + 1, v] = labels[i + 1, v], labels[i, v]
-            swapped[i] = 1
-        else:
-            swapped[i] = 0
-
-
-_swap_phase_nb = numba.njit(cache=True, nogil=True)(_swap_phase_py)
 
 
 def _log_labels(net: CompiledNetwork) -> np.ndarray:
@@ -230,17 +137,17 @@ def _log_labels(net: CompiledNetwork) -> np.ndarray:
 
 
 def _check_uniform(uniform: str) -> None:
-    if uniform not in TEMPERED_UNIFORM:
+    if uniform not in DRAWS or not DRAWS[uniform].tempered:
         raise ValueError(
             f"prune-tempered needs an exact uniform draw without memory between steps, one of "
-            f"{list(TEMPERED_UNIFORM)}; got uniform={uniform!r}"
+            f"{[name for name, draw in DRAWS.items() if draw.tempered]}; got uniform={uniform!r}"
         )
 
 
 def _tempered_uniform(net: CompiledNetwork, uniform: str, plan, vtree: str | None = None):
     """``(code, plan)`` of every replica's draw: ``"auto"`` resolved once, to the circuit or to ``"count"``."""
     _check_uniform(uniform)
-    code, plan = uniform_and_plan(net, uniform, plan, vtree)
+    code, plan = draw_plan(net, uniform, plan, vtree)
     return (COUNT if code == AUTO else code), plan
 
 
@@ -272,7 +179,7 @@ class TemperedInfo(NamedTuple):
         ``|S|`` of the ``beta = 1`` replica's prune step (before the swaps).
     uniform_code : int
         The uniform draw of that step, an index into
-        :data:`prunelab.samplers.prune.UNIFORM_NAMES`.
+        :data:`prunelab.samplers.prune.draws.registry.UNIFORM_NAMES`.
     swapped : int8 (K - 1,)
         Pair ``(i, i + 1)``: 1 exchanged, 0 rejected, -1 not proposed this step.
     conditionals : float64 (sum of cardinalities,)
@@ -297,7 +204,7 @@ class TemperedChain(NamedTuple):
     uniform_code : int8 (n_draws,)
         Its uniform draw.
     swapped : int8 (n_draws, K - 1)
-        As :attr:`TemperedInfo.swapped`, step by step (see :func:`swap_rates`).
+        As :attr:`TemperedInfo.swapped`, step by step (see :func:`~prunelab.samplers.prune.ladder.swap_rates`).
     rb_checkpoints, rb_sums : int64 (k,), float64 (k, sum of cardinalities), or None
         Sums of :attr:`TemperedInfo.conditionals` at the checkpoints, when asked for.
     """
@@ -310,35 +217,6 @@ class TemperedChain(NamedTuple):
     rb_sums: np.ndarray | None = None
 
 
-ChainOutput = TemperedChain
-"""Alias: the chain output of this sampler module."""
-
-
-def swap_rates(swapped) -> np.ndarray:
-    """Accepted over proposed swaps of every adjacent pair, pooled over all leading axes.
-
-    Parameters
-    ----------
-    swapped : int array (..., K - 1)
-        :attr:`TemperedChain.swapped`, or those of many chains stacked
-        (``SampleResult.stats["swapped"]``).
-
-    Returns
-    -------
-    float64 array (K - 1,)
-        NaN for a pair never proposed.
-
-    Examples
-    --------
-    >>> swap_rates(np.array([[1, -1], [-1, 0], [0, -1], [-1, 0]])).tolist()
-    [0.5, 0.0]
-    """
-    s = np.asarray(swapped).reshape(-1, np.shape(swapped)[-1])
-    proposed = (s >= 0).sum(axis=0)
-    with np.errstate(invalid="ignore"):
-        return (s == 1).sum(axis=0) / proposed
-
-
 def init(net: CompiledNetwork, x0) -> TemperedState:
     """The chain's state at ``x0`` (every replica there), checked: evidence agrees and ``P(x0, e) > 0``.
 
@@ -346,8 +224,8 @@ def init(net: CompiledNetwork, x0) -> TemperedState:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
-    >>> tempering.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
+    >>> from prunelab.samplers.prune import tempered
+    >>> tempered.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
     [1, 1]
     """
     return TemperedState(check_state(net, x0))
@@ -375,11 +253,11 @@ def step(
     betas : array_like of float, default :data:`DEFAULT_BETAS`
         ``1 = beta_0 > ... > beta_{K-1} > 0`` (checked, :func:`check_betas`).
     uniform : {"count", "enumerate", "circuit", "auto"}, default "count"
-        The exact uniform draw of every prune step (:data:`TEMPERED_UNIFORM`).
+        The exact uniform draw of every prune step (``Draw.tempered``).
     plan : PrunePlan or CircuitPrunePlan, optional
-        Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.uniform_and_plan`).
+        Default: the plan of ``uniform`` (:func:`prunelab.samplers.prune.auto.draw_plan`).
     vtree : {"dissection", "turned", "elimination"}, optional
-        The circuit's vtree, as in :func:`prunelab.samplers.prune.step`.
+        The circuit's vtree, as in :func:`prunelab.samplers.prune.sampler.step`.
 
     Returns
     -------
@@ -400,9 +278,9 @@ def step(
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
+    >>> from prunelab.samplers.prune import tempered
     >>> net = compile_network(load_network("deterministic_pair"))
-    >>> state, info = tempering.step(np.random.default_rng(1), net, tempering.init(net, [0, 0]), [1.0, 0.5])
+    >>> state, info = tempered.step(np.random.default_rng(1), net, tempered.init(net, [0, 0]), [1.0, 0.5])
     >>> state.replicas.shape, info.swapped.tolist()
     ((2, 2), [1])
     """
@@ -424,7 +302,7 @@ def step(
         infos.append(info)
     labels = state_labels(net, replicas)
     swapped = np.empty(k - 1, dtype=np.int8)
-    _swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
+    swap_phase_py(rng, betas, _log_labels(net), labels, replicas, state.n_steps % 2, swapped)
     return (TemperedState(replicas[0].copy(), replicas, state.n_steps + 1),
             TemperedInfo(infos[0].size, infos[0].uniform_code, swapped, infos[0].conditionals))
 
@@ -474,7 +352,7 @@ def _tempered_chain_nb(rng, net, plan, use_sparse, uniform_code, ladder, rep, ou
     parent_stride = net.parent_stride
     uplan = plan.uniform
     sparse = plan.count
-    random_label = plan.random_label
+    random_label = plan.pruning.random_label
     budget = plan.node_budget
     ratio = plan.nodes_per_member
     scratch = rep.y
@@ -490,7 +368,7 @@ def _tempered_chain_nb(rng, net, plan, use_sparse, uniform_code, ladder, rep, ou
                            rep.one_uniform_code[r], rb if r == 0 else no_rb)
             for i in range(n):
                 labels[r, i] = label_nb(offset, parent_ptr, parent_index, parent_stride, replicas[r], i)
-        _swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
+        swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
         for i in range(n):
             draws[t, i] = replicas[0, i]
         out.size[t] = rep.one_size[0, 0]
@@ -512,7 +390,7 @@ def _tempered_circuit_chain_nb(rng, net, plan, ladder, rep, out, rb, no_rb):
             for i in range(n):
                 labels[r, i] = label_nb(net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
                                         replicas[r], i)
-        _swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
+        swap_phase_nb(rng, ladder.betas, ladder.log_c, labels, replicas, t % 2, out.swapped[t])
         for i in range(n):
             draws[t, i] = replicas[0, i]
         out.size[t] = rep.one_size[0, 0]
@@ -567,9 +445,9 @@ def run_chain(
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import tempering
+    >>> from prunelab.samplers.prune import tempered
     >>> net = compile_network(load_network("blood_pressure"), {"Measurement": "m_e"})
-    >>> out = tempering.run_chain(np.random.default_rng(1), net, [1, 0, 1, 0, 1], 1000)
+    >>> out = tempered.run_chain(np.random.default_rng(1), net, [1, 0, 1, 0, 1], 1000)
     >>> out.draws.shape, out.swapped.shape
     ((1000, 5), (1000, 3))
     """
@@ -587,8 +465,8 @@ def run_chain(
     else:
         sparse = plan.count
         draw = make_workspace(net, plan.uniform, fill=None if sparse is None else sparse.possible)
-    rep = _Replicas(replicas, replicas.copy(), state_labels(net, replicas), np.tile(plan.base_kept, (k, 1)),
-                    np.stack([tempered_plan(plan, b).random_c for b in betas]),
+    rep = _Replicas(replicas, replicas.copy(), state_labels(net, replicas), np.tile(plan.pruning.base_kept, (k, 1)),
+                    np.stack([tempered_plan(plan, b).pruning.random_c for b in betas]),
                     np.empty((k, 1, net.n_variables), dtype=np.int64), np.empty((k, 1)), np.empty((k, 1), np.int8),
                     np.zeros(net.n_labels, dtype=np.bool_), np.zeros(net.n_variables, dtype=np.int64), draw)
     ladder = _Ladder(betas, _log_labels(net))

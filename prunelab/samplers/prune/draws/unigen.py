@@ -5,7 +5,7 @@ constraints into cells of about the same size, found from an approximate count
 (ApproxMC), and draws uniformly inside a random cell; when the solutions are few it
 lists them all and draws among them. Each prune step builds a fresh sampler seeded
 from ``rng`` (one ``rng.integers`` call), gives it the CNF of the pruned set
-(:mod:`prunelab.samplers.solver_draws`: the network's circuit encoding and a unit
+(:mod:`prunelab.samplers.prune.draws.solver`: the network's circuit encoding and a unit
 clause ``-theta`` for every pruned label indicator) with the state indicators as
 its sampling set (the label indicators follow from them, so the projection is one
 to one) and reads the next state off the one sample it returns.
@@ -14,13 +14,14 @@ to one) and reads the next state off the one sample it returns.
 member's probability within a factor ``1 + eps`` of ``1 / |S|``, where
 ``eps = (1 + kappa) (2.23 + 0.48 / (1 - kappa)**2) - 1``: about 8.6 at the default
 ``kappa = 0.638``. A loose bound: the measured bias
-(``benchmarks/bench_solver_draws.py``) is far smaller. :data:`EXACT` is False, and
+(``benchmarks/bench_solver_draws.py``) is far smaller. :data:`~prunelab.samplers.prune.draws.registry.DRAWS`
+marks it not exact, and
 ``size`` is NaN (the sampler's internal count is approximate and not returned).
 
 Limits. UniGen has none to set; if a call returns no sample the chain stays at
-``x`` with ``size`` :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0). Its
+``x`` with ``size`` :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0). Its
 tolerances (:attr:`UniGenPlan.kappa`, ``epsilon``, ``delta``) change with
-``plan(net)._replace(...)``, passed on to :func:`prunelab.samplers.prune.run_chain`.
+``plan(net)._replace(...)``, passed on to :func:`prunelab.samplers.prune.sampler.run_chain`.
 
 Needs ``pyunigen`` (``pip install 'prunelab[solvers]'``; a CPython 3.11 wheel).
 
@@ -38,9 +39,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiled import CompiledNetwork
-from ..extras import require
-from .solver_draws import (
+from prunelab.compiled import CompiledNetwork
+from prunelab.extras import require
+
+from ..plan import Pruning
+from .solver import (
     EXTRA,
     NO_MODEL,
     NOT_COUNTED,
@@ -53,10 +56,8 @@ from .solver_draws import (
     solver_seed,
 )
 
-__all__ = ["EXACT", "UniGenPlan", "plan", "draw", "run_chain", "uniformity_bound"]
+__all__ = ["UniGenPlan", "plan", "draw", "run_chain", "uniformity_bound"]
 
-EXACT = False
-"""UniGen's draw is almost-uniform: within a factor ``1 + eps`` of uniform (:func:`uniformity_bound`)."""
 
 
 class UniGenPlan(NamedTuple):
@@ -65,8 +66,8 @@ class UniGenPlan(NamedTuple):
     Attributes
     ----------
     cnf : SolverCNF
-    random_label, random_c, base_kept
-        The pruning lists (:class:`~prunelab.samplers.solver_draws.SolverCNF`).
+    pruning : Pruning
+        The CNF's (:class:`~prunelab.samplers.prune.draws.solver.SolverCNF`).
     clauses : tuple of lists of int
         The CNF's clauses as pyunigen takes them, split once here instead of at every step.
     kappa : float
@@ -77,9 +78,7 @@ class UniGenPlan(NamedTuple):
     """
 
     cnf: SolverCNF
-    random_label: np.ndarray
-    random_c: np.ndarray
-    base_kept: np.ndarray
+    pruning: Pruning
     clauses: tuple
     kappa: float = 0.638
     epsilon: float = 0.8
@@ -91,7 +90,7 @@ def uniformity_bound(kappa: float) -> float:
 
     Examples
     --------
-    >>> from prunelab.samplers.prune_unigen import uniformity_bound
+    >>> from prunelab.samplers.prune.draws.unigen import uniformity_bound
     >>> round(uniformity_bound(0.638), 2)
     8.65
     """
@@ -110,10 +109,10 @@ def plan(net: CompiledNetwork) -> UniGenPlan:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_unigen
+    >>> from prunelab.samplers.prune.draws import unigen
     >>> import pytest; _ = pytest.importorskip("pyunigen")  # the example needs the extra
-    >>> p = prune_unigen.plan(compile_network(load_network("deterministic_pair")))
-    >>> p.random_label.tolist(), p.cnf.state_boolean.tolist()
+    >>> p = unigen.plan(compile_network(load_network("deterministic_pair")))
+    >>> p.pruning.random_label.tolist(), p.cnf.state_boolean.tolist()
     ([0, 1], [1, 2])
     """
     return _unigen_plan(net)
@@ -124,7 +123,7 @@ def _unigen_plan(net: CompiledNetwork) -> UniGenPlan:
     cnf = solver_cnf(net)
     split = np.split(cnf.clauses, np.flatnonzero(cnf.clauses == 0)[:-1] + 1)
     clauses = tuple(clause[:-1].tolist() for clause in split)
-    return UniGenPlan(cnf, cnf.random_label, cnf.random_c, cnf.base_kept, clauses)
+    return UniGenPlan(cnf, cnf.pruning, clauses)
 
 
 def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np.ndarray,
@@ -136,7 +135,7 @@ def draw(rng: np.random.Generator, net: CompiledNetwork, x: np.ndarray, kept: np
     y : int64 (n,)
         A member of ``S``; ``x`` itself if UniGen returned no sample.
     size : float
-        NaN (not counted), or :data:`~prunelab.samplers.solver_draws.NO_MODEL` (0)
+        NaN (not counted), or :data:`~prunelab.samplers.prune.draws.solver.NO_MODEL` (0)
         when UniGen returned no sample.
 
     Raises
@@ -174,10 +173,10 @@ def run_chain(rng: np.random.Generator, net: CompiledNetwork, x0, n_draws: int, 
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune_unigen
+    >>> from prunelab.samplers.prune.draws import unigen
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> import pytest; _ = pytest.importorskip("pyunigen")  # the example needs the extra
-    >>> draws, sizes = prune_unigen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
+    >>> draws, sizes = unigen.run_chain(np.random.default_rng(1), net, [0, 0], 3)
     >>> draws.shape, bool(np.isnan(sizes).all())
     ((3, 2), True)
     """

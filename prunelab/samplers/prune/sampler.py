@@ -13,13 +13,14 @@ One step from a state ``x`` (the paper's Algorithm 1):
    evidence and whose labels all survived. ``x`` is in ``S``, so ``S`` is never
    empty, and every member of ``S`` is feasible (its labels have ``c > 0``). How
    the uniform draw is made is chosen by ``uniform=`` (see
-   :mod:`prunelab.samplers.uniform`): ``"enumerate"`` (the paper's exhaustive
+   :mod:`prunelab.samplers.prune.draws`): ``"enumerate"`` (the paper's exhaustive
    listing), ``"count"`` (variable elimination over 0/1 factors and backward
    sampling), ``"auto"`` (the default: count, and enumerate when the search is
    predicted far cheaper; the circuit where a circuit step costs less than a
-   count or past the counting plan's caps, :func:`auto_choice`), ``"circuit"``
-   (:mod:`prunelab.samplers.pruned_draws`) - all exactly uniform - or
-   ``"heuristic"``, the paper's approximate method, which is biased.
+   count or past the counting plan's caps, :func:`~prunelab.samplers.prune.auto.auto_choice`),
+   ``"circuit"`` (:mod:`prunelab.samplers.prune.draws.circuit`) - all exactly uniform - or
+   ``"heuristic"``, the paper's approximate method, which is biased; every option is
+   named in :data:`~prunelab.samplers.prune.draws.registry.DRAWS`.
 
 With an exact uniform draw the chain is reversible with respect to ``P(x | e)``
 and regular (the paper's section "A regular and reversible Markov chain";
@@ -42,57 +43,33 @@ References
 
 from __future__ import annotations
 
-from functools import partial
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from ..circuit import VTREES
-from ..compiled import CompiledNetwork, state_labels
-from ..elimination import TablesTooLargeError
-from .chain import start_chain
-from .init import check_state
-from .prune_plans import PrunePlan, prune_plan
-from .pruned_draws import circuit_plan_after, circuit_plan_if_cheaper, pruned_draw, sampler_vtree
-from .prune_rb import (add_marginals_nb, chain_sums, count_marginals_arrays, drawn_marginals, member_marginals_arrays,
-                       pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
-from .pruning import prune_around_nb
-from .uniform import (
-    AUTO,
-    COUNT,
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_N_CANDIDATES,
-    ENUMERATE,
-    HEURISTIC,
-    UNIFORM_NAMES,
-    PlanCache,
-    SparseCount,
-    make_workspace,
-    uniform_index,
-)
-from .uniform.kernels import (backward_arrays, count_nb, count_sparse_arrays, draw_member_arrays, search_arrays,
-                              uniform_draw_nb)
-from .uniform.reference import uniform_draw_py
+from prunelab.compiled import CompiledNetwork
+from prunelab.samplers.init import check_state, start_chain
 
-__all__ = [
-    "PruneState", "PruneInfo", "PruneChain", "ChainOutput", "RAO_BLACKWELL", "UNIFORM_NAMES", "init",
-    "step", "run_chain", "prune_around", "prune_chain_nb", "NO_SPARSE_COUNT",
-    "auto_searches", "auto_choice", "AUTO_SHARE", "rao_blackwell_refusal", "uniform_and_plan", "FIRST_PRUNED_DRAW",
-]
+from .auto import auto_searches, draw_plan
+from .draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES
+from .draws.counting import backward_arrays, count_nb, count_sparse_arrays
+from .draws.kernels import uniform_draw_nb
+from .draws.reference import uniform_draw_py
+from .draws.registry import AUTO, COUNT, DRAWS, ENUMERATE, HEURISTIC, UNIFORM_NAMES, pruned_draw
+from .draws.search import draw_member_arrays, search_arrays
+from .plan import PrunePlan, SparseCount, make_workspace
+from .pruning import prune_around, prune_around_nb
+from .rao_blackwell import (add_marginals_nb, chain_sums, count_marginals_arrays, member_marginals_arrays,
+                            pruned_set_marginals, rao_blackwell_refusal, record_step_arrays)
+
+__all__ = ["PruneState", "PruneInfo", "PruneChain", "RAO_BLACKWELL", "rao_blackwell_refusal", "init", "step",
+           "run_chain", "prune_chain_nb", "drawn_marginals", "NO_SPARSE_COUNT"]
 
 RAO_BLACKWELL = False
-"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.prune_rb`)."""
-
-AUTO_SHARE = 0.125
-"""``"auto"`` searches when the predicted search costs at most this share of a count.
-
-Small because the prediction is weak: the last step's ``|S|`` times the last search's nodes per member misjudges
-the next search often (the search's dead ends dominate), and a search that runs out of its budget is paid on top
-of the count. Measured on stationary chains of every network of ``benchmarks/bench_prune.py``: even an oracle that
-knew each search's cost in advance would search on 11-41 % of the steps and save at most 17 %, and the rule at
-share 0.5 lost 1-9 % to pure counting (grid-8x8: 9 %); at 0.125 it loses under 1 % and still searches where
-counting is dear (a small ``|S|`` under big tables)."""
+"""No Rao-Blackwell sums by default; ``run_chain(..., rb_checkpoints=...)`` records them (:mod:`.rao_blackwell`),
+for the options :func:`~prunelab.samplers.prune.rao_blackwell.rao_blackwell_refusal` (the sampler's own, which
+:func:`prunelab.sample` asks) does not refuse."""
 
 
 class PruneState(NamedTuple):
@@ -125,11 +102,11 @@ class PruneInfo(NamedTuple):
         ``|S|``, the number of states that survived the pruning (for
         ``uniform="heuristic"``: the number of distinct candidates in ``V``).
     uniform_code : int
-        The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`
+        The uniform draw that ran, as an index into :data:`~prunelab.samplers.prune.draws.registry.UNIFORM_NAMES`
         (``"enumerate"``, ``"count"``, ``"heuristic"``); an integer so that the
         reference and the numba path report it alike.
     conditionals : float64 (sum of cardinalities,)
-        ``E[1{X_i = s} | S]`` (:mod:`.prune_rb`); empty for ``"heuristic"``.
+        ``E[1{X_i = s} | S]`` (:mod:`.rao_blackwell`); empty for ``"heuristic"``.
     """
 
     size: float
@@ -152,7 +129,7 @@ class PruneChain(NamedTuple):
     size : float64 (n_draws,)
         ``|S|`` at each step (see :class:`PruneInfo`).
     uniform_code : int8 (n_draws,)
-        The uniform draw that ran, as an index into :data:`UNIFORM_NAMES`.
+        The uniform draw that ran, as an index into :data:`~prunelab.samplers.prune.draws.registry.UNIFORM_NAMES`.
     rb_checkpoints, rb_sums : int64 (k,), float64 (k, sum of cardinalities), or None
         As in :class:`~prunelab.samplers.gibbs.GibbsChain` (sums of ``PruneInfo.conditionals``), when asked for.
     """
@@ -164,82 +141,20 @@ class PruneChain(NamedTuple):
     rb_sums: np.ndarray | None = None
 
 
-ChainOutput = PruneChain
-"""Alias: the chain output of this sampler module."""
-
-
-FIRST_PRUNED_DRAW = 4
-"""Codes from here on are the draws of :mod:`prunelab.samplers.pruned_draws`, in its order."""
-
-
-def _auto_plan(net: CompiledNetwork, vtree: str = "dissection"):
-    """``(code, plan)`` of ``uniform="auto"``: the counting plan, or the circuit (cheaper, or the tables refuse).
-
-    See :func:`~prunelab.samplers.pruned_draws.circuit_plan_if_cheaper`; the circuit is over the vtree named ``vtree``.
-    """
-    try:
-        plan = prune_plan(net)
-    except TablesTooLargeError as refusal:
-        return uniform_index("circuit"), circuit_plan_after(net, refusal, vtree)
-    circuit = circuit_plan_if_cheaper(net, plan.count_units, plan.random_label.size, vtree)
-    return (AUTO, plan) if circuit is None else (uniform_index("circuit"), circuit)
-
-
-_auto_plans = {name: PlanCache(partial(_auto_plan, vtree=name)) for name in VTREES}
-
-
-def auto_choice(net: CompiledNetwork) -> str:
-    """The draw ``uniform="auto"`` makes on ``net``: ``"auto"`` (the counting plan) or ``"circuit"``.
-
-    Decided once per (network, evidence) from the counting plan's work per step and the circuit's size, and
-    cached: the circuit where a circuit step is cheaper than a count or where the tables refuse; otherwise the
-    counting plan, which counts and searches when the search is predicted far cheaper (:func:`auto_searches`).
+def drawn_marginals(drawn_by: str, net: CompiledNetwork, kept, plan) -> np.ndarray:
+    """The Rao-Blackwell term of a step drawn by a draw's own module (its ``marginals``), else empty.
 
     Examples
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import auto_choice
-    >>> auto_choice(compile_network(load_network("asia")))  # small tables: no circuit is compiled
-    'auto'
+    >>> from prunelab.samplers.prune.auto import draw_plan
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> drawn_marginals("circuit", net, net.cpt > 0, draw_plan(net, "circuit")[1]).tolist()
+    [0.5, 0.5, 0.5, 0.5]
     """
-    return UNIFORM_NAMES[_auto_plans["dissection"](net)[0]]
-
-
-def _code_and_plan(net: CompiledNetwork, uniform: str, plan, vtree: str | None = None):
-    """The uniform draw's code and its plan; ``"auto"``'s choice is :func:`auto_choice`."""
-    code = uniform_index(uniform)
-    name = sampler_vtree(uniform, vtree, plan)
-    own = isinstance(plan, PrunePlan)
-    if code >= FIRST_PRUNED_DRAW or (plan is not None and not own):
-        if code < FIRST_PRUNED_DRAW or own:
-            raise ValueError(f"the plan given does not serve uniform={uniform!r}")
-        if plan is not None:
-            return code, plan
-        return code, (pruned_draw(uniform).plan(net, name) if uniform == "circuit" else pruned_draw(uniform).plan(net))
-    if plan is not None:
-        return code, plan
-    if code == AUTO:
-        return _auto_plans[name](net)
-    return code, prune_plan(net)
-
-
-def uniform_and_plan(net: CompiledNetwork, uniform: str = "auto", plan=None, vtree: str | None = None):
-    """The code of the uniform draw ``uniform`` names and its plan, as :func:`step` and :func:`run_chain` settle them.
-
-    ``"auto"`` stays :data:`~prunelab.samplers.uniform.AUTO` with the counting plan, or turns to the circuit
-    (its code and :class:`~prunelab.samplers.prune_circuit.CircuitPrunePlan`) where :func:`step` would.
-    ``vtree`` names the circuit's vtree (as in :func:`step`).
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> code, plan = uniform_and_plan(compile_network(load_network("deterministic_pair")), "circuit")
-    >>> UNIFORM_NAMES[code], type(plan).__name__, plan.circuit.vtree_name
-    ('circuit', 'CircuitPrunePlan', 'dissection')
-    """
-    return _code_and_plan(net, uniform, plan, vtree)
+    marginals = getattr(pruned_draw(drawn_by), "marginals", None)
+    return np.zeros(0) if marginals is None else marginals(net, kept, plan)
 
 
 def init(net: CompiledNetwork, x0) -> PruneState:
@@ -249,52 +164,11 @@ def init(net: CompiledNetwork, x0) -> PruneState:
     --------
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> prune.init(compile_network(load_network("deterministic_pair")), [1, 1]).x.tolist()
     [1, 1]
     """
     return PruneState(check_state(net, x0))
-
-
-def prune_around(
-    rng: np.random.Generator, net: CompiledNetwork, x, plan: PrunePlan | None = None
-) -> np.ndarray:
-    """One random pruning around ``x`` (the paper's Definition "Pruning around state x").
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        One ``rng.random()`` per label in ``plan.random_label`` that ``x`` does
-        not use, in increasing label order.
-    net : CompiledNetwork
-    x : int array (n,)
-        The current state.
-    plan : PrunePlan, optional
-        Default: :func:`prune_plan` of ``net``.
-
-    Returns
-    -------
-    bool array (n_labels,)
-        ``kept[l]``: label ``l`` survived (is in the paper's ``C_x^np``). Entries of
-        labels that contradict the evidence are meaningless.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prunelab import load_network
-    >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers.prune import prune_around
-    >>> net = compile_network(load_network("deterministic_pair"))
-    >>> prune_around(np.random.default_rng(1), net, [0, 0]).tolist()
-    [True, False, True, False, False, True]
-    """
-    plan = prune_plan(net) if plan is None else plan
-    labels = state_labels(net, np.asarray(x, dtype=np.int64))
-    kept = plan.base_kept.copy()
-    random = ~np.isin(plan.random_label, labels)
-    kept[plan.random_label[random]] = rng.random(int(random.sum())) < plan.random_c[random]
-    kept[labels] = True
-    return kept
 
 
 def step(
@@ -317,21 +191,21 @@ def step(
     net : CompiledNetwork
     state : PruneState
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`. How the next state is drawn from the pruned set (see
-        :mod:`prunelab.samplers.uniform`, :mod:`prunelab.samplers.pruned_draws`);
-        ``"heuristic"`` is approximate.
+        A key of :data:`~prunelab.samplers.prune.draws.registry.DRAWS`: how the next state is drawn from the
+        pruned set (see :mod:`prunelab.samplers.prune.draws`); ``"heuristic"`` is approximate.
     n_candidates, max_restarts : int
         Size of the candidate set ``V`` and restarts per candidate, for
         ``"heuristic"`` only.
     node_budget : int, optional
         Search nodes ``"auto"`` allows before it counts (default: the plan's).
     plan : PrunePlan, optional
-        Default: :func:`prune_plan` of ``net`` (for ``uniform="circuit"``, the
-        :func:`~prunelab.samplers.prune_circuit.plan` of ``net`` and ``vtree``).
+        Default: the plan :func:`~prunelab.samplers.prune.auto.draw_plan` settles (the counting plan,
+        :func:`~prunelab.samplers.prune.plan.prune_plan`; for ``uniform="circuit"``, the
+        :func:`~prunelab.samplers.prune.draws.circuit.plan` of ``net`` and ``vtree``).
     vtree : {"dissection", "turned", "elimination"}, optional
         With ``uniform="circuit"`` or ``"auto"``: the vtree of the circuit drawn
         over, one fixed vtree, never a race (see
-        :func:`~prunelab.samplers.pruned_draws.sampler_vtree`; default the dissection).
+        :func:`~prunelab.samplers.prune.draws.registry.sampler_vtree`; default the dissection).
 
     Returns
     -------
@@ -341,7 +215,7 @@ def step(
     See Also
     --------
     run_chain : the numba path, same draws for the same seed.
-    prune_around, prunelab.samplers.uniform.uniform_pruned_state
+    prune_around, prunelab.samplers.prune.draws.api.uniform_pruned_state
 
     References
     ----------
@@ -352,16 +226,16 @@ def step(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> state, info = prune.step(np.random.default_rng(1), net, prune.init(net, [0, 0]))
     >>> state.x.tolist(), info.size, info.uniform_name
     ([0, 0], 1.0, 'count')
     """
-    code, plan = _code_and_plan(net, uniform, plan, vtree)
+    code, plan = draw_plan(net, uniform, plan, vtree)
     x = state.x
     kept = prune_around(rng, net, x, plan)
-    if code >= FIRST_PRUNED_DRAW:
+    if DRAWS[UNIFORM_NAMES[code]].module is not None:
         y, size = pruned_draw(UNIFORM_NAMES[code]).draw(rng, net, x, kept, plan)
         return PruneState(y, size), PruneInfo(size, code, drawn_marginals(UNIFORM_NAMES[code], net, kept, plan))
     y = x.copy()
@@ -380,21 +254,6 @@ def step(
     return PruneState(y, float(size), ratio), PruneInfo(float(size), int(used), rb)
 
 
-@numba.njit(cache=True, nogil=True)
-def auto_searches(size, nodes_per_member, budget):
-    """Does ``uniform="auto"`` search this step? The rule of :func:`step` and :func:`run_chain`.
-
-    The search is predicted to visit ``size * nodes_per_member`` nodes (the last
-    step's ``|S|`` times the nodes per member of the last completed search); it
-    is tried when that is at most :data:`AUTO_SHARE` of ``budget``, and stops
-    (for a count) when it exceeds ``budget``. Otherwise the step counts at once.
-    The choice depends on the chain's past and on the pruning only, never on the
-    draw's own random numbers, and both draw exactly uniformly from
-    ``S``, so the mixture is exact.
-    """
-    return size * nodes_per_member <= AUTO_SHARE * budget
-
-
 NO_SPARSE_COUNT = SparseCount(np.zeros(0, np.bool_), *([np.zeros(0, np.int64)] * 8), 0)
 """Stands in for ``PrunePlan.count`` when it is None (numba needs one type); never read."""
 
@@ -405,8 +264,8 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
                        uniform_codes, rb):
     """``n_draws`` prune steps from ``x``, in place: the numba body of :func:`run_chain` (see its set-up there).
 
-    Also the prune move of :mod:`prunelab.samplers.tempering`, which passes its own ``random_c``. With
-    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.prune_rb`).
+    Also the prune move of :mod:`prunelab.samplers.prune.tempered`, which passes its own ``random_c``. With
+    ``rb.checkpoints`` non-empty, every step adds its set's marginals to ``rb`` (:mod:`.rao_blackwell`).
     """
     # every array is taken out of its tuple once, here: see search_arrays
     n = x.shape[0]
@@ -437,7 +296,7 @@ def prune_chain_nb(rng, net, uplan, sparse, use_sparse, random_label, random_c, 
     gather_ptr = sparse.gather_ptr
     gather = sparse.gather
     root_factor = sparse.root_factor
-    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune_rb)
+    rb_on = rb.checkpoints.shape[0] > 0  # the Rao-Blackwell pass's arrays (prunelab.samplers.prune.rao_blackwell)
     input_ptr = uplan.step_input_ptr
     input_factor = uplan.step_input_factor
     stride_ptr = uplan.input_stride_ptr
@@ -534,7 +393,7 @@ def run_chain(
         A feasible start state (checked).
     n_draws : int
     uniform : str, default "auto"
-        One of :data:`~prunelab.samplers.uniform.UNIFORM_NAMES`.
+        One of :data:`~prunelab.samplers.prune.draws.registry.UNIFORM_NAMES`.
     n_candidates, max_restarts, node_budget, plan
         As in :func:`step`.
     rb_checkpoints : array_like of int, optional
@@ -568,7 +427,7 @@ def run_chain(
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> from prunelab.compiled import compile_network
-    >>> from prunelab.samplers import prune
+    >>> from prunelab.samplers.prune import sampler as prune
     >>> net = compile_network(load_network("deterministic_pair"))
     >>> out = prune.run_chain(np.random.default_rng(1), net, [0, 0], 4)
     >>> out.draws.tolist(), out.size.tolist()
@@ -576,9 +435,9 @@ def run_chain(
     >>> prune.run_chain(np.random.default_rng(1), net, [0, 0], 4, uniform="circuit", vtree="turned").draws.shape
     (4, 2)
     """
-    code, plan = _code_and_plan(net, uniform, plan, vtree)
+    code, plan = draw_plan(net, uniform, plan, vtree)
     rb = chain_sums(net, plan, rb_checkpoints, n_draws, uniform, UNIFORM_NAMES[code])
-    if code >= FIRST_PRUNED_DRAW:
+    if DRAWS[UNIFORM_NAMES[code]].module is not None:
         draws, sizes = pruned_draw(UNIFORM_NAMES[code]).run_chain(rng, net, x0, n_draws, plan, *rb.asked())
         return PruneChain(draws, sizes, np.full(sizes.shape[0], code, dtype=np.int8), *rb.output(net))
     n_draws, x, x_labels, draws = start_chain(net, x0, n_draws)
@@ -587,11 +446,11 @@ def run_chain(
     ws = make_workspace(net, plan.uniform, int(n_candidates), fill=None if sparse is None else sparse.possible)
     sizes = np.empty(n_draws, dtype=np.float64)
     uniform_codes = np.empty(n_draws, dtype=np.int8)
-    kept = plan.base_kept.copy()
+    kept = plan.pruning.base_kept.copy()
     marked = np.zeros(net.n_labels, dtype=np.bool_)
     prune_chain_nb(
         rng, net, plan.uniform, NO_SPARSE_COUNT if sparse is None else sparse, sparse is not None,
-        plan.random_label, plan.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
+        plan.pruning.random_label, plan.pruning.random_c, kept, marked, x_labels, x, x.copy(), n_draws, code,
         int(n_candidates), int(max_restarts), budget, plan.nodes_per_member, ws, draws, sizes, uniform_codes, rb,
     )
     return PruneChain(draws, sizes, uniform_codes, *rb.output(net))

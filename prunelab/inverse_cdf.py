@@ -3,7 +3,8 @@
 Written once as plain Python (:func:`inverse_cdf_py`, for the numpy references) and
 compiled by numba from the same source (:func:`inverse_cdf_nb`, for the kernels),
 as :mod:`prunelab.samplers.init` does with its initialiser, so the readable path and
-the fast one cannot drift apart.
+the fast one cannot drift apart. The samplers and :mod:`prunelab.evidence` (forward
+sampling) share it, so it sits in the core, below both.
 
 Given weights ``w_0 .. w_{n-1}`` with a positive sum and ``u = r * sum(w)`` for a
 uniform ``r`` in ``[0, 1)``, the draw is the first ``s`` whose running sum

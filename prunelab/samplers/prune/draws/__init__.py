@@ -1,9 +1,14 @@
-"""Uniform draws from the set of states that survive a pruning.
+"""Uniform draws from the set of states that survive a pruning: every ``uniform=`` of prune sampling.
 
-After pruning (see :mod:`prunelab.samplers.prune`) every CPT label is either kept
+After pruning (:mod:`prunelab.samplers.prune.pruning`) every CPT label is either kept
 or pruned. The pruned set ``S`` is the set of full states that agree with the
 evidence and whose ``n`` labels are all kept. Prune sampling needs one state drawn
-*exactly* uniformly from ``S``. Three ways are implemented here, chosen by name:
+*exactly* uniformly from ``S``. Every way is named once, in
+:data:`~prunelab.samplers.prune.draws.registry.DRAWS`; the circuit draws
+(:mod:`.circuit`, :mod:`.circuit_per_step`) and the solution samplers (:mod:`.cmsgen`,
+:mod:`.unigen`) are modules of their own, described there. The four below share the
+counting plan (:class:`~prunelab.samplers.prune.plan.PrunePlan`, its program compiled
+by :mod:`.compiler`) and are drawn by prune's own numba chain:
 
 ``"enumerate"`` (the paper's way)
     Depth-first search over the free variables in topological order. A value of
@@ -11,7 +16,7 @@ evidence and whose ``n`` labels are all kept. Prune sampling needs one state dra
     assigned), every observed child whose parents are now all assigned has its
     label kept, and every later free child whose parents are now all assigned has
     at least one kept value (forward checking). The search counts ``S`` and keeps
-    its first :data:`MEMBER_CAPACITY` members; an index ``r`` is drawn uniformly
+    its first :data:`~.compiler.MEMBER_CAPACITY` members; an index ``r`` is drawn uniformly
     from ``{0, ..., |S|-1}`` and the ``r``-th member (lexicographic in the search
     order) is taken from that buffer, or found by a second search that stops there.
     Memory ``O(n)``, time proportional to the size of the search tree, so at least
@@ -32,10 +37,10 @@ evidence and whose ``n`` labels are all kept. Prune sampling needs one state dra
     into flat arrays: for every step its inputs and, unrolled from their strides
     over the step's combined scope, the position of every input entry (what a
     mixed-radix counter would visit), so a step is one tight loop. Steps too
-    large to unroll (:data:`GATHER_STEP_LIMIT`, :data:`GATHER_LIMIT`) run that
+    large to unroll (:data:`~.compiler.GATHER_STEP_LIMIT`, :data:`~.compiler.GATHER_LIMIT`) run that
     counter instead: the same products in the same order, no index memory.
 
-Used labels. :func:`used_labels` finds, for every label at once, whether some
+Used labels. :func:`~prunelab.samplers.prune.plan.used_labels` finds, for every label at once, whether some
 member of ``S`` uses it: an upward and a downward pass over the same program in
 the boolean semiring (the support of every factor's marginal), about the cost of
 two counts. Prune sampling's set-up uses it to skip labels no feasible state uses.
@@ -52,7 +57,7 @@ two counts. Prune sampling's set-up uses it to skip labels no feasible state use
 
 ``"auto"`` (default)
     Run the search with a budget of tried values (compiled from the cost of one
-    counting pass, :attr:`UniformPlan.node_budget`); if it finishes, draw by
+    counting pass, :attr:`~.compiler.UniformPlan.node_budget`); if it finishes, draw by
     enumeration, otherwise draw by counting. Both draw exactly uniformly from the
     same ``S``, and which of them draws is decided by the pruning alone (the
     search's size), before any random number of the draw is used; so, given the
@@ -84,61 +89,3 @@ References
    Graphical Models*, MIT Press, 2009, sec. 9.3-9.4 and 12.1 (variable
    elimination, forward-filter / backward-sample).
 """
-
-from .api import (
-    count_pruned_states,
-    enumerate_pruned_states,
-    seconds_per_uniform_draw,
-    uniform_pruned_state,
-    used_labels,
-)
-from .compiler import (
-    AUTO,
-    COUNT,
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_N_CANDIDATES,
-    ENUMERATE,
-    EXACT_COUNT_LIMIT,
-    GATHER_LIMIT,
-    GATHER_STEP_LIMIT,
-    HEURISTIC,
-    MEMBER_CAPACITY,
-    UNIFORM_NAMES,
-    PlanCache,
-    UniformPlan,
-    compile_uniform_plan,
-    uniform_index,
-    network_key,
-    uniform_plan,
-)
-from .kernels import UniformWorkspace, make_workspace
-from .sparse import SparseCount, compile_sparse_count
-
-__all__ = [
-    "AUTO",
-    "COUNT",
-    "DEFAULT_MAX_RESTARTS",
-    "DEFAULT_N_CANDIDATES",
-    "ENUMERATE",
-    "EXACT_COUNT_LIMIT",
-    "GATHER_LIMIT",
-    "GATHER_STEP_LIMIT",
-    "HEURISTIC",
-    "MEMBER_CAPACITY",
-    "UNIFORM_NAMES",
-    "PlanCache",
-    "SparseCount",
-    "UniformPlan",
-    "UniformWorkspace",
-    "compile_sparse_count",
-    "compile_uniform_plan",
-    "count_pruned_states",
-    "enumerate_pruned_states",
-    "make_workspace",
-    "uniform_index",
-    "network_key",
-    "seconds_per_uniform_draw",
-    "uniform_plan",
-    "uniform_pruned_state",
-    "used_labels",
-]

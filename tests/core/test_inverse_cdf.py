@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from prunelab.samplers.inverse_cdf import inverse_cdf_nb, inverse_cdf_py
+from prunelab.inverse_cdf import inverse_cdf_nb, inverse_cdf_py
 
 
 def test_python_and_numba_agree_with_searchsorted_and_skip_zeros(rng):
