@@ -41,7 +41,7 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     lab      lab/mixing      the one "did not mix" verdict of a case: a mark and its reason
     lab      lab/scorecard   each figure, table and claim of the paper beside ours
     lab      lab/notebook    what every chapter calls: setup, results, glue, watermark
-    cli      __main__        python -m prunelab reproduce|tables|cases|large (runs the lab)
+    cli      __main__        python -m prunelab run EXPERIMENT|tables|cases (runs the lab)
 
 A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new
 experiment in ``lab/experiments/``, a new figure in ``lab/plots/``, a new chapter

@@ -1,4 +1,4 @@
-"""Experiments: case specs, seeds, the resumable runner, joblib vs dask, provenance, the CLI.
+"""The paper's sweep through the one framework: case specs, seeds, resuming, workers, provenance, the CLI.
 
 The sweeps here are tiny (a few runs of a few hundred draws on the toy networks, asia
 and the 3x3 grid) so the file stays well under a minute. "Same numbers" means equal
@@ -7,31 +7,43 @@ tables once the wall-clock columns, which no two runs share, are dropped.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import prunelab
 from prunelab.__main__ import main
+from prunelab.catalogue import data_dir
 from prunelab.lab.experiments import (
     CASES,
+    PAPER,
     PROVENANCE_KEYS,
     CaseSpec,
     Profile,
     SweepMismatchError,
     case_key,
-    reproduce,
-    run_seed,
     select_cases,
+    sweep,
 )
-from prunelab.lab.experiments import store
+from prunelab.lab.experiments import framework, specs, store
+from prunelab.lab.experiments.framework import consolidate, run_seed_sequence
+from prunelab.lab.experiments.paper import PaperRun
+from tests.gated_sweep import HOLD_ENV, hold_site
 from prunelab.lab.mixing import MARKS, mixing_verdict
 from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 
-TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
+TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12, cases=TINY_CASES)
 N_TINY_RUNS = 5 * TINY.n_runs
 
 TIMING_COLUMNS = {
@@ -48,11 +60,17 @@ def numbers(out) -> dict[str, pd.DataFrame]:
     for name in TABLES:
         df = pd.read_parquet(out / f"{name}.parquet")
         tables[name] = df.drop(columns=[c for c in df.columns if c in TIMING_COLUMNS])
-    raw = store.read_runs(out).to_pandas()
-    tables["draws"] = raw[["case", "run", "query_draws", "start_state", "spawn_key"]].assign(
-        start_state=raw["start_state"].map(list), spawn_key=raw["spawn_key"].map(list)
-    )
+    raw = records(out)
+    tables["draws"] = raw[["case", "run", "query_draws", "start_state", "spawn_key"]].reset_index(drop=True)
     return tables
+
+
+def records(out) -> pd.DataFrame:
+    """The run records of a paper sweep's folder, by case and run, the query draws decoded."""
+    rows = [json.loads(p.read_text()) for p in sorted((Path(out) / "runs" / "run").glob("*.json"))]
+    frame = pd.DataFrame(rows).sort_values(["case", "run"]).reset_index(drop=True)
+    frame["query_draws"] = frame["query_draws"].map(base64.b64decode)
+    return frame
 
 
 def assert_same_numbers(a, b):
@@ -65,7 +83,7 @@ def assert_same_numbers(a, b):
 def reference(tmp_path_factory):
     """The uninterrupted in-process sweep everything else is compared with."""
     out = tmp_path_factory.mktemp("reference")
-    report = reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=out, progress=False, command="pytest reference")
+    report = sweep(PAPER, TINY, out=out, n_jobs=1, command="pytest reference")
     return out, report
 
 
@@ -84,7 +102,6 @@ def test_each_list_of_names_has_one_home():
     import prunelab.lab.experiments as experiments
     import prunelab.lab.paper_numbers as paper_numbers
     import prunelab.lab.plots as plots
-    from prunelab.lab.experiments import specs
     from prunelab.samplers import init
 
     assert experiments.PAPER_SAMPLERS is paper_numbers.PAPER_SAMPLERS is plots.PAPER_SAMPLERS
@@ -103,16 +120,19 @@ def test_select_cases_by_pattern_and_errors():
         CaseSpec("x", "asia", "gibbs", init="backward")
 
 
-def test_run_seed_depends_only_on_root_case_and_run():
-    a = run_seed(7, "asia_ev0.gibbs", 3)
-    assert a.spawn_key == (case_key("asia_ev0.gibbs"), 3)
-    by_spec = run_seed(7, CaseSpec("asia_ev0", "asia", "gibbs"), 3)
-    assert (a.generate_state(4) == by_spec.generate_state(4)).all()
-    assert not (run_seed(7, "asia_ev0.gibbs", 4).generate_state(4) == a.generate_state(4)).all()
-    assert not (run_seed(8, "asia_ev0.gibbs", 3).generate_state(4) == a.generate_state(4)).all()
+def test_a_runs_seed_is_replicate_r_of_its_cases_series():
+    seed = PaperRun(CaseSpec("asia_ev0", "asia", "gibbs"), 3)
+    a = run_seed_sequence("asia_ev0.gibbs", 7, replicate=seed.index)
+    assert a.spawn_key == (case_key("asia_ev0.gibbs"), 3)  # the seeds the frozen paper results were drawn with
+    child = run_seed_sequence("asia_ev0.gibbs", 7).spawn(4)[3]
+    assert (a.generate_state(4) == child.generate_state(4)).all()
+    assert not (run_seed_sequence("asia_ev0.gibbs", 7, replicate=4).generate_state(4) == a.generate_state(4)).all()
+    assert not (run_seed_sequence("asia_ev0.gibbs", 8, replicate=3).generate_state(4) == a.generate_state(4)).all()
+    with pytest.raises(ValueError, match="run index"):
+        PaperRun(CaseSpec("asia_ev0", "asia", "gibbs"), specs.FIXED_START_SPAWN)
 
 
-# ----------------------------------------------------------------------------- the runner
+# ----------------------------------------------------------------------------- the sweep
 
 
 def test_reference_sweep_writes_tidy_tables(reference):
@@ -132,80 +152,66 @@ def test_reference_sweep_writes_tidy_tables(reference):
     assert {"alpha", "alpha_free", "seconds_to_target", "ahd_query", "ahd_all", "ess_bulk"} <= set(summary.columns)
     # Gibbs on the deterministic pair never leaves its start: every run is constant
     assert summary.loc["deterministic_pair.gibbs", "constant_chains"] == TINY.n_runs
-    # the run files are kept for resumption and ESS, but out of git
-    assert len(list((out / "runs").glob("*/run-*.parquet"))) == N_TINY_RUNS
+    # the run records are kept for resumption and ESS, but out of git
+    assert len(list((out / "runs" / "run").glob("run.*.json"))) == N_TINY_RUNS
 
 
-def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path):
+def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path, monkeypatch):
     written = []
+    run = PAPER.run
 
-    def kill_after_four(case, run):
-        written.append((case, run))
+    def kill_after_four(run_, profile, root_seed):
         if len(written) == 4:
             raise KeyboardInterrupt("simulated kill")
+        written.append(run_.id)
+        return run(run_, profile, root_seed)
 
-    with pytest.raises(KeyboardInterrupt):
-        reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False, on_run_written=kill_after_four)
-    assert len(list((tmp_path / "runs").glob("*/run-*.parquet"))) == 4
+    monkeypatch.setattr(PAPER, "run", kill_after_four)
+    with pytest.raises(framework.SweepInterrupted):
+        sweep(PAPER, TINY, out=tmp_path, n_jobs=1)
+    monkeypatch.undo()
+    assert sorted(p.stem for p in (tmp_path / "runs" / "run").glob("*.json")) == sorted(written)
     assert not (tmp_path / "summary.parquet").exists()
-    # a writer killed mid-file leaves only a temporary file, never a half run file
-    stale = store.run_path(tmp_path, "grid-3x3.prune", 2)
-    stale.parent.mkdir(parents=True, exist_ok=True)
-    import subprocess
-    import sys
-
+    # a writer killed mid-file leaves only a temporary file, never a half record
+    stale = framework.record_path(tmp_path, "run.grid-3x3.prune.00002")
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
-    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_bytes(b"half a parquet file")
+    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_text("half a record")
 
-    second = []
-    report = reproduce(
-        TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False,
-        on_run_written=lambda case, run: second.append((case, run)),
-    )
+    report = sweep(PAPER, TINY, out=tmp_path, n_jobs=2)
     assert report["n_skipped"] == 4 and report["n_done"] == N_TINY_RUNS - 4
-    assert not set(written) & set(second)
-    assert len(set(written) | set(second)) == N_TINY_RUNS
     assert not list((tmp_path / "runs").glob("*/.*.tmp"))
     assert_same_numbers(reference[0], tmp_path)
     # a third start finds everything done and only consolidates
-    assert reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False)["n_done"] == 0
+    assert sweep(PAPER, TINY, out=tmp_path, n_jobs=1)["n_done"] == 0
     assert_same_numbers(reference[0], tmp_path)
 
 
-def test_n_jobs_do_not_change_the_numbers(reference, tmp_path):
-    reproduce(TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False)
-    assert_same_numbers(reference[0], tmp_path)
-
-
-def test_dask_cluster_gives_the_same_numbers(reference, tmp_path):
-    distributed = pytest.importorskip("distributed")
-    # no dashboard: it would need bokeh and a free port, and warns without them
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        reproduce(TINY, cases=TINY_CASES, scheduler=cluster.scheduler_address, out=tmp_path, progress=False)
-    assert_same_numbers(reference[0], tmp_path)
-
-
-def test_resuming_with_other_settings_is_refused(reference, tmp_path):
-    reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
-    longer = Profile("tiny", n_runs=3, n_draws=400, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match="n_draws"):
-        reproduce(longer, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+def test_resuming_with_other_settings_is_refused(tmp_path):
+    one = TINY.only(["deterministic_pair.prune"])
+    sweep(PAPER, one, out=tmp_path)
+    with pytest.raises(SweepMismatchError, match="profile"):
+        sweep(PAPER, dataclasses.replace(one, n_draws=400), out=tmp_path)
     with pytest.raises(SweepMismatchError, match="root_seed"):
-        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
-    # runs made on a network that has changed since are not mixed with new ones
-    sweep = json.loads((tmp_path / "sweep.json").read_text())
-    sweep["cases"]["deterministic_pair.prune"]["network_sha1"] = "0" * 40
-    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
-    with pytest.raises(SweepMismatchError, match="deterministic_pair.prune: network_sha1"):
-        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+        sweep(PAPER, one, out=tmp_path, root_seed=1)
+    # more cases are more runs of the same settings: refused, unless asked to extend
+    more = TINY.only(["deterministic_pair.prune", "deterministic_pair.gibbs"])
+    with pytest.raises(SweepMismatchError, match="--extend"):
+        sweep(PAPER, more, out=tmp_path)
+    assert sweep(PAPER, more, out=tmp_path, extend=True)["n_done"] == TINY.n_runs
+    # runs made on a network that has changed since (another hash in their settings) are not mixed with new ones
+    record = framework.record_path(tmp_path, "run.deterministic_pair.prune.00001")
+    made = json.loads(record.read_text())
+    assert made["settings"]["profile"]["networks"] == more.to_dict()["networks"]
+    made["settings"]["profile"]["networks"] = [n.split(":")[0] + ":" + "0" * 40 for n in more.to_dict()["networks"]]
+    record.write_text(json.dumps(made))
+    with pytest.raises(SweepMismatchError, match=r"run.deterministic_pair.prune.00001.json has other profile"):
+        sweep(PAPER, more, out=tmp_path)
 
 
 def test_fixed_init_starts_every_run_from_one_state(tmp_path):
-    reproduce(TINY, cases=["asia_ev0.metropolis"], init="fixed", n_jobs=1, out=tmp_path, progress=False)
-    raw = store.read_runs(tmp_path).to_pandas()
+    sweep(PAPER, dataclasses.replace(TINY.only(["asia_ev0.metropolis"]), init="fixed"), out=tmp_path)
+    raw = records(tmp_path)
     assert set(raw["case"]) == {"asia_ev0.metropolis.fixed"}
     starts = {tuple(s) for s in raw["start_state"]}
     assert len(starts) == 1
@@ -214,8 +220,8 @@ def test_fixed_init_starts_every_run_from_one_state(tmp_path):
 
 def test_an_explicit_start_state_is_used_by_every_run(tmp_path):
     case = CaseSpec("deterministic_pair", "deterministic_pair", "gibbs", init="fixed", start=(("A", "1"), ("B", "1")))
-    reproduce(TINY, cases=[case], n_jobs=1, out=tmp_path, progress=False)
-    raw = store.read_runs(tmp_path).to_pandas()
+    sweep(PAPER, TINY.only([case]), out=tmp_path)
+    raw = records(tmp_path)
     assert [list(s) for s in raw["start_state"]] == [[1, 1]] * TINY.n_runs
     # Gibbs cannot leave (1, 1) on the deterministic pair: P(A = 0) is estimated as 0 throughout
     curves = pd.read_parquet(tmp_path / "curves.parquet")

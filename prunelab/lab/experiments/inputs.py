@@ -5,7 +5,7 @@ Each file records its provenance in the keys of the one schema that apply to it
 commit, seed, the generator's call as its ``profile``, date, machine, libraries). Rerunning
 with the same generator gives the same networks and evidence; once frozen, the chapters
 read these files and never regenerate them. The evidence of the other pgmpy networks is
-:func:`prunelab.lab.experiments.large.freeze_evidence` (``python -m prunelab large
+:func:`prunelab.lab.experiments.large.freeze_evidence` (``python -m prunelab run large
 --freeze-evidence``)::
 
     python data/make_networks.py            # = prunelab.lab.experiments.inputs.main()

@@ -21,8 +21,7 @@ from prunelab.grids import make_grid
 from prunelab.indicators import hellinger
 from prunelab.io import read_bif
 from ..provenance import current_load
-from ..runner import quiet_worker
-from ..specs import DEFAULT_ROOT_SEED
+from ..framework import DEFAULT_ROOT_SEED, quiet_worker
 from .guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
 from .measures import (
     deterministic_share,
