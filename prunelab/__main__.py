@@ -14,6 +14,7 @@ import dataclasses
 import os
 import shlex
 import sys
+from pathlib import Path
 
 __all__ = ["DESCRIPTION", "EXAMPLES", "EXPERIMENT_LINES", "main"]
 
@@ -267,14 +268,13 @@ def _tables(args) -> int:
     """Tables 2 and 3 of the paper sweep's results (``--out``, else the profile's folder), beside the paper's."""
     from .lab import experiments
 
-    if args.out is not None:
-        results = experiments.load_folder(args.out)
-    elif args.profile == "paper":
-        results = experiments.results(experiments.PAPER, "paper")
+    if args.out is None and args.profile == "paper":
+        results = experiments.results(experiments.PAPER, "paper")  # a rerun's folder, else the frozen results
     else:
-        folder = experiments.results_folder(experiments.PAPER, args.profile)
+        folder = experiments.results_folder(experiments.PAPER, args.profile) if args.out is None else Path(args.out)
         if not (folder / "provenance.json").is_file():
-            raise _UserError(f"no results in {folder}; run `python -m prunelab run paper --profile {args.profile}`")
+            raise _UserError(f"no results in {folder}; run `python -m prunelab run paper --profile {args.profile}`"
+                             + ("" if args.out is None else f" --out {shlex.quote(args.out)}"))
         results = experiments.load_folder(folder)
     prov = results.get("provenance", {})
     machine = prov.get("machine", {})

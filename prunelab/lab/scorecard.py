@@ -91,7 +91,7 @@ def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "
     Parameters
     ----------
     curves : pandas.DataFrame
-        The experiment curves (:func:`prunelab.lab.experiments.load_results`).
+        The experiment curves (:func:`prunelab.lab.experiments.results` of ``PAPER``).
     case : str
         A case id, such as ``"grid-8x8.metropolis"``.
     state : int
@@ -146,7 +146,7 @@ def example_rows(summary: pd.DataFrame) -> list[Row]:
     Parameters
     ----------
     summary : pandas.DataFrame
-        The experiment summary (:func:`prunelab.lab.experiments.load_results`), with the
+        The experiment summary (:func:`prunelab.lab.experiments.results` of ``PAPER``), with the
         ``deterministic_pair`` and ``block_chain`` benchmarks.
 
     Returns
@@ -243,7 +243,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     Parameters
     ----------
     summary, curves : pandas.DataFrame
-        The experiment summary and curves (:func:`prunelab.lab.experiments.load_results`).
+        The experiment summary and curves (:func:`prunelab.lab.experiments.results` of ``PAPER``).
     exact_sink : float
         Our grid's exact ``P(v_8_8 = T)`` (the paper's: :data:`~prunelab.lab.paper_numbers.FIGURE_6_P`).
     benchmark, sampler : str

@@ -474,9 +474,21 @@ def load_folder(out) -> dict:
     out = Path(out)
     if not (out / "provenance.json").is_file():
         raise FileNotFoundError(f"{out} holds no results (no provenance.json)")
-    tables = {p.stem: pd.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
-    tables["provenance"] = json.loads((out / "provenance.json").read_text())
+    tables = {p.stem: _read_table(p) for p in sorted(out.glob("*.parquet"))}
+    tables["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that wrote the "
+                                           "tables: deleting it is safe (the next sweep writes it)")
     return tables
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    """A table of a results folder, or a :class:`~.store.ResultsFileError` that names it and what to do."""
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise store.ResultsFileError(
+            f"{path} is unreadable ({exc}); it is derived from the run records in {path.parent / 'runs'}: "
+            "run the sweep's command again to rebuild it (without those records it cannot be rebuilt)"
+        ) from None
 
 
 def results(experiment: Experiment, profile) -> dict:
