@@ -96,7 +96,8 @@ def setup(seed: int, packages: Iterable[str] = ("prunelab", "numpy", "pandas")) 
     """
     profile = os.environ.get(PROFILE_VARIABLE, DEFAULT_PROFILE)
     if profile not in PROFILES:
-        raise ValueError(f"{PROFILE_VARIABLE}={profile!r}: unknown profile; profiles are {sorted(PROFILES)}")
+        raise ValueError(f"{PROFILE_VARIABLE}={profile!r}: unknown profile {profile!r}; "
+                         f"profiles are {sorted(PROFILES)}")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found")
         import tqdm.auto  # noqa: F401

@@ -82,7 +82,11 @@ def test_a_record_in_a_stray_folder_or_under_another_name_is_refused(swept):
     stray = swept / "runs" / "backup" / source.name
     stray.parent.mkdir()
     shutil.copy(source, stray)
-    sweep(PAPER, TINY, out=swept)  # another kind's folder is not this experiment's: never read
+    with pytest.raises(store.ResultsFileError, match=r"backup/run\.deterministic_pair\.prune\.00000\.json holds run "
+                                                     r"'run\.deterministic_pair\.prune\.00000', which belongs in "
+                                                     r".*runs/run/run\.deterministic_pair\.prune\.00000\.json"):
+        sweep(PAPER, TINY, out=swept)
+    shutil.rmtree(stray.parent)
     shutil.copy(source, source.with_name("run.deterministic_pair.prune.00007.json"))
     with pytest.raises(store.ResultsFileError, match=r"00007\.json holds run 'run\.deterministic_pair\.prune\.00000'"):
         sweep(PAPER, TINY, out=swept)

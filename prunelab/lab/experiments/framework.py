@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import multiprocessing
 import os
 import re

@@ -57,6 +57,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..registry import own_name, uniform_draws
 from .framework import run_seed_sequence
 
 __all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "PRUNE_SAMPLERS", "FrontierProfile", "FrontierRun",
@@ -67,8 +68,13 @@ FRONTIER_SAMPLERS = ("prune", "prune-tempered", "prune-cmsgen", "gibbs", "pyagru
 """Samplers of the budget runs: prunelab's prune (circuit draws), tempered prune (circuit draws), prune with
 CMSGen draws and Gibbs, and pyAgrum's four."""
 
-PRUNE_SAMPLERS = {"prune": "prune", "prune-tempered": "prune-tempered", "prune-cmsgen": "prune"}
-"""The budget runs' prune samplers and the :func:`prunelab.sample` sampler each runs."""
+PRUNE_SAMPLERS = {"prune": ("prune", None), "prune-tempered": ("prune-tempered", "circuit"),
+                  "prune-cmsgen": ("prune", "cmsgen")}
+"""The budget runs' prune samplers: the :func:`prunelab.sample` sampler each runs and its uniform draw
+(``None``: the circuit where it compiles, else ``"circuit-per-step"``); every draw is one of
+:func:`~prunelab.lab.registry.uniform_draws`."""
+if not {u for _, u in PRUNE_SAMPLERS.values() if u} <= {*uniform_draws()}:
+    raise ValueError(f"a frontier prune sampler names a uniform draw that prune sampling lacks: {PRUNE_SAMPLERS}")
 
 EVIDENCE_KINDS = ("none", "scattered")
 """``"none"``: no evidence; ``"scattered"``: a share of the nodes observed (see :func:`grid_case`)."""
@@ -309,7 +315,7 @@ def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uni
     from ..peers.prunelab import run_prunelab
 
     x0 = sample(bn, sampler, 1, evidence=evidence, seed=seed.spawn(1)[0], traps="off", uniform=uniform).draws[0, 0]
-    return run_prunelab(bn, evidence, f"prunelab-{sampler}", seconds=seconds, seed=seed, start=x0, uniform=uniform,
+    return run_prunelab(bn, evidence, own_name(sampler), seconds=seconds, seed=seed, start=x0, uniform=uniform,
                         pilot_start=10)
 
 
@@ -335,9 +341,9 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
             record.update(status="refused", note="prune-tempered draws from the whole circuit, which did not compile",
                           n_steps=0, seconds=math.nan, setup_seconds=math.nan, move_rate=math.nan)
         elif run.sampler in PRUNE_SAMPLERS:
-            uniform = {"prune-cmsgen": "cmsgen", "prune-tempered": "circuit"}.get(
-                run.sampler, "circuit" if circuit is not None else "circuit-per-step")
-            chain = _prune_chain(bn, evidence, run.budget, seed, uniform, PRUNE_SAMPLERS[run.sampler])
+            sampler, uniform = PRUNE_SAMPLERS[run.sampler]
+            uniform = uniform or ("circuit" if circuit is not None else "circuit-per-step")
+            chain = _prune_chain(bn, evidence, run.budget, seed, uniform, sampler)
             marginals = chain.marginals
             record.update(status="ok", note=f"uniform={uniform}", n_steps=chain.n_steps, seconds=chain.seconds,
                           setup_seconds=chain.setup_seconds, move_rate=chain.move_rate)
@@ -345,7 +351,7 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
             from ..peers import run_sampler
             from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
 
-            name, peer_seed = f"prunelab-{run.sampler}" if run.sampler == "gibbs" else run.sampler, int(
+            name, peer_seed = own_name(run.sampler) if run.sampler == "gibbs" else run.sampler, int(
                 seed.generate_state(1)[0])
             if name in GUARDED_SAMPLERS:  # a pyAgrum sampler that may overrun is stopped
                 peer = run_peer_guarded(name, bn, evidence, run.budget, peer_seed, run.budget + PEER_GRACE_SECONDS)

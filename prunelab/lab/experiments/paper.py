@@ -29,15 +29,15 @@ import numpy as np
 import pandas as pd
 
 from prunelab.indicators import hellinger, mean_hellinger_over_variables
-from prunelab.samplers import get_sampler
 from prunelab.sampling import sample
+from ..registry import rao_blackwell_mode
 from . import store
 from .framework import quiet_worker, run_seed_sequence
 from .specs import FIXED_START_SPAWN, PROFILES, CaseSpec, Profile, case_exact_marginals, load_case_network
 from .specs import prepare_case
 from .tables import paper_tables
 
-__all__ = ["PAPER", "PaperRun", "rao_blackwell_mode", "simulate_run"]
+__all__ = ["PAPER", "PaperRun", "simulate_run"]
 
 
 @dataclass(frozen=True)
@@ -73,31 +73,6 @@ def _stat_means(stats: dict) -> dict:
     return means
 
 
-def rao_blackwell_mode(sampler: str, options: dict) -> tuple[bool, bool]:
-    """``(always, on_request)``: how a run of ``sampler`` gets its Rao-Blackwell estimate.
-
-    ``always``: the sampler records the sums in every chain (``RAO_BLACKWELL = True``,
-    Gibbs), so the one chain is timed with them, as the paper timed Gibbs.
-    ``on_request``: it records them only when asked (``rao_blackwell_refusal(options)``
-    is None: prune sampling, MC-SAT with exact draws); the run then computes the
-    chain twice from the same seed, plain (``sample_seconds``) and with the sums
-    (``sample_seconds_rb``), so that Table 3 has each estimator at its own cost.
-    Neither: no Rao-Blackwell estimate (Metropolis).
-
-    Examples
-    --------
-    >>> rao_blackwell_mode("gibbs", {}), rao_blackwell_mode("prune", {}), rao_blackwell_mode("metropolis", {})
-    ((True, False), (False, True), (False, False))
-    >>> rao_blackwell_mode("prune", {"uniform": "heuristic"})
-    (False, False)
-    """
-    module = get_sampler(sampler)
-    if getattr(module, "RAO_BLACKWELL", False):
-        return True, False
-    refusal = getattr(module, "rao_blackwell_refusal", None)
-    return False, refusal is not None and refusal(options) is None
-
-
 def simulate_run(case: CaseSpec, run: int, n_draws: int, checkpoints, root_seed: int) -> dict:
     """One run: a chain of ``n_draws`` draws, reduced to curves at the checkpoints.
 
@@ -107,7 +82,7 @@ def simulate_run(case: CaseSpec, run: int, n_draws: int, checkpoints, root_seed:
     the exact marginal, the mean over free variables of the Hellinger distance of
     each one's running estimate ("all variables"), the Rao-Blackwellised versions for
     samplers that have them (prune sampling's from a second chain of the same seed,
-    timed apart: :func:`rao_blackwell_mode`), final estimates of every marginal, the
+    timed apart: :func:`~prunelab.lab.registry.rao_blackwell_mode`), final estimates of every marginal, the
     seconds, the query draws (``int8`` bytes, base64), and the variables the chain was
     stuck on (``SampleResult.trap.stuck``; sampled with ``traps="record"``, so a
     trapped run is recorded, not warned about).

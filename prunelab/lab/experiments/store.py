@@ -163,8 +163,9 @@ def remove_stale_tmp(out: Path) -> int:
 def check_placed(path: Path, expected: Path, holds: str) -> None:
     """Refuse a results file that is not where what it holds belongs (a copy, or a stray), naming both places.
 
-    Each run has one place in a results folder, named by its run id, so a copied or renamed file, or two files of one run, can
-    never be counted twice: the one not in its place is refused.
+    Each run has one place in a results folder, named by its run id, so a copied or
+    renamed file, or two files of one run, can never be counted twice: the one not in
+    its place is refused.
 
     Examples
     --------

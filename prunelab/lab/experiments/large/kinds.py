@@ -21,6 +21,7 @@ from prunelab.grids import make_grid
 from prunelab.indicators import hellinger
 from prunelab.io import read_bif
 from ..provenance import current_load
+from ...registry import uniform_draw_name
 from ..framework import DEFAULT_ROOT_SEED, quiet_worker
 from .guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
 from .measures import (
@@ -45,7 +46,6 @@ __all__ = ["simulate_large_run"]
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
     from prunelab.samplers import prune_plans
-    from prunelab.samplers.uniform import UNIFORM_NAMES
     from prunelab.sampling import sample
 
     warm_up()
@@ -78,7 +78,7 @@ def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
         inits_used=",".join(result.inits_used),
         mean_size=float(result.stats["size"].mean()),
         uniform_shares=json.dumps(
-            {UNIFORM_NAMES[m]: float(np.mean(uniform_codes == m)) for m in np.unique(uniform_codes)}
+            {uniform_draw_name(m): float(np.mean(uniform_codes == m)) for m in np.unique(uniform_codes)}
         ),
         move_rate=float(np.mean(np.any(result.draws[:, 1:] != result.draws[:, :-1], axis=2))),
     )
