@@ -46,6 +46,10 @@ from .paper_numbers import (
     SMALL_AND_MEDIUM_BENCHMARKS,
     TABLE_1,
 )
+from prunelab import theory
+from prunelab.catalogue import load_network
+from prunelab.compiled import compile_network
+from prunelab.theory import enumerate_pruned_set
 
 __all__ = [
     "VERDICTS",
@@ -415,9 +419,6 @@ def theory_rows() -> list[Row]:
         :data:`prunelab.theory.THEOREM_CASES`); the paper's
         Q((0,0) -> (0,0)); the communicating classes of a Gibbs sweep on Example 1.
     """
-    from prunelab import theory
-    from prunelab.catalogue import load_network
-
     worst, regular = 0.0, True
     for case in theory.THEOREM_CASES:
         bn, evidence = case.load()
@@ -456,10 +457,6 @@ def network_rows() -> list[Row]:
     -------
     list of Row
     """
-    from prunelab.catalogue import load_network
-    from prunelab.compiled import compile_network
-    from prunelab.theory import enumerate_pruned_set
-
     pair = load_network("deterministic_pair")
     copy = np.allclose(pair.cpts["A"], 0.5) and np.array_equal(pair.cpts["B"], np.eye(2))
     fig1 = Row("fig1", "Figure 1", "A → B, A a fair coin, B = A with probability 1.",

@@ -18,6 +18,7 @@ import numpy as np
 from prunelab.indicators import mean_hellinger_over_variables
 from prunelab.network import BayesianNetwork
 from ..registry import own_samplers
+from prunelab.samplers.init import initial_state
 
 __all__ = [
     "PEER_SAMPLERS",
@@ -200,8 +201,6 @@ def start_state(bn: BayesianNetwork, evidence: Mapping | None = None, seed=None)
     -------
     numpy.ndarray of int64, state indices in ``bn.variables`` order, evidence set.
     """
-    from prunelab.samplers.init import initial_state
-
     return np.asarray(initial_state(np.random.default_rng(seed), bn, evidence=evidence), dtype=np.int64)
 
 

@@ -40,13 +40,20 @@ from .measures import (
 )
 from .networks import load_large
 from .profiles import MIXING_VARIANTS, LargeProfile, LargeRun, get_large_profile
+from prunelab.samplers import prune_plans
+from prunelab.sampling import sample
+from ...peers import run_sampler, sampler_info
+from prunelab.samplers.init import exact_posterior_state
+from prunelab.samplers.tempering import swap_rates
+from prunelab.samplers.tempering_ladder import DEFAULT_BETAS
+from prunelab.samplers import get_sampler
+from prunelab.samplers.init import initial_state
+from prunelab.samplers.prune_plans import prune_plan
 
 __all__ = ["simulate_large_run"]
 
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune_plans
-    from prunelab.sampling import sample
 
     warm_up()
     bn = read_bif(pgmpy_example_path(run.network), name=run.network, normalize=True)  # a fresh object
@@ -91,7 +98,6 @@ def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from ...peers import run_sampler, sampler_info
 
     bn, evidence = load_large(run.network, run.evidence)
     exact, refusal = exact_or_refusal(run.network, run.evidence)
@@ -116,15 +122,12 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
     """``(draws (chain, draw, variable), sizes or None, seconds, extra record fields)`` of one mixing variant."""
-    from prunelab.sampling import sample
-
     arm = MIXING_VARIANTS[variant]
     if arm.sampler == "prune+gibbs":
         return _chains_seeded_one_generator_each(arm.sampler, bn, evidence, prof, seed)
     chains = prof.mixing_chains * arm.restarts
     init = "forward"
     if arm.init == "exact":
-        from prunelab.samplers.init import exact_posterior_state  # the initialiser's exact fallback
 
         rng = np.random.default_rng(seed.spawn(1)[0])
         init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
@@ -133,8 +136,6 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
                     evidence=evidence, init=init, seed=seed, traps="off", **options)
     extra = {}
     if arm.sampler == "prune-tempered":
-        from prunelab.samplers.tempering import swap_rates
-        from prunelab.samplers.tempering_ladder import DEFAULT_BETAS
 
         extra = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
     return result.draws.astype(np.int64), result.stats.get("size"), float(result.sample_seconds.sum()), extra
@@ -146,10 +147,6 @@ def _chains_seeded_one_generator_each(sampler: str, bn, evidence, prof: LargePro
     One generator per chain draws its forward start, one throw-away step of each kind
     (compiling the kernels before the clock starts), then the chain.
     """
-    from prunelab.samplers import get_sampler
-    from prunelab.samplers.init import initial_state
-    from prunelab.samplers.prune_plans import prune_plan
-
     module = get_sampler(sampler)
     net = compile_network(bn, evidence)
     plan = prune_plan(net)
@@ -201,8 +198,6 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers import prune_plans
-    from prunelab.sampling import sample
 
     warm_up()
     seed = run.seed(root_seed)
