@@ -216,7 +216,7 @@ def test_extend_adds_a_samplers_runs_and_keeps_the_others(tmp_path):
 
 
 def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
-    assert main(["large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
+    assert main(["run", "large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
     assert f"{len(large.MIXING_VARIANTS)} runs done" in capsys.readouterr().out
     mixing = load_folder(tmp_path)["mixing"].set_index("sampler")
     assert list(mixing.index) == sorted(large.MIXING_VARIANTS)
