@@ -33,6 +33,8 @@ examples:
   python -m prunelab tables --profile smoke                  Tables 2 and 3 beside the paper's
   python -m prunelab cases                                   every case id of the paper's sweep
   python -m prunelab run peers --profile quick               another experiment (run --help lists them)
+  python -m prunelab run families --scheduler tcp://HOST:8786
+                                                             an experiment's runs on a dask.distributed cluster
   python -m prunelab run large --freeze-evidence             the large networks' evidence files
   python -m prunelab --version                               the installed version"""
 
@@ -147,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"how much to run (default: paper); the profiles of each experiment: {profiles}")
     run.add_argument("--jobs", type=_jobs, default=1,
                      help="worker processes; -1 all cores; default 1 (timed budgets share no core)")
+    run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="compute the runs on this dask.distributed scheduler's workers (--jobs is not used; give "
+                          "each worker one thread for timed budgets); the results are written here")
     run.add_argument("--out", metavar="DIR", type=_folder,
                      help="results folder (default: data/results/<experiment>[-<profile>]; for an installed wheel "
                           "~/.local/share/prunelab/results/...)")
@@ -250,11 +255,12 @@ def _command(args, argv) -> int:
     if args.cases or args.init:
         profile = dataclasses.replace(profile, init=args.init or profile.init)
         profile = profile.only(args.cases) if args.cases else profile
-    argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    words = _without_address(sys.argv[1:] if argv is None else argv)
+    argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in words)
     try:
         report = experiments.sweep(experiment, profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
                                    kinds=args.kinds, progress=not args.no_progress, command=argv_text,
-                                   extend=args.extend)
+                                   extend=args.extend, scheduler=args.scheduler)
     except experiments.SweepInterrupted as stop:
         return _interrupted(stop)
     out = args.out or experiments.results_folder(experiment, profile)
@@ -287,6 +293,23 @@ def _tables(args) -> int:
     print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
     sys.stdout.flush()
     return 0
+
+
+def _without_address(argv) -> list[str]:
+    """The arguments as the provenance records them: a scheduler's address (a machine's) as ``ADDRESS``.
+
+    Examples
+    --------
+    >>> _without_address(["run", "families", "--scheduler", "tcp://10.0.0.5:8786", "--scheduler=tcp://h:1"])
+    ['run', 'families', '--scheduler', 'ADDRESS', '--scheduler=ADDRESS']
+    """
+    words = [str(a) for a in argv]
+    for i, word in enumerate(words):
+        if word.startswith("--scheduler="):
+            words[i] = "--scheduler=ADDRESS"
+        elif i and words[i - 1] == "--scheduler":
+            words[i] = "ADDRESS"
+    return words
 
 
 def _interrupted(stop) -> int:

@@ -42,6 +42,7 @@ BLOCK_CHAIN_DEFAULT_LENGTH = 10
 PGMPY_NETWORKS = ("asia", "alarm", "win95pts")
 GRIDS = ("grid-3x3", "grid-5x5", "grid-8x8")
 NETWORKS = ("deterministic_pair", "blood_pressure", "block_chain", *PGMPY_NETWORKS, *GRIDS)
+"""The names :func:`load_network` knows: the paper's toy networks, its pgmpy networks and its frozen grids."""
 
 # The paper names the query variable for the toy networks and the grids (the sink);
 # for the real-world networks it does not, so we choose a variable deep in each
@@ -64,6 +65,12 @@ def data_dir() -> Path:
     ``$PRUNELAB_DATA`` when set; else the copy shipped inside an installed wheel
     (``prunelab/_data``); else the repository's ``data/`` beside the package (a
     checkout or an editable install).
+
+    Examples
+    --------
+    >>> from prunelab.catalogue import data_dir
+    >>> (data_dir() / "networks").is_dir()
+    True
     """
     env = os.environ.get("PRUNELAB_DATA")
     if env:
@@ -83,7 +90,15 @@ def pgmpy_example_path(name: str) -> Path:
 
 
 def frozen_network_path(name: str) -> Path:
-    """Path of a frozen network (``data/networks/<name>.uai``)."""
+    """Path of a frozen network (``data/networks/<name>.uai``).
+
+    Examples
+    --------
+    >>> from prunelab.catalogue import frozen_network_path
+    >>> path = frozen_network_path("grid-3x3")
+    >>> path.name, path.is_file()
+    ('grid-3x3.uai', True)
+    """
     return data_dir() / "networks" / f"{name}.uai"
 
 
@@ -185,7 +200,14 @@ def load_network(name: str, **kwargs) -> BayesianNetwork:
 
 
 def query_variable(name: str) -> str:
-    """The variable whose marginal the paper's indicators follow for network ``name``."""
+    """The variable whose marginal the paper's indicators follow for network ``name``.
+
+    Examples
+    --------
+    >>> from prunelab import query_variable
+    >>> query_variable("asia"), query_variable("block_chain")
+    ('dysp', 'X10')
+    """
     if name == "block_chain":
         return f"X{BLOCK_CHAIN_DEFAULT_LENGTH}"
     try:

@@ -39,6 +39,12 @@ def deterministic_row_share(bn: BayesianNetwork) -> float:
     -------
     float
         Rows whose every entry is 0 or 1, over all rows of all CPTs.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> deterministic_row_share(load_network("deterministic_pair"))  # A's row is not, B's two rows are
+    0.6666666666666666
     """
     deterministic = total = 0
     for v in bn.variables:
@@ -71,6 +77,13 @@ def smooth_network(bn: BayesianNetwork, epsilon: float = 1e-3) -> BayesianNetwor
     ------
     ValueError
         If ``epsilon`` is not in ``(0, 0.5)``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> smoothed = smooth_network(load_network("deterministic_pair"), 0.01)
+    >>> smoothed.cpts["B"].tolist(), deterministic_row_share(smoothed)
+    ([[0.99, 0.01], [0.01, 0.99]], 0.0)
     """
     if not 0.0 < epsilon < 0.5:
         raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")

@@ -1,15 +1,27 @@
 #!/usr/bin/env python3
-"""The ``prunelab`` functions the chapters call, and the book's page that lists them.
+"""The book's API page, rendered from the docstrings: what it documents, how it is written and checked.
 
-``book/api.md`` lists, by module, every ``prunelab`` function and class that a
-chapter or an exercise calls (a table per module: name, one line of purpose, the
-chapters). :func:`chapter_calls` finds the calls in the chapters' code cells (their
-imports followed, so ``from prunelab.indicators import sigma_t`` then ``sigma_t(...)``
-is ``prunelab.indicators.sigma_t``); :func:`listed` reads the page. The tests compare
-the two, so a call a chapter adds must be listed, and a name no chapter calls goes::
+``book/api.md`` documents every public name of ``prunelab`` (its ``__all__``) and every
+``prunelab`` function and class a chapter or an exercise calls (:func:`chapter_calls`:
+the calls in the chapters' code cells, their imports followed, so ``from
+prunelab.indicators import sigma_t`` then ``sigma_t(...)`` is
+``prunelab.indicators.sigma_t``). An object reached by two names (``prunelab.fit_alpha``
+is ``prunelab.indicators.fit_alpha``) is documented once, under the shorter public name
+(:func:`page_entries`). Each module's part is an autosummary table (a name and the first
+line of its docstring) above the full entries (``autofunction``, ``autoclass`` with the
+public members, ``autoexception``, ``autodata``), which Sphinx renders from the numpydoc
+docstrings (``sphinx.ext.napoleon``).
 
-    python scripts/api_page.py          # what is missing from the page, what is stale
-    python scripts/api_page.py --write  # write the tables again from the chapters (the header is kept)
+This file is also the book's Sphinx extension for the page (``_config.yml``,
+``local_extensions``): a documented object without a docstring is a warning, which
+``-W`` makes an error. The script lists the entries whose docstring has no ``Examples``
+section (:func:`without_example`).
+The tests compare :func:`documented` of the page with :func:`page_entries` of the chapters,
+so a call a chapter adds must be on the page, and a name no chapter calls and ``__all__``
+does not hold goes::
+
+    python scripts/api_page.py          # what is missing from the page, what is stale, what has no docstring
+    python scripts/api_page.py --write  # write the page again from the chapters (the header is kept)
 """
 
 from __future__ import annotations
@@ -24,31 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = ROOT / "book" / "api.md"
 _MODULE = re.compile(r"^## `(?P<module>prunelab[\w.]*)`\s*$")
-_ROW = re.compile(r"^\| `(?P<name>\w+)` \|")
-_ROLE = re.compile(r":(?:py:)?(?:func|class|data|meth|attr|mod|obj|exc):`(?P<tilde>~?)(?P<target>[\w.]+)`")
-
-
-def purpose(doc: str) -> str:
-    """The first line of a docstring as a Markdown table cell: Sphinx roles and rst literals as code.
-
-    A role shows its name as Sphinx would, ``~`` keeping the last part only; a dotted
-    name outside ``~`` keeps its last two parts (``scorecard.VERDICTS``), so that no
-    cell holds a long unbreakable word that widens the table past the text column.
-
-    Examples
-    --------
-    >>> purpose("Rows in the order of :data:`prunelab.lab.scorecard.VERDICTS`; see :func:`~prunelab.sample`.")
-    'Rows in the order of `scorecard.VERDICTS`; see `sample`.'
-    >>> purpose("Exact ``P(X | e)``.\\n\\nMore.")
-    'Exact `P(X \\\\| e)`.'
-    """
-
-    def name(match: re.Match) -> str:
-        parts = match["target"].split(".")
-        return f"`{'.'.join(parts[-1:] if match['tilde'] else parts[-2:])}`"
-
-    line = (doc or "").split("\n")[0]
-    return _ROLE.sub(name, line.replace("``", "`")).replace("|", "\\|")
+_ENTRY = re.compile(r"^\.\. (?:auto(?:function|class|exception|data)|py:data):: (?P<name>[\w.]+)\s*$")
+_VERSION = "prunelab.__version__"
 
 
 def _code(path: Path) -> str:
@@ -118,54 +107,287 @@ def chapter_calls(paths) -> dict[str, set[str]]:
     return calls
 
 
-def listed(page: Path = API_PAGE) -> set[str]:
-    """The dotted names ``book/api.md`` lists (module heading + table row)."""
-    names, module = set(), None
+def public_names() -> list[str]:
+    """``prunelab.<name>`` for every name of ``prunelab.__all__``."""
+    import prunelab
+
+    return [f"prunelab.{name}" for name in prunelab.__all__]
+
+
+def page_entries(names) -> dict[str, list[str]]:
+    """The page's entries: module -> dotted names, one name per object (the shortest public one), sorted.
+
+    A name is kept over another of the same object when it is in ``prunelab.__all__``,
+    else when it has fewer parts, else when it sorts first. The data and string entries
+    of ``__all__`` (``NETWORKS``, ``__version__``) are kept by name, not by identity.
+
+    Examples
+    --------
+    >>> page_entries(["prunelab.indicators.fit_alpha", "prunelab.fit_alpha", "prunelab.compiled.compile_network"])
+    {'prunelab': ['prunelab.fit_alpha'], 'prunelab.compiled': ['prunelab.compiled.compile_network']}
+    """
+    public = set(public_names())
+    best: dict[int, str] = {}
+    by_name: list[str] = []
+    for name in sorted(set(names)):
+        obj = _resolve(name)
+        if obj is None:
+            raise ValueError(f"{name} names nothing in prunelab")
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            by_name.append(name)
+            continue
+        key = id(obj)
+        rank = (name not in public, name.count("."), name)
+        if key not in best or rank < (best[key] not in public, best[key].count("."), best[key]):
+            best[key] = name
+    modules: dict[str, list[str]] = {}
+    for name in [*best.values(), *by_name]:
+        modules.setdefault(name.rpartition(".")[0], []).append(name)
+    order = sorted(modules, key=lambda m: (m != "prunelab", m))
+    return {m: sorted(modules[m], key=lambda n: n.rpartition(".")[2].lower()) for m in order}
+
+
+def wanted() -> dict[str, list[str]]:
+    """:func:`page_entries` of the chapters' calls and ``prunelab.__all__``: what the page must document."""
+    calls = chapter_calls(sorted((ROOT / "notebooks").glob("*.md")))
+    return page_entries([*calls, *public_names()])
+
+
+def documented(page: Path = API_PAGE) -> dict[str, list[str]]:
+    """The page's entries as written (module heading -> the names of its entries, in page order)."""
+    modules: dict[str, list[str]] = {}
+    module = None
     for line in page.read_text(encoding="utf-8").split("\n"):
         if heading := _MODULE.match(line):
             module = heading["module"]
-        elif (row := _ROW.match(line)) and module:
-            names.add(f"{module}.{row['name']}")
-    return names
+            modules.setdefault(module, [])
+        elif (entry := _ENTRY.match(line.strip())) and module:
+            modules[module].append(entry["name"])
+    return modules
 
 
-def _chapter_label(stem: str) -> str:
-    """The MyST label a chapter opens with (``(label)=``)."""
-    for line in (ROOT / "notebooks" / f"{stem}.md").read_text(encoding="utf-8").split("\n"):
-        if match := re.fullmatch(r"\((?P<label>[\w-]+)\)=", line.strip()):
-            return match["label"]
-    raise ValueError(f"notebooks/{stem}.md opens with no (label)= line")
+def _entry(name: str) -> str:
+    if name == _VERSION:
+        return (f".. py:data:: {name}\n   :type: str\n\n   The installed version of prunelab (the one in "
+                "``pyproject.toml``), as ``importlib.metadata.version`` reads it.")
+    obj = _resolve(name)
+    if inspect.isclass(obj) and issubclass(obj, BaseException):
+        return f".. autoexception:: {name}"
+    if inspect.isclass(obj):
+        return f".. autoclass:: {name}\n   :members:"
+    if inspect.isfunction(obj):
+        return f".. autofunction:: {name}"
+    return f".. autodata:: {name}\n   :no-value:"
 
 
-def write_page(calls: dict[str, set[str]], page: Path = API_PAGE) -> None:
-    """Write the page's tables from ``calls`` (module by module, names sorted), keeping its header."""
+def page_text(entries: dict[str, list[str]], header: str) -> str:
+    """The page: ``header``, then per module an autosummary table and the full entries."""
+    parts = [header.rstrip("\n")]
+    for module, names in entries.items():
+        listed = "\n".join(f"   ~{n}" for n in names if n != _VERSION)  # the short name: the heading has the module
+        body = "\n\n".join(_entry(n) for n in names)
+        parts.append(f"## `{module}`\n\n```{{eval-rst}}\n.. autosummary::\n   :nosignatures:\n\n{listed}\n\n"
+                     f"{body}\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def write_page(entries: dict[str, list[str]], page: Path = API_PAGE) -> None:
+    """Write the page from ``entries``, keeping its header (everything above the first module heading)."""
     text = page.read_text(encoding="utf-8")
-    header = text[: text.index("\n## `")].rstrip("\n")
-    modules: dict[str, list[str]] = {}
-    for name in calls:
-        module, _, short = name.rpartition(".")
-        modules.setdefault(module, []).append(short)
-    parts = [header]
-    for module in sorted(modules, key=lambda m: (m != "prunelab", m)):
-        rows = ["| function | what it does | chapters |", "|---|---|---|"]
-        for short in sorted(modules[module], key=str.lower):
-            doc = purpose(inspect.getdoc(_resolve(f"{module}.{short}")) or "")
-            refs = ", ".join(f"{{ref}}`{_chapter_label(stem)}`" for stem in sorted(calls[f"{module}.{short}"]))
-            rows.append(f"| `{short}` | {doc} | {refs} |")
-        parts.append(f"## `{module}`\n\n" + "\n".join(rows))
-    page.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    page.write_text(page_text(entries, text[: text.index("\n## `")]), encoding="utf-8")
+
+
+def docstring_problem(name: str, obj) -> str | None:
+    """Why ``obj`` cannot be a page entry, or None: it has no docstring (or an empty one).
+
+    Examples
+    --------
+    >>> def f():
+    ...     pass
+    >>> docstring_problem("f", f)
+    'f has no docstring'
+    >>> docstring_problem("page_entries", page_entries) is None
+    True
+    """
+    return None if (inspect.getdoc(obj) or "").strip() else f"{name} has no docstring"
+
+
+def without_example(name: str, obj) -> bool:
+    """Whether ``obj`` is a function or a class (not an exception or a warning) whose docstring has no Examples.
+
+    Examples
+    --------
+    >>> without_example("page_entries", page_entries), without_example("docstring_problem", docstring_problem)
+    (False, False)
+    >>> without_example("ValueError", ValueError)
+    False
+    """
+    needs = inspect.isfunction(obj) or (inspect.isclass(obj) and not issubclass(obj, BaseException))
+    return needs and not re.search(r"^Examples\n-{8,}$", inspect.getdoc(obj) or "", re.MULTILINE)
+
+
+def _check_docstring(app, what, name, obj, options, lines) -> None:
+    """``autodoc-process-docstring``: warn on an entry without a docstring; number its references apart.
+
+    A numpydoc ``References`` section's ``.. [1]`` is a footnote labelled ``1``, and a
+    page of many docstrings would hold many: each docstring's become auto-numbered
+    footnotes of their own name (``[#prunelab-sample-1]``), numbered through the page.
+    """
+    if what == "data" and lines and "\n".join(lines).strip() == inspect.cleandoc(type(obj).__doc__ or ""):
+        lines[:] = _attribute_doc(name, obj)  # a tuple's own "Built-in immutable sequence." is not its doc
+    if what not in ("method", "attribute", "property") and name.startswith("prunelab"):
+        if what == "data" and not lines:
+            from sphinx.util import logging
+
+            logging.getLogger(__name__).warning(f"{name} has no docstring (book/api.md)", type="prunelab",
+                                                subtype="api")
+        if problem := docstring_problem(name, obj):
+            from sphinx.util import logging
+
+            logging.getLogger(__name__).warning(f"{problem} (book/api.md)", type="prunelab", subtype="api")
+    if what == "property" and lines and lines[-1].startswith(":type: "):
+        first = (inspect.getdoc(obj) or "").split("\n")[0]  # napoleon took "A digest of x: y" for "type: text"
+        if first.startswith(f"{lines[-1][len(':type: '):]}:"):
+            del lines[-1]
+            lines[0] = first
+    tag = re.sub(r"\W", "-", name)
+    for i, line in enumerate(lines):
+        line = re.sub(r"\[(\d+)\]_", rf"[#{tag}-\1]_", re.sub(r"^(\s*)\.\. \[(\d+)\]", rf"\1.. [#{tag}-\2]", line))
+        lines[i] = line if re.match(r"\s*(\+[-=+]+\s*$|\|.*\|\s*$)", line) else _absolute_values(line)  # a table row
+
+
+def _attribute_doc(name: str, obj) -> list[str]:
+    """The docstring under the assignment of ``obj`` (re-exported as ``name``) in its ``prunelab`` module, or []."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    short = name.rpartition(".")[2]
+    for module in sorted(m for m in sys.modules if m.split(".")[0] == "prunelab"):
+        if getattr(sys.modules[module], short, None) is obj:
+            docs = ModuleAnalyzer.for_module(module).find_attr_docs().get(("", short))
+            if docs:
+                return list(docs)
+    return []
+
+
+def _absolute_values(line: str) -> str:
+    r"""A line with ``|S|`` outside literals and roles escaped: the size of a set, not an rst substitution.
+
+    Examples
+    --------
+    >>> _absolute_values("|S|: the size; ``|S|`` as code; :math:`|x|`")
+    '\\|S\\|: the size; ``|S|`` as code; :math:`|x|`'
+    """
+    parts = re.split(r"(``.+?``|`[^`]*`)", line)
+    parts[::2] = [re.sub(r"(?<![|\\])\|(\S(?:[^|]*\S)?)\|(?!\|)", r"\\|\1\\|", p) for p in parts[::2]]
+    return "".join(parts)
+
+
+def _importable(dotted: str):
+    """``(True, obj)`` if ``dotted`` names an importable object (a module or an attribute's), else ``(False, None)``."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except (ImportError, TypeError, ValueError):
+            continue
+        try:
+            for attribute in parts[cut:]:
+                obj = getattr(obj, attribute)
+        except AttributeError:
+            return False, None
+        return True, obj
+    return False, None
+
+
+def referenced(target: str, module: str | None = None, cls: str | None = None):
+    """The object a docstring's reference names, or ``(False, None)``: as written, in its module or class,
+    in a ``prunelab`` module already imported, or a builtin or ``numpy`` name.
+
+    Examples
+    --------
+    >>> import prunelab.sampling
+    >>> referenced("~prunelab.sample") == (True, prunelab.sample)
+    True
+    >>> referenced("sample", module="prunelab.sampling")[1] is prunelab.sample
+    True
+    >>> referenced("no_such_function", module="prunelab.sampling")
+    (False, None)
+    """
+    target = target.lstrip("~.")
+    candidates = [target]
+    if module:
+        candidates += [f"{module}.{cls}.{target}" if cls else None, f"{module}.{target}"]
+    if "." not in target:
+        candidates += [f"{m}.{target}" for m in sorted(sys.modules) if m.split(".")[0] == "prunelab"]
+    candidates += [f"builtins.{target}", f"numpy.{target}"]
+    for candidate in filter(None, candidates):
+        found, obj = _importable(candidate)
+        if found:
+            return True, obj
+    return False, None
+
+
+def _entries_by_object(app) -> dict[int, str]:
+    """id of each function, class and module the page documents -> its name on the page (built once)."""
+    if not hasattr(app.env, "prunelab_api_entries"):
+        entries = {}
+        for name in [n for names in documented(Path(app.srcdir) / "book" / "api.md").values() for n in names]:
+            obj = _resolve(name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                entries[id(obj)] = name
+        app.env.prunelab_api_entries = entries
+    return app.env.prunelab_api_entries
+
+
+def _missing_reference(app, env, node, contnode):
+    """``missing-reference``: a docstring's reference to a real object links to its entry on the page if it has one
+    (documented under another name: ``prunelab.sampling.sample`` is ``prunelab.sample``), else shows as code.
+
+    A role that names nothing (a name that was renamed or never existed) is left to
+    Sphinx, which warns. An attribute's type, written in words (``int64 (chain,
+    draw)``, which napoleon makes a field's type; a role's text is a literal, a type's not), shows as text.
+    """
+    from docutils import nodes
+
+    if node.get("refdomain") != "py":
+        return None
+    found, obj = referenced(node.get("reftarget", ""), node.get("py:module"), node.get("py:class"))
+    if not found:  # a role names nothing: Sphinx warns; a type in words (an attribute's, "int64 (chain, draw)") is text
+        return None if isinstance(contnode, nodes.literal) else contnode
+    name = _entries_by_object(app).get(id(obj)) if inspect.isfunction(obj) or inspect.isclass(obj) else None
+    if name is not None:
+        resolved = env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", name, node, contnode)
+        if resolved is not None:
+            return resolved
+    return contnode
+
+
+def setup(app):
+    """The Sphinx extension: autodoc, autosummary and napoleon, the docstring check and the references' resolution."""
+    for extension in ("sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.napoleon"):
+        app.setup_extension(extension)
+    app.connect("autodoc-process-docstring", _check_docstring)
+    app.connect("missing-reference", _missing_reference)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 def main() -> int:
-    calls = chapter_calls(sorted((ROOT / "notebooks").glob("*.md")))
+    need = wanted()
     if "--write" in sys.argv[1:]:
-        write_page(calls)
-    missing, stale = sorted(set(calls) - listed()), sorted(listed() - set(calls))
-    for name in missing:
-        print(f"missing from {API_PAGE.relative_to(ROOT)}: {name} (called in {', '.join(sorted(calls[name]))})")
-    for name in stale:
-        print(f"listed in {API_PAGE.relative_to(ROOT)} but called by no chapter: {name}")
-    return 1 if missing or stale else 0
+        write_page(need)
+    have = documented()
+    need_names = {n for names in need.values() for n in names}
+    have_names = {n for names in have.values() for n in names}
+    problems = [f"missing from {API_PAGE.relative_to(ROOT)}: {n}" for n in sorted(need_names - have_names)]
+    problems += [f"on {API_PAGE.relative_to(ROOT)} but neither public nor called by a chapter: {n}"
+                 for n in sorted(have_names - need_names)]
+    problems += [p for n in sorted(have_names - {_VERSION}) if (p := docstring_problem(n, _resolve(n)))]
+    for line in problems:
+        print(line)
+    bare = [n for n in sorted(have_names - {_VERSION}) if without_example(n, _resolve(n))]
+    if bare:
+        print(f"{len(bare)} entries have a docstring without an Examples section: {', '.join(bare)}")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import multiprocessing
 import os
 import re
@@ -54,7 +55,7 @@ from joblib.externals.loky import get_reusable_executor
 
 from prunelab.catalogue import data_dir
 from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
-from . import store
+from . import cluster, store
 from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versions, out_name, previous_sessions
 from .provenance import provenance_record, utc_now
 
@@ -314,7 +315,8 @@ def _check_settings(out: Path, settings: dict, extend: bool = False) -> None:
 
 
 def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, root_seed: int = DEFAULT_ROOT_SEED,
-          kinds=None, progress: bool = False, command: str | None = None, extend: bool = False) -> dict:
+          kinds=None, progress: bool = False, command: str | None = None, extend: bool = False,
+          scheduler=None) -> dict:
     """Run (or resume) an experiment's profile and write its tables and provenance.
 
     Parameters
@@ -341,6 +343,13 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
         Add the runs of a profile that :func:`extends` the one ``out`` was made with
         (more samplers, networks or budgets; nothing else changed), keeping the runs
         already there; the earlier sweeps stay listed in the provenance.
+    scheduler : str or distributed.Client, optional
+        A dask.distributed scheduler's address (``tcp://HOST:8786``) or a client: the
+        runs are computed on its workers (each worker thread takes one run at a time;
+        ``n_jobs`` is not used), after :func:`~prunelab.lab.experiments.cluster.check_workers`
+        found the same prunelab and libraries on every worker, and written here. The
+        records are the ones a local sweep writes; the provenance's ``machine`` lists
+        the workers' hosts and the runs each computed (``workers``), not the address.
 
     Returns
     -------
@@ -361,18 +370,14 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
     store.remove_stale_tmp(out)
     _check_settings(out, settings, extend=extend)
     todo = [r for r in runs if not record_path(out, r.id).exists()]
-    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo else 1
+    n_workers = worker_count(n_jobs, len(todo), "runs to do") if todo and scheduler is None else 1
     tic, started, load_start, git = time.perf_counter(), utc_now(), current_load(), git_commit()  # the code that ran
-    tasks = (delayed(experiment.run)(r, prof, root_seed) for r in todo)
+    on_cluster = {"workers": [], "hosts": {}} if scheduler is not None else None
     n_done = 0
     with sigterm_as_interrupt():  # a SIGTERM ends the workers as Ctrl-C does
         records = None
         try:
-            if n_workers == 1:
-                records = (t[0](*t[1], **t[2]) for t in tasks)
-            else:
-                with sigint_blocked():  # the workers never see Ctrl-C, even while they start: it is ours to handle
-                    records = Parallel(n_jobs=n_workers, return_as="generator_unordered")(tasks)
+            records = _executor(experiment, todo, prof, root_seed, n_workers, scheduler, on_cluster)
             for record in records:
                 store.write_json_atomic({**record, "settings": settings}, record_path(out, record["id"]))
                 n_done += 1
@@ -381,27 +386,75 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
                     tail = f" {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""
                     print(f"[{n_done}/{len(todo)}] {record['id']}{tail}", file=sys.stderr, flush=True)
         except KeyboardInterrupt as stop:
-            if n_workers != 1:
+            if n_workers != 1 or scheduler is not None:
                 if records is not None:
-                    records.close()
-                stop_workers()
+                    records.close()  # joblib's and the cluster's: the pending tasks are cancelled
+                if scheduler is None:
+                    stop_workers()
             raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
                                    terminated=isinstance(stop, Terminated)) from None
     tables, runs_wall_seconds = _consolidate(experiment, out)
     return write_provenance(
-        experiment, out, command=command, profile=prof, root_seed=root_seed, n_jobs=n_jobs, n_workers=n_workers,
+        experiment, out, command=command, profile=prof, root_seed=root_seed, n_jobs=n_jobs,
+        n_workers=len(on_cluster["workers"]) if on_cluster and on_cluster["workers"] else n_workers,
         planned=planned, n_runs=len(runs), n_done=n_done, n_skipped=len(runs) - len(todo), tables=tables,
         runs_wall_seconds=runs_wall_seconds, started=started, load_start=load_start, git=git,
         sweep_seconds=time.perf_counter() - tic,
+        workers=None if on_cluster is None else _cluster_workers(on_cluster["hosts"]),
     )
+
+
+def _executor(experiment: Experiment, todo, prof, root_seed: int, n_workers: int, scheduler, on_cluster):
+    """The records of the runs of ``todo``, as each finishes: here, in ``n_workers`` loky processes, or on a cluster.
+
+    On a cluster (``scheduler``), the workers are checked before any run
+    (:func:`~prunelab.lab.experiments.cluster.check_workers`: their environments go to
+    ``on_cluster["workers"]``) and each run's host to ``on_cluster["hosts"]``. Closing
+    the iterator cancels the runs not started (joblib's and the cluster's).
+    """
+    if scheduler is not None:
+        return _cluster_records(experiment, todo, prof, root_seed, scheduler, on_cluster)
+    if n_workers == 1:
+        return (experiment.run(r, prof, root_seed) for r in todo)
+    with sigint_blocked():  # the workers never see Ctrl-C, even while they start: it is ours to handle
+        return Parallel(n_jobs=n_workers, return_as="generator_unordered")(
+            delayed(experiment.run)(r, prof, root_seed) for r in todo)
+
+
+def _cluster_records(experiment: Experiment, todo, prof, root_seed: int, scheduler, on_cluster):
+    if not todo:
+        return
+    with cluster.connected(scheduler) as client:
+        on_cluster["workers"] = cluster.check_workers(client, experiment.libraries)
+        for record, host in cluster.run_each(client, experiment.run, todo, prof, root_seed):
+            on_cluster["hosts"][record["id"]] = host
+            yield record
+
+
+def _cluster_workers(hosts: dict) -> list[dict]:
+    """The hosts of a cluster sweep's runs: one entry per machine (:data:`~.cluster.HOST_KEYS`) with its run ids.
+
+    Examples
+    --------
+    >>> a, b = {"hostname": "a", "cpu_count": 2}, {"hostname": "b", "cpu_count": 8}
+    >>> _cluster_workers({"x.2": a, "x.1": a, "x.3": b})
+    [{'hostname': 'a', 'cpu_count': 2, 'runs': ['x.1', 'x.2']}, {'hostname': 'b', 'cpu_count': 8, 'runs': ['x.3']}]
+    """
+    machines: dict[str, dict] = {}
+    for run_id in sorted(hosts):
+        key = json.dumps(hosts[run_id], sort_keys=True)
+        machines.setdefault(key, {**hosts[run_id], "runs": []})["runs"].append(run_id)
+    return list(machines.values())
 
 
 def write_provenance(experiment: Experiment, out: Path, *, command, profile, root_seed, n_jobs, n_workers, planned,
                      n_runs, n_done, n_skipped, tables, runs_wall_seconds, started, load_start, git,
-                     sweep_seconds) -> dict:
+                     sweep_seconds, workers=None) -> dict:
     """Write ``<out>/provenance.json`` (:data:`PROVENANCE_KEYS`) and return it.
 
-    ``runs_wall_seconds`` is the sum of the records' ``wall_seconds`` (what the runs took).
+    ``runs_wall_seconds`` is the sum of the records' ``wall_seconds`` (what the runs took);
+    ``workers``: a cluster sweep's machines and their runs (``machine["workers"]``);
+    ``machine`` itself is then the machine that wrote the folder, not the one that ran the runs.
     """
     out = Path(out)
     command = command if command is not None else " ".join(shlex.quote(a) for a in sys.argv)
@@ -415,7 +468,8 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
         "rows": {k: len(t) for k, t in tables.items()},
         "runs_wall_seconds": float(runs_wall_seconds),
         "start_time": started, "sweep_seconds": sweep_seconds,
-        "machine": {**base["machine"], "load_average_start": load_start},
+        "machine": {**base["machine"], "load_average_start": load_start,
+                    **({} if workers is None else {"workers": workers})},
         "libraries": {**library_versions(), **library_versions(experiment.libraries)},
         "previous_sessions": previous_sessions(out / "provenance.json"),
     }

@@ -148,7 +148,7 @@ PAPER_LAYOUTS: dict[str, tuple[dict, dict]] = {
     # the paper's Figure 2, made compact enough to read at the width of a book page
     "blood_pressure": (
         {"Kidney": (0.0, 0.0), "Lifestyle": (2.6, 0.0), "BloodPressure": (1.3, -1.2),
-         "Sports": (3.9, -1.2), "Measurement": (1.3, -3.0)},
+         "Sports": (3.9, -1.2), "Measurement": (2.1, -3.0)},  # the arrow from BloodPressure clears its table
         {"Kidney": (-1.35, 0.0), "Lifestyle": (1.4, 0.0), "BloodPressure": (-1.75, -0.8),
          "Sports": (0.0, -0.85), "Measurement": (1.75, 0.0)},
     ),
