@@ -216,7 +216,7 @@ def network_cases() -> list[tuple[str, str, object]]:
     The paper's asia, alarm and win95pts with 25 % evidence are the pgmpy networks
     with the same frozen sets, so they appear once.
     """
-    from prunelab.lab.experiments.cases import load_case_network
+    from prunelab.lab.experiments.specs import load_case_network
     from prunelab.lab.experiments.large.networks import load_large, pgmpy_networks
     from prunelab.lab.experiments.specs import BENCHMARKS, CaseSpec
     from prunelab.lab.paper_numbers import PAPER_BENCHMARKS

@@ -36,7 +36,7 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     library  indicators/     Hellinger, AHD(t), sigma_t, fit_alpha, time_to_sigma
     library  diagnostics     R-hat and ESS through ArviZ
     library  extras          optional packages: available(), require() naming the extra that installs one
-    lab      lab/experiments/        the paper's sweep: cases, profiles, runner, store, tables
+    lab      lab/experiments/        every frozen result: one framework (sweep, store, reader), the paper's sweep
     lab      lab/experiments/large/  every pgmpy network, its peers, grids
     lab      lab/experiments/families  the literature's deterministic benchmarks, answered exactly
     lab      lab/peers/      pgmpy, pyAgrum and PyMC samplers, and the comparison with ours
@@ -45,8 +45,9 @@ the book's chapters (``notebooks/``). The library never imports the lab::
     lab      lab/paper_numbers   every transcription of the paper: Tables 1-3, Figures 2 and 6
     lab      lab/mixing      the one "did not mix" verdict of a case: a mark and its reason
     lab      lab/scorecard   each figure, table and claim of the paper beside ours
-    lab      lab/notebook    what every chapter calls: setup, results, glue, watermark
-    cli      __main__        python -m prunelab reproduce|tables|cases|large (runs the lab)
+    lab      lab/notebook    what every chapter calls: setup, glue, watermark
+    lab      lab/registry    our samplers, from samplers' registry, and prune's uniform draws, for the lab
+    cli      __main__        python -m prunelab run EXPERIMENT|tables|cases (runs the lab)
 
 A new sampler goes in ``samplers/`` (named in ``samplers.BUILT_IN``), a new uniform draw
 from the pruned set in ``samplers/prune/draws/`` (named in ``draws/registry.DRAWS``), a new

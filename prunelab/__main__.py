@@ -2,19 +2,21 @@
 
 Its help is written for a terminal, in plain words: :data:`DESCRIPTION` above the
 commands, :data:`EXAMPLES` below them (``python -m prunelab --help``), and one line per
-command and experiment. A killed ``reproduce`` or ``run`` resumes where it stopped when
-started again with the same arguments. Everything here calls
+command and experiment. A killed ``run`` resumes where it stopped when started again
+with the same arguments. Everything here calls
 :mod:`prunelab.lab.experiments`; the command line adds no logic.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shlex
 import sys
+from pathlib import Path
 
-__all__ = ["DESCRIPTION", "EXAMPLES", "main"]
+__all__ = ["DESCRIPTION", "EXAMPLES", "EXPERIMENT_LINES", "main"]
 
 DESCRIPTION = """\
 Rerun the experiments of the paper "Prune Sampling" and of the book that reproduces it,
@@ -24,16 +26,16 @@ again with the same arguments. Arguments are checked before anything is written.
 
 EXAMPLES = """\
 examples:
-  python -m prunelab reproduce --profile smoke --jobs 2      the paper's sweep, small, on 2 cores
-  python -m prunelab reproduce --profile paper               the paper's sweep, on every core
-  python -m prunelab reproduce --profile smoke --cases 'grid-*' '*.prune'
+  python -m prunelab run paper --profile smoke --jobs 2      the paper's sweep, small, on 2 cores
+  python -m prunelab run paper --profile paper --jobs 2      the paper's sweep (data/results/paper)
+  python -m prunelab run paper --profile smoke --cases 'grid-*' '*.prune'
                                                              only the cases these patterns match
-  python -m prunelab reproduce --scheduler tcp://HOST:8786   the sweep on a dask.distributed cluster
   python -m prunelab tables --profile smoke                  Tables 2 and 3 beside the paper's
-  python -m prunelab cases                                   every case id
-  python -m prunelab run peers --profile quick               an experiment: large, frontier, mcsat, peers
+  python -m prunelab cases                                   every case id of the paper's sweep
+  python -m prunelab run peers --profile quick               another experiment (run --help lists them)
   python -m prunelab run families --scheduler tcp://HOST:8786
                                                              an experiment's runs on a dask.distributed cluster
+  python -m prunelab run large --freeze-evidence             the large networks' evidence files
   python -m prunelab --version                               the installed version"""
 
 
@@ -75,19 +77,19 @@ def _user_errors() -> tuple:
 
 _COMMANDS = {
     "run": "run (or resume) an experiment's profile and write data/results/<experiment>[-<profile>]",
-    "reproduce": "run (or resume) a profile's sweep and write data/results/<profile>",
-    "tables": "print Table 2 (alpha) and Table 3 (seconds) beside the paper's",
-    "cases": "list the case ids",
-    "large": "the same as 'run large': prune sampling on every pgmpy network, its peers, grids",
+    "tables": "print Table 2 (alpha) and Table 3 (seconds) of the paper's sweep beside the paper's",
+    "cases": "list the case ids of the paper's sweep",
 }
 
-_EXPERIMENTS = {
+EXPERIMENT_LINES = {
+    "paper": "the paper's sweep: 11 benchmarks x Gibbs, Metropolis, prune sampling; Tables 2-3, Figure 5",
     "frontier": "past the junction tree: grids compiled into circuits, the samplers beside them",
     "large": "prune sampling on every network pgmpy ships, its peers at equal budgets, grids",
     "mcsat": "what SampleSAT costs MC-SAT: its bias, and the paper's indicators beside the other samplers",
     "peers": "prunelab beside pgmpy, pyAgrum and PyMC at equal wall-clock budgets",
     "families": "the literature's deterministic benchmarks answered exactly: each method, auto's choice, pyAgrum",
 }
+"""The one line ``run --help`` shows for each experiment of :data:`prunelab.lab.experiments.EXPERIMENTS`."""
 
 
 def _version() -> str:
@@ -132,63 +134,51 @@ def _parser() -> argparse.ArgumentParser:
     missing = _missing_extra()
     if missing is not None:
         return _parser_without_extra(missing)
-    from .lab.experiments import CASE_INITS, DEFAULT_ROOT_SEED, PROFILES
+    from .lab.experiments import CASE_INITS, DEFAULT_ROOT_SEED, EXPERIMENTS, PROFILES
 
     parser = _new_parser()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    rep = sub.add_parser("reproduce", help=_COMMANDS["reproduce"])
-    rep.add_argument("--profile", default="paper", choices=sorted(PROFILES), help="how much to run (default: paper)")
-    rep.add_argument("--cases", nargs="+", metavar="PATTERN",
-                     help="case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the profile's cases)")
-    rep.add_argument("--jobs", type=_jobs, default=-1, help="worker processes; -1 all cores (default), 1 in-process")
-    rep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this dask.distributed scheduler")
-    rep.add_argument("--out", metavar="DIR", type=_folder,
-                     help="results folder (default: data/results/<profile>; for an installed wheel "
-                          "~/.local/share/prunelab/results/<profile>)")
-    rep.add_argument("--init", choices=CASE_INITS,
-                     help="override the initial states; 'fixed': all runs of a case start from one state")
-    rep.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED,
+    experiments = "\n".join(f"  {name:<10}{EXPERIMENT_LINES[name]}" for name in sorted(EXPERIMENTS))
+    profiles = "; ".join(f"{name}: {', '.join(sorted(EXPERIMENTS[name].profiles))}" for name in sorted(EXPERIMENTS))
+    run = sub.add_parser("run", help=_COMMANDS["run"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description=f"{_COMMANDS['run']}.\n\nexperiments:\n{experiments}",
+                         epilog="example:\n  python -m prunelab run paper --profile smoke --jobs 2")
+    run.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
+                     help=f"one of {', '.join(sorted(EXPERIMENTS))} (listed above)")
+    run.add_argument("--profile", default="paper",
+                     help=f"how much to run (default: paper); the profiles of each experiment: {profiles}")
+    run.add_argument("--jobs", type=_jobs, default=1,
+                     help="worker processes; -1 all cores; default 1 (timed budgets share no core)")
+    run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="compute the runs on this dask.distributed scheduler's workers (--jobs is not used; give "
+                          "each worker one thread for timed budgets); the results are written here")
+    run.add_argument("--out", metavar="DIR", type=_folder,
+                     help="results folder (default: data/results/<experiment>[-<profile>]; for an installed wheel "
+                          "~/.local/share/prunelab/results/...)")
+    run.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
+    run.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED,
                      help=f"root seed (default {DEFAULT_ROOT_SEED})")
-    rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--no-progress", action="store_true", help="no line per finished run")
+    run.add_argument("--extend", action="store_true",
+                     help="add the runs of a profile that only adds cases, samplers, networks or budgets to the "
+                          "one the folder was made with, keeping its runs")
+    run.add_argument("--cases", nargs="+", metavar="PATTERN",
+                     help="paper only: case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the "
+                          "profile's cases)")
+    run.add_argument("--init", choices=CASE_INITS,
+                     help="paper only: override the initial states; 'fixed': all runs of a case start from one state")
+    run.add_argument("--freeze-evidence", action="store_true",
+                     help="large only: write the missing <network>-25.json evidence files (into --out if given, "
+                          "default data/evidence) instead of running")
 
     tab = sub.add_parser("tables", help=_COMMANDS["tables"])
     tab.add_argument("--profile", default="paper", choices=sorted(PROFILES))
-    tab.add_argument("--out", metavar="DIR", type=_folder, help="results folder (default: data/results/<profile>)")
+    tab.add_argument("--out", metavar="DIR", type=_folder,
+                     help="results folder (default: the paper sweep's, data/results/paper[-<profile>])")
     tab.add_argument("--alpha", default="alpha", choices=["alpha", "alpha_free"],
                      help="our alpha: the paper's fixed delta = 0.9 (default) or delta fitted")
 
     sub.add_parser("cases", help=_COMMANDS["cases"])
-
-    from .lab.experiments import EXPERIMENTS
-
-    experiments = "\n".join(f"  {name:<10}{_EXPERIMENTS[name]}" for name in sorted(EXPERIMENTS))
-    profiles = "; ".join(f"{name}: {', '.join(sorted(EXPERIMENTS[name].profiles))}" for name in sorted(EXPERIMENTS))
-    run = sub.add_parser("run", help=_COMMANDS["run"], formatter_class=argparse.RawDescriptionHelpFormatter,
-                         description=f"{_COMMANDS['run']}.\n\nexperiments:\n{experiments}",
-                         epilog="example:\n  python -m prunelab run peers --profile quick --jobs 1")
-    run.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
-                     help=f"one of {', '.join(sorted(EXPERIMENTS))} (listed above)")
-    big = sub.add_parser("large", help=_COMMANDS["large"])
-    for command in (run, big):
-        command.add_argument("--profile", default="paper",
-                             help=f"how much to run (default: paper); the profiles of each experiment: {profiles}")
-        command.add_argument("--jobs", type=_jobs, default=1,
-                             help="worker processes (default 1: timed budgets share no core)")
-        command.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                             help="compute the runs on this dask.distributed scheduler's workers (--jobs is not "
-                                  "used; give each worker one thread for timed budgets); the results are written here")
-        command.add_argument("--out", metavar="DIR", type=_folder,
-                             help="results folder (default: data/results/<experiment>[-<profile>])")
-        command.add_argument("--kinds", nargs="+", metavar="KIND", help="only these kinds of run")
-        command.add_argument("--seed", type=_non_negative, default=DEFAULT_ROOT_SEED, help="root seed")
-        command.add_argument("--no-progress", action="store_true", help="no progress bar")
-        command.add_argument("--extend", action="store_true",
-                             help="add the runs of a profile that only adds samplers, networks or budgets to the "
-                                  "one the folder was made with, keeping its runs")
-    big.add_argument("--freeze-evidence", action="store_true",
-                     help="only write the missing <network>-25.json evidence files (into --out if given, "
-                          "default data/evidence)")
     return parser
 
 
@@ -251,63 +241,56 @@ def _command(args, argv) -> int:
         sys.stdout.flush()
         return 0
     if args.command == "tables":
-        results = experiments.load_results(args.profile, out=args.out)
-        prov = results.get("provenance", {})
-        machine = prov.get("machine", {})
-        made = prov.get("profile", {}).get("name", args.profile)  # the profile the results were made with
-        print(
-            f"profile {made}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
-            f"{prov.get('profile', {}).get('n_draws', '?')} draws per case; "
-            f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
-        )
-        print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
-        sys.stdout.flush()
+        return _tables(args)
+    for option, owner in (("cases", "paper"), ("init", "paper"), ("freeze_evidence", "large")):
+        if getattr(args, option) and args.experiment != owner:
+            raise _UserError(f"--{option.replace('_', '-')} is an option of 'run {owner}', not of "
+                             f"'run {args.experiment}'")
+    if args.freeze_evidence:
+        for path in experiments.large.freeze_evidence(folder=args.out):
+            print(f"wrote {path}")
         return 0
+    experiment = experiments.EXPERIMENTS[args.experiment]
+    profile = experiments.framework.get_profile(experiment, args.profile)
+    if args.cases or args.init:
+        profile = dataclasses.replace(profile, init=args.init or profile.init)
+        profile = profile.only(args.cases) if args.cases else profile
     words = _without_address(sys.argv[1:] if argv is None else argv)
     argv_text = "python -m prunelab " + " ".join(shlex.quote(a) for a in words)
-    if args.command in ("run", "large"):
-        name = getattr(args, "experiment", "large")
-        if args.command == "large" and args.freeze_evidence:
-            from .lab.experiments import large
-
-            for path in large.freeze_evidence(folder=args.out):
-                print(f"wrote {path}")
-            return 0
-        try:
-            report = experiments.sweep(experiments.EXPERIMENTS[name], args.profile, out=args.out, n_jobs=args.jobs,
-                                       root_seed=args.seed, kinds=args.kinds, progress=not args.no_progress,
-                                       command=argv_text, extend=args.extend, scheduler=args.scheduler)
-        except experiments.SweepInterrupted as stop:
-            return _interrupted(stop)
-        out = args.out or experiments.results_folder(experiments.EXPERIMENTS[name], args.profile)
-        print(f"{name} {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
-              f"results in {out}; wall time {report['sweep_seconds']:.0f} s")
-        return 0
-    # reproduce
-    if args.out is None:
-        print(f"results go to {experiments.results_dir(args.profile)} (pass --out to choose)", file=sys.stderr)
     try:
-        report = experiments.reproduce(
-            profile=args.profile,
-            cases=args.cases,
-            n_jobs=args.jobs,
-            scheduler=args.scheduler,
-            out=args.out,
-            root_seed=args.seed,
-            progress=not args.no_progress,
-            init=args.init,
-            command=argv_text,
-        )
+        report = experiments.sweep(experiment, profile, out=args.out, n_jobs=args.jobs, root_seed=args.seed,
+                                   kinds=args.kinds, progress=not args.no_progress, command=argv_text,
+                                   extend=args.extend, scheduler=args.scheduler)
     except experiments.SweepInterrupted as stop:
         return _interrupted(stop)
-    except KeyboardInterrupt:
-        print("\ninterrupted before any run was written; nothing to resume", file=sys.stderr)
-        return 130
+    out = args.out or experiments.results_folder(experiment, profile)
+    print(f"{args.experiment} {args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
+          f"results in {out}; wall time {report['sweep_seconds']:.0f} s")
+    sys.stdout.flush()
+    return 0
+
+
+def _tables(args) -> int:
+    """Tables 2 and 3 of the paper sweep's results (``--out``, else the profile's folder), beside the paper's."""
+    from .lab import experiments
+
+    if args.out is None and args.profile == "paper":
+        results = experiments.results(experiments.PAPER, "paper")  # a rerun's folder, else the frozen results
+    else:
+        folder = experiments.results_folder(experiments.PAPER, args.profile) if args.out is None else Path(args.out)
+        if not (folder / "provenance.json").is_file():
+            raise _UserError(f"no results in {folder}; run `python -m prunelab run paper --profile {args.profile}`"
+                             + ("" if args.out is None else f" --out {shlex.quote(args.out)}"))
+        results = experiments.load_folder(folder)
+    prov = results.get("provenance", {})
+    machine = prov.get("machine", {})
+    made = prov.get("profile", {}).get("name", args.profile)  # the profile the results were made with
     print(
-        f"{args.profile}: {report['n_done']} runs done, {report['n_skipped']} already on disk; "
-        f"results in {report['out']}"
+        f"profile {made}: {prov.get('profile', {}).get('n_runs', '?')} runs x "
+        f"{prov.get('profile', {}).get('n_draws', '?')} draws per case; "
+        f"{machine.get('cpu_model') or machine.get('processor', '?')}, {machine.get('cpu_count', '?')} CPUs"
     )
-    print(f"wall time: {report['sweep_seconds']:.1f} s (in the runs {report['runs_wall_seconds']:.1f} s)")
+    print(experiments.format_paper_tables(results["summary"], alpha_column=args.alpha))
     sys.stdout.flush()
     return 0
 

@@ -1,8 +1,8 @@
 """A sweep that cannot finish until the test lets it: for the tests that interrupt a CLI sweep.
 
-:func:`run_cli` runs ``python -m prunelab ...`` with the runner's ``simulate_run``
-replaced by :func:`gated_simulate_run`: run 0 of every case is computed at once,
-every other run waits until the file named by ``$PRUNELAB_TEST_GATE`` exists. A test
+:func:`run_cli` runs ``python -m prunelab ...`` with the paper sweep's ``run``
+replaced by :func:`gated_run`: run 0 of every case is computed at once, every other
+run waits until the file named by ``$PRUNELAB_TEST_GATE`` exists. A test
 starts the command in a subprocess, waits for the first run file, and signals the
 process: the sweep is then still running however loaded the machine is, because it
 cannot end before the gate opens (and the test never opens it). A forgotten gate
@@ -19,10 +19,13 @@ a signal sent meanwhile reaches a worker that is provably still starting.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
-from prunelab.lab.experiments import runner
+from prunelab.__main__ import main
+from prunelab.lab.experiments import framework
+from prunelab.lab.experiments.paper import PAPER, _Paper
 
 GATE_ENV = "PRUNELAB_TEST_GATE"
 """Environment variable naming the gate file."""
@@ -30,20 +33,17 @@ GATE_ENV = "PRUNELAB_TEST_GATE"
 GATE_LIMIT_SECONDS = 900.0
 """A run waiting longer than this for its gate raises (a test that hung would otherwise hang forever)."""
 
-_simulate_run = runner.simulate_run
-
-
-def gated_simulate_run(case, run, *args, **kwargs):
-    """``simulate_run`` for run 0; any other run first waits for the gate file."""
-    runner.quiet_worker()
-    if run > 0:
+def gated_run(run, profile, root_seed):
+    """The paper sweep's ``run`` for run 0 of a case; any other run first waits for the gate file."""
+    framework.quiet_worker()
+    if run.index > 0:
         gate = Path(os.environ[GATE_ENV])
         limit = time.monotonic() + GATE_LIMIT_SECONDS
         while not gate.exists():
             if time.monotonic() > limit:
                 raise RuntimeError(f"gate {gate} never opened")
             time.sleep(0.05)
-    return _simulate_run(case, run, *args, **kwargs)
+    return _Paper.run(PAPER, run, profile, root_seed)
 
 
 HOLD_ENV = "PRUNELAB_TEST_HOLD"
@@ -82,13 +82,9 @@ def hold_site(folder: Path) -> Path:
 
 def run_cli(argv) -> int:
     """``prunelab.__main__.main(argv)`` with every run but the first of each case held at the gate."""
-    import signal
-
-    from prunelab.__main__ import main
-
     # a process started in the background of a shell without job control inherits SIGINT ignored, and
     # Python then installs no KeyboardInterrupt handler: restore it, so the test does not depend on how
     # the suite was started
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    runner.simulate_run = gated_simulate_run
+    PAPER.run = gated_run  # the workers are sent this function, by name
     return main(list(argv))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from prunelab import BayesianNetwork, load_network
+from prunelab import BayesianNetwork, load_network, make_grid
 from prunelab.indicators import log_checkpoints
 from prunelab.lab.paper_numbers import PAPER_SAMPLERS
 
@@ -20,6 +20,48 @@ EXACT = 1e-12
 """Round-off allowed where the answer is exact: sums and products of at most about a thousand float64
 probabilities in [0, 1], each operation off by at most 2**-53 (1.1e-16) relative, so at most about 1e-13;
 1e-12 leaves a factor of ten."""
+
+LOG_EXACT = 1e-9
+"""Round-off allowed where two exact methods reach one answer by different routes through log space: a circuit's or
+the model counter's log-sum-exp over hundreds of terms, or 128-bit model counts returned as doubles, against the
+junction tree's products; each exp/log pair costs a few ulps of the log, relative to values near 1, so well below
+1e-12 per term but not per several hundred: 1e-9 is what these tests assert."""
+
+CIRCUIT_CASES = [
+    ("deterministic_pair", None),
+    ("asia", None),
+    ("asia", {"dysp": "yes", "xray": "no"}),
+    ("grid-6", None),
+    ("grid-6", {"v_6_6": "T"}),
+    ("multi", None),
+    ("multi", {"C": "c2"}),
+]
+"""``(network, evidence)`` on which the circuit and the model counter are checked against the junction tree
+(:func:`circuit_case_network` builds each network)."""
+
+
+def multi_valued_network() -> BayesianNetwork:
+    """Three- and four-state variables with deterministic rows (one-hot encoding, zeros as clauses)."""
+    return BayesianNetwork(
+        states={"A": ["a0", "a1", "a2"], "B": ["b0", "b1", "b2", "b3"], "C": ["c0", "c1", "c2"]},
+        parents={"B": ["A"], "C": ["A", "B"]},
+        cpts={
+            "A": [0.2, 0.5, 0.3],
+            "B": [[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]],
+            "C": np.array([[[0.3, 0.3, 0.4], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.0, 0.8]]] * 3),
+        },
+        name="multi",
+    )
+
+
+def circuit_case_network(name: str) -> BayesianNetwork:
+    """The network of a :data:`CIRCUIT_CASES` name: ``"grid-6"`` (a 6x6 grid, 75 % deterministic), ``"multi"``
+    (:func:`multi_valued_network`) or a catalogue network."""
+    if name == "grid-6":
+        return make_grid(6, 0.75, seed=11)
+    if name == "multi":
+        return multi_valued_network()
+    return load_network(name)
 
 CHI2_LEVEL = 1e-3
 """Significance of the chi-square tests at fixed seeds (each is deterministic: a pass is reproducible)."""

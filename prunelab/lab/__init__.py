@@ -9,8 +9,8 @@ samplers needs none of it, nor its extras (``experiments``, ``plots``, ``peers``
 =======================  ==============================================================
 subpackage or module     job
 =======================  ==============================================================
-``experiments``          the paper's sweep: cases, profiles, resumable runner, results
-                         store, tidy tables and Tables 2-3 beside the paper's
+``experiments``          every frozen result: one framework (sweep, store, reader), the
+                         paper's sweep, its tables and Tables 2-3 beside the paper's
 ``experiments.large``    prune sampling on every pgmpy network, its peers, grids
 ``peers``                pgmpy, pyAgrum and PyMC samplers on prunelab networks (their
                          comparison is the experiment ``experiments.peers``)
@@ -21,7 +21,8 @@ subpackage or module     job
 ``scorecard``            each figure, table and claim of the paper beside ours
 ``headline``             the scorecard's rows in one call, and its per-draw headline
 ``plots``                the book's figures and the display of its tables
-``notebook``             what every chapter calls: setup, results, glue, watermark
+``notebook``             what every chapter calls: setup, glue, watermark
+``registry``             our samplers (from ``prunelab.samplers``' registry) and prune's uniform draws
 =======================  ==============================================================
 
 Examples

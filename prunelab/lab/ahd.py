@@ -2,7 +2,7 @@
 
 The array form of the same indicator is :func:`prunelab.indicators.mean_hellinger_over_chains`
 (running estimates in, AHD at each checkpoint out); here the distances are already
-in the tidy ``curves.parquet`` of :func:`prunelab.lab.experiments.load_results`, one row
+in the tidy ``curves.parquet`` of :func:`prunelab.lab.experiments.results` of ``PAPER``, one row
 per ``(case, run, t)``, and the functions group them. :mod:`prunelab.lab.plots.results`
 draws what they return (Figure 5).
 
@@ -38,7 +38,7 @@ def ahd_table(
     Parameters
     ----------
     curves : DataFrame
-        ``curves.parquet`` of :func:`prunelab.lab.experiments.load_results`: one row per
+        ``curves.parquet`` of :func:`prunelab.lab.experiments.results` of ``PAPER``: one row per
         ``(case, run, t)`` with ``benchmark``, ``sampler``, ``init`` and ``column``.
     column : str, default "hellinger_query"
         ``"hellinger_query"`` (the query variable), ``"hellinger_all"`` (each run's mean

@@ -38,7 +38,7 @@ def all_rows(results: dict, tie: float = 0.1) -> list[scorecard.Row]:
     ----------
     results : dict
         The experiment results of the paper's cases (``summary`` and ``curves``, as
-        :func:`prunelab.lab.notebook.results_for` returns them).
+        :func:`prunelab.lab.experiments.results` of ``PAPER`` returns them).
     tie : float, default 0.1
         Figure 5's relative tie band (:func:`prunelab.lab.scorecard.accuracy_rows`).
 
@@ -49,8 +49,8 @@ def all_rows(results: dict, tie: float = 0.1) -> list[scorecard.Row]:
 
     Examples
     --------
-    >>> from prunelab.lab.experiments import load_results
-    >>> rows = all_rows(load_results("paper"))
+    >>> from prunelab.lab.experiments import PAPER, results
+    >>> rows = all_rows(results(PAPER, "paper"))
     >>> len(rows), rows[0].key
     (25, 'fig1')
     """

@@ -7,8 +7,9 @@ tool chain, so the chapters call these functions instead:
 
 - :func:`setup` is a chapter's first line: the book profile, the chapter's one
   random generator, quiet progress bars, figures as SVG and a line of versions;
-- :func:`results_for` gives a chapter its experiment results: the frozen ones at the
-  paper's scale, or computed on the spot at a smaller profile;
+- a chapter reads its experiment's results with
+  :func:`prunelab.lab.experiments.results`: the frozen ones at the paper's scale, or
+  computed on the spot at a smaller profile;
 - :func:`glue` is MyST-NB's ``glue`` when MyST-NB is installed, and otherwise only
   shows the value (when asked to), since plain Jupyter has no prose to paste into;
   :func:`glue_float` and :func:`glue_range` glue a number, or a range of numbers, for
@@ -21,19 +22,18 @@ tool chain, so the chapters call these functions instead:
 
 from __future__ import annotations
 
-import copy
 import datetime
-import functools
 import os
 import platform
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import NamedTuple
 
 import numpy as np
+
+from .experiments.specs import PROFILES
 
 __all__ = [
     "Chapter",
@@ -42,7 +42,6 @@ __all__ = [
     "glue",
     "glue_float",
     "glue_range",
-    "results_for",
     "setup",
     "watermark",
 ]
@@ -95,13 +94,10 @@ def setup(seed: int, packages: Iterable[str] = ("prunelab", "numpy", "pandas")) 
     >>> float(rng.random()) == float(np.random.default_rng(1).random())
     True
     """
-    from .experiments import get_profile
-
     profile = os.environ.get(PROFILE_VARIABLE, DEFAULT_PROFILE)
-    try:
-        get_profile(profile)
-    except KeyError as exc:
-        raise ValueError(f"{PROFILE_VARIABLE}={profile!r}: {exc.args[0]}") from None
+    if profile not in PROFILES:
+        raise ValueError(f"{PROFILE_VARIABLE}={profile!r}: unknown profile {profile!r}; "
+                         f"profiles are {sorted(PROFILES)}")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found")
         import tqdm.auto  # noqa: F401
@@ -122,49 +118,6 @@ def _vector_figures() -> None:
         return
     if get_ipython() is not None:
         set_matplotlib_formats("svg", "png")
-
-
-def results_for(profile: str, cases) -> dict:
-    """The results of ``cases`` at ``profile``: frozen at the paper profile, else run now.
-
-    Parameters
-    ----------
-    profile : str
-        The book profile (see :func:`setup`). At ``"paper"`` the frozen results in
-        ``data/results/paper`` are read (``python -m prunelab reproduce --profile
-        paper`` regenerates them); at any other profile the cases are run now, in a
-        temporary folder, on one core, once per process (a later call with the same
-        cases gets a copy: a chapter's sections can each load them and still lift).
-    cases : list of str
-        Case ids (:func:`prunelab.lab.experiments.select_cases`); at the paper profile
-        the frozen results hold every case.
-
-    Returns
-    -------
-    dict of pandas.DataFrame
-        As :func:`prunelab.lab.experiments.load_results`.
-
-    Examples
-    --------
-    >>> from prunelab.lab.experiments import select_cases
-    >>> results = results_for("paper", [c.id for c in select_cases(["deterministic_pair"])])
-    >>> sorted(results)
-    ['curves', 'final_marginals', 'provenance', 'runs', 'summary']
-    """
-    from .experiments import load_results
-
-    if profile == "paper":
-        return load_results("paper")
-    return copy.deepcopy(_results_run_now(profile, tuple(cases)))
-
-
-@functools.lru_cache(maxsize=8)
-def _results_run_now(profile: str, cases: tuple) -> dict:
-    from .experiments import load_results, reproduce
-
-    with tempfile.TemporaryDirectory() as tmp:
-        reproduce(profile, cases=list(cases), out=tmp, n_jobs=1, progress=False)
-        return load_results(out=tmp)
 
 
 def glue(name: str, value, display: bool = True) -> None:

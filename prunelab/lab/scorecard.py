@@ -46,6 +46,10 @@ from .paper_numbers import (
     SMALL_AND_MEDIUM_BENCHMARKS,
     TABLE_1,
 )
+from prunelab import theory
+from prunelab.catalogue import load_network
+from prunelab.compiled import compile_network
+from prunelab.theory import enumerate_pruned_set
 
 __all__ = [
     "VERDICTS",
@@ -91,7 +95,7 @@ def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "
     Parameters
     ----------
     curves : pandas.DataFrame
-        The experiment curves (:func:`prunelab.lab.experiments.load_results`).
+        The experiment curves (:func:`prunelab.lab.experiments.results` of ``PAPER``).
     case : str
         A case id, such as ``"grid-8x8.metropolis"``.
     state : int
@@ -146,7 +150,7 @@ def example_rows(summary: pd.DataFrame) -> list[Row]:
     Parameters
     ----------
     summary : pandas.DataFrame
-        The experiment summary (:func:`prunelab.lab.experiments.load_results`), with the
+        The experiment summary (:func:`prunelab.lab.experiments.results` of ``PAPER``), with the
         ``deterministic_pair`` and ``block_chain`` benchmarks.
 
     Returns
@@ -243,7 +247,7 @@ def figure6_rows(summary: pd.DataFrame, curves: pd.DataFrame, exact_sink: float,
     Parameters
     ----------
     summary, curves : pandas.DataFrame
-        The experiment summary and curves (:func:`prunelab.lab.experiments.load_results`).
+        The experiment summary and curves (:func:`prunelab.lab.experiments.results` of ``PAPER``).
     exact_sink : float
         Our grid's exact ``P(v_8_8 = T)`` (the paper's: :data:`~prunelab.lab.paper_numbers.FIGURE_6_P`).
     benchmark, sampler : str
@@ -415,9 +419,6 @@ def theory_rows() -> list[Row]:
         :data:`prunelab.theory.THEOREM_CASES`); the paper's
         Q((0,0) -> (0,0)); the communicating classes of a Gibbs sweep on Example 1.
     """
-    from prunelab import theory
-    from prunelab.catalogue import load_network
-
     worst, regular = 0.0, True
     for case in theory.THEOREM_CASES:
         bn, evidence = case.load()
@@ -456,10 +457,6 @@ def network_rows() -> list[Row]:
     -------
     list of Row
     """
-    from prunelab.catalogue import load_network
-    from prunelab.compiled import compile_network
-    from prunelab.theory import enumerate_pruned_set
-
     pair = load_network("deterministic_pair")
     copy = np.allclose(pair.cpts["A"], 0.5) and np.array_equal(pair.cpts["B"], np.eye(2))
     fig1 = Row("fig1", "Figure 1", "A → B, A a fair coin, B = A with probability 1.",

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prunelab import BayesianNetwork, load_network, make_grid
+from prunelab import load_network, make_grid
 from prunelab.circuit import (
     CircuitTooLargeError,
     circuit_for,
@@ -29,66 +29,32 @@ from prunelab.samplers.prune import sampler as prune, plan as prune_plans
 from prunelab.samplers.prune.draws import circuit as prune_circuit
 from prunelab.samplers.prune.draws.api import count_pruned_states, enumerate_pruned_states
 from prunelab.samplers.prune.pruning import prune_around
-from tests.helpers import effective_sample_size, marginal_interval
-
-EXACT = 1e-9
-"""Circuit against junction tree: both are exact; float rounding over a few hundred terms stays far below this."""
-
-CASES = [
-    ("deterministic_pair", None),
-    ("asia", None),
-    ("asia", {"dysp": "yes", "xray": "no"}),
-    ("grid-6", None),
-    ("grid-6", {"v_6_6": "T"}),
-    ("multi", None),
-    ("multi", {"C": "c2"}),
-]
+from tests.helpers import CIRCUIT_CASES, LOG_EXACT, circuit_case_network, effective_sample_size, marginal_interval
+from tests.helpers import multi_valued_network
 
 
-def _multi_valued() -> BayesianNetwork:
-    """Three- and four-state variables with deterministic rows (one-hot encoding, zeros as clauses)."""
-    return BayesianNetwork(
-        states={"A": ["a0", "a1", "a2"], "B": ["b0", "b1", "b2", "b3"], "C": ["c0", "c1", "c2"]},
-        parents={"B": ["A"], "C": ["A", "B"]},
-        cpts={
-            "A": [0.2, 0.5, 0.3],
-            "B": [[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]],
-            "C": np.array([[[0.3, 0.3, 0.4], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.0, 0.8]]] * 3),
-        },
-        name="multi",
-    )
-
-
-def _network(name: str) -> BayesianNetwork:
-    if name == "grid-6":
-        return make_grid(6, 0.75, seed=11)
-    if name == "multi":
-        return _multi_valued()
-    return load_network(name)
-
-
-@pytest.mark.parametrize(("name", "evidence"), CASES)
+@pytest.mark.parametrize(("name", "evidence"), CIRCUIT_CASES)
 def test_circuit_marginals_equal_the_junction_tree(name, evidence):
-    bn = _network(name)
+    bn = circuit_case_network(name)
     net = compile_network(bn, evidence)
     log_p, marginals = circuit_inference(bn, net, compile_circuit(net))
     expected = exact_marginals(bn, evidence, method="junction_tree")
     assert expected.method == "junction_tree"
     assert list(marginals) == list(expected)
     for v, p in expected.items():
-        np.testing.assert_allclose(marginals[v], p, rtol=0, atol=EXACT, err_msg=v)
+        np.testing.assert_allclose(marginals[v], p, rtol=0, atol=LOG_EXACT, err_msg=v)
     assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence, method="junction_tree") if evidence
-                                  else 0.0, abs=EXACT)
+                                  else 0.0, abs=LOG_EXACT)
 
 
 def test_exact_entry_points_take_the_circuit_and_say_so():
-    bn = _multi_valued()
+    bn = multi_valued_network()
     got = exact_marginals(bn, {"C": "c1"}, method="circuit")
     assert got.method == "circuit"
     want = exact_marginals(bn, {"C": "c1"})
     assert want.method == "junction_tree"
     for v in want:
-        np.testing.assert_allclose(got[v], want[v], atol=EXACT)
+        np.testing.assert_allclose(got[v], want[v], atol=LOG_EXACT)
     assert probability_of_evidence(bn, {"C": "c1"}, method="circuit") == pytest.approx(
         probability_of_evidence(bn, {"C": "c1"}), rel=1e-12)
     with pytest.raises(ValueError, match="unknown exact inference method 'tables'"):
@@ -96,7 +62,7 @@ def test_exact_entry_points_take_the_circuit_and_say_so():
 
 
 def test_impossible_evidence_is_refused_by_the_circuit_too():
-    bn = _multi_valued()
+    bn = multi_valued_network()
     evidence = {"A": "a1", "B": "b1"}  # P(B = b1 | A = a1) = 0
     assert log_probability_of_evidence(bn, evidence, method="circuit") == -math.inf
     assert probability_of_evidence(bn, evidence, method="circuit") == 0.0
@@ -115,7 +81,7 @@ def test_auto_falls_back_to_the_circuit_when_the_junction_tree_refuses(monkeypat
     got = exact_marginals(bn, {"v_7_7": "T"})
     assert got.method == "circuit"
     for v in want:
-        np.testing.assert_allclose(got[v], want[v], atol=EXACT)
+        np.testing.assert_allclose(got[v], want[v], atol=LOG_EXACT)
 
 
 def test_the_size_cap_refuses_naming_the_size_reached():
@@ -126,7 +92,7 @@ def test_the_size_cap_refuses_naming_the_size_reached():
 
 @pytest.mark.parametrize(("name", "evidence"), [("asia", {"dysp": "yes"}), ("grid-6", None), ("multi", None)])
 def test_pruned_set_sizes_equal_the_counting_plan(name, evidence, rng):
-    bn = _network(name)
+    bn = circuit_case_network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit.plan(net)
     assert np.array_equal(plan.pruning.random_label, prune_plans.prune_plan(net).pruning.random_label)
@@ -194,7 +160,7 @@ def test_the_draw_is_exactly_uniform_on_every_pruned_set(name, evidence, vtree, 
     """For every pruning of the random labels, the draw's distribution is 1/|S| on S (so the transition
     matrix equals the theory's exact prune matrix, a convex combination of these rows, to 1e-12), over the
     dissection vtree and over the turned one (which differs from it on asia and multi)."""
-    bn = _network(name)
+    bn = circuit_case_network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit.plan(net, vtree)
     assert plan.circuit.vtree_name == vtree
@@ -277,7 +243,7 @@ def test_the_circuit_chain_has_the_exact_prune_transition_matrix(name, evidence,
 
 def test_numba_draws_are_uniform_chi_square(rng):
     """200 x |S| draws from one fixed pruned set of grid-6 (|S| > 20): chi-square at level 1e-6."""
-    bn = _network("grid-6")
+    bn = circuit_case_network("grid-6")
     net = compile_network(bn)
     plan = prune_circuit.plan(net)
     x0 = prunelab_start(bn, net, None, rng)
@@ -308,7 +274,7 @@ def test_numba_draws_are_uniform_chi_square(rng):
 
 @pytest.mark.parametrize(("name", "evidence"), [("asia", {"dysp": "yes"}), ("multi", {"C": "c0"})])
 def test_reference_and_numba_chains_draw_identically(name, evidence, rng):
-    bn = _network(name)
+    bn = circuit_case_network(name)
     net = compile_network(bn, evidence)
     x0 = prunelab_start(bn, net, evidence, rng)
     seed = int(rng.integers(2**31))
@@ -323,7 +289,7 @@ def test_reference_and_numba_chains_draw_identically(name, evidence, rng):
 
 
 def test_the_circuit_draw_alone_gives_the_next_state():
-    bn = _network("deterministic_pair")
+    bn = circuit_case_network("deterministic_pair")
     net = compile_network(bn)
     plan = prune_circuit.plan(net)
     kept = plan.pruning.base_kept.copy()
@@ -339,7 +305,7 @@ def test_prune_with_circuit_draws_agrees_with_exact_marginals():
     ``marginal_interval`` (Z_TOLERANCE standard errors from the chains' ESS; visit counts for rare states)."""
     from prunelab.samplers.init import initial_state
 
-    bn = _network("grid-6")
+    bn = circuit_case_network("grid-6")
     evidence = {"v_6_6": "T"}
     net = compile_network(bn, evidence)
     exact = exact_marginals(bn, evidence)
@@ -369,7 +335,7 @@ def test_circuits_are_shared_by_content():
 def test_per_step_compilation_counts_and_draws_members_of_the_pruned_set(name, evidence, rng):
     from prunelab.samplers.prune.draws import circuit_per_step as prune_circuit_per_step
 
-    bn = _network(name)
+    bn = circuit_case_network(name)
     net = compile_network(bn, evidence)
     plan = prune_circuit_per_step.plan(net)
     x = prunelab_start(bn, net, evidence, rng)
@@ -386,7 +352,7 @@ def test_per_step_chains_agree_with_exact_marginals():
     """4 chains x 250 steps on a 6 x 6 grid with evidence, each compiling its pruned set (tolerance as above)."""
     from prunelab.samplers.init import initial_state
 
-    bn = _network("grid-6")
+    bn = circuit_case_network("grid-6")
     evidence = {"v_6_6": "T"}
     net = compile_network(bn, evidence)
     exact = exact_marginals(bn, evidence)
@@ -416,4 +382,4 @@ def test_dynamic_minimisation_reads_back_the_vtree_it_changed():
     assert not np.array_equal(circuit.vtree.left, original.left)
     _, marginals = circuit_inference(bn, net, circuit)
     for v, p in exact_marginals(bn).items():
-        np.testing.assert_allclose(marginals[v], p, atol=EXACT)
+        np.testing.assert_allclose(marginals[v], p, atol=LOG_EXACT)

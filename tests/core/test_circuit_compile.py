@@ -28,8 +28,8 @@ from prunelab.circuit.inference import VTREES
 from prunelab.circuit.vtree import dissection_vtree, elimination_vtree
 from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence
+from tests.helpers import LOG_EXACT
 
-EXACT = 1e-9
 
 
 def _multi_valued() -> BayesianNetwork:
@@ -136,7 +136,7 @@ def test_every_way_to_conjoin_gives_the_same_circuit(name, evidence):
     for circuit in others:
         again = _fingerprint(circuit, np.random.default_rng(seed))
         assert again[:2] == (size, n_nodes)
-        assert again[2] == pytest.approx(log_wmc, abs=EXACT)
+        assert again[2] == pytest.approx(log_wmc, abs=LOG_EXACT)
 
 
 def _check_vtree(net, enc, vt):
@@ -159,11 +159,11 @@ def test_elimination_vtree_answers_equal_the_junction_tree(name, evidence):
     enc = encode_network(net)
     _check_vtree(net, enc, elimination_vtree(net, enc))
     log_p, marginals = circuit_inference(bn, net, compile_circuit(net, vtree="elimination"))
-    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=EXACT)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=LOG_EXACT)
     exact = exact_marginals(bn, evidence)
     assert set(marginals) == set(exact)
     for v, p in exact.items():
-        np.testing.assert_allclose(marginals[v], p, atol=EXACT, rtol=0)
+        np.testing.assert_allclose(marginals[v], p, atol=LOG_EXACT, rtol=0)
 
 
 def test_unknown_options_are_refused_by_name():
@@ -218,12 +218,12 @@ def test_a_race_of_vtrees_returns_the_circuit_of_the_vtree_that_won(name, eviden
     assert len(won) >= 1
     again = _fingerprint(raced, np.random.default_rng(seed))
     assert again[:2] == alone[won[0]][:2]
-    assert again[2] == pytest.approx(alone[won[0]][2], abs=EXACT)
+    assert again[2] == pytest.approx(alone[won[0]][2], abs=LOG_EXACT)
     assert mp.active_children() == []
     log_p, marginals = circuit_inference(bn, net, raced)
-    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=EXACT)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=LOG_EXACT)
     for v, p in exact_marginals(bn, evidence).items():
-        np.testing.assert_allclose(marginals[v], p, atol=EXACT, rtol=0)
+        np.testing.assert_allclose(marginals[v], p, atol=LOG_EXACT, rtol=0)
 
 
 def test_compile_circuit_races_the_turned_dissection_and_answers_as_the_junction_tree():
@@ -239,7 +239,7 @@ def test_compile_circuit_races_the_turned_dissection_and_answers_as_the_junction
     assert (first.vtree.left == candidates[0].left).all()
     assert (first.vtree.leaf_boolean == candidates[0].leaf_boolean).all()
     sink = bn.variables[-1]
-    assert circuit_inference(bn, net, circuit)[1][sink][1] == pytest.approx(exact_marginals(bn)[sink][1], abs=EXACT)
+    assert circuit_inference(bn, net, circuit)[1][sink][1] == pytest.approx(exact_marginals(bn)[sink][1], abs=LOG_EXACT)
     # without the race, the default vtree is used
     plain = compile_circuit(net, race=False)
     assert (plain.vtree.left == candidates[0].left).all()
@@ -342,8 +342,8 @@ def test_evidence_on_every_variable_is_answered_by_the_circuit_as_by_the_other_m
                          name="observed")
     evidence = {"A": "a1", "B": "b0", "C": "c1"}
     want = log_probability_of_evidence(bn, evidence, method="junction_tree")
-    assert want == pytest.approx(np.log(0.5), abs=EXACT)
-    assert log_probability_of_evidence(bn, evidence, method="circuit") == pytest.approx(want, abs=EXACT)
+    assert want == pytest.approx(np.log(0.5), abs=LOG_EXACT)
+    assert log_probability_of_evidence(bn, evidence, method="circuit") == pytest.approx(want, abs=LOG_EXACT)
     got = exact_marginals(bn, evidence, method="circuit")
     assert dict(got) == {} and got.method == "circuit"
     net = compile_network(bn, evidence)

@@ -25,9 +25,8 @@ from prunelab.samplers.init import initial_state
 from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
 from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
 from prunelab.samplers.prune.auto import draw_plan
+from tests.helpers import LOG_EXACT
 
-EXACT = 1e-9
-"""Circuit against junction tree: both exact; rounding over a few hundred terms stays far below this."""
 
 CASES = {
     "grid-8": (lambda: make_grid(8, 0.9, seed=2), None),
@@ -55,9 +54,9 @@ def test_every_vtree_answers_as_the_junction_tree(case, vtree):
     if vtree in ("turned", "given"):
         assert _same_vtree(circuit.vtree, turned)
     log_p, marginals = circuit_inference(bn, net, circuit)
-    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=EXACT)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence), abs=LOG_EXACT)
     for v, p in exact_marginals(bn, evidence).items():
-        np.testing.assert_allclose(marginals[v], p, atol=EXACT, rtol=0)
+        np.testing.assert_allclose(marginals[v], p, atol=LOG_EXACT, rtol=0)
 
 
 def test_a_race_names_its_winner_and_a_sampler_named_so_draws_over_that_circuit():

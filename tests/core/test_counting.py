@@ -21,31 +21,31 @@ from prunelab.compiled import compile_network
 from prunelab.exact import exact_marginals, log_probability_of_evidence, probability_of_evidence
 from prunelab.network import EvidenceError
 from prunelab.workers import usable_cores
-from tests.core.test_circuit import CASES, EXACT, _multi_valued, _network
+from tests.helpers import CIRCUIT_CASES, LOG_EXACT, circuit_case_network, multi_valued_network
 
 
-@pytest.mark.parametrize(("name", "evidence"), CASES)
+@pytest.mark.parametrize(("name", "evidence"), CIRCUIT_CASES)
 def test_counted_marginals_equal_the_junction_tree(name, evidence):
-    bn = _network(name)
+    bn = circuit_case_network(name)
     got = exact_marginals(bn, evidence, method="counter")
     want = exact_marginals(bn, evidence, method="junction_tree")
     assert got.method == "counter"
     assert list(got) == list(want)
     for v, p in want.items():
-        np.testing.assert_allclose(got[v], p, rtol=0, atol=EXACT, err_msg=v)
+        np.testing.assert_allclose(got[v], p, rtol=0, atol=LOG_EXACT, err_msg=v)
     if evidence:
         assert log_probability_of_evidence(bn, evidence, method="counter") == pytest.approx(
-            log_probability_of_evidence(bn, evidence, method="junction_tree"), abs=EXACT)
+            log_probability_of_evidence(bn, evidence, method="junction_tree"), abs=LOG_EXACT)
 
 
 @pytest.mark.parametrize("method", ["junction_tree", "circuit", "counter"])
 def test_variables_choose_the_posteriors_and_their_order(method):
-    bn = _multi_valued()
+    bn = multi_valued_network()
     full = exact_marginals(bn, {"B": "b2"}, method="junction_tree")
     got = exact_marginals(bn, {"B": "b2"}, method=method, variables=["C", "A"])
     assert list(got) == ["C", "A"]
     for v in got:
-        np.testing.assert_allclose(got[v], full[v], rtol=0, atol=EXACT)
+        np.testing.assert_allclose(got[v], full[v], rtol=0, atol=LOG_EXACT)
 
 
 @pytest.mark.parametrize(("variables", "error", "message"), [
@@ -56,7 +56,7 @@ def test_variables_choose_the_posteriors_and_their_order(method):
 ])
 def test_bad_variables_are_refused_by_name(variables, error, message):
     with pytest.raises(error, match=message):
-        exact_marginals(_multi_valued(), {"B": "b1"}, method="counter", variables=variables)
+        exact_marginals(multi_valued_network(), {"B": "b1"}, method="counter", variables=variables)
 
 
 def _copy_chain() -> BayesianNetwork:
@@ -72,13 +72,13 @@ def test_evidence_impossible_through_a_free_variable_counts_zero():
     assert probability_of_evidence(bn, {"A": "0", "C": "1"}, method="counter") == 0.0
     with pytest.raises(EvidenceError, match="impossible"):
         exact_marginals(bn, {"A": "0", "C": "1"}, method="counter")
-    assert probability_of_evidence(bn, {"A": "1", "C": "1"}, method="counter") == pytest.approx(0.6, abs=EXACT)
+    assert probability_of_evidence(bn, {"A": "1", "C": "1"}, method="counter") == pytest.approx(0.6, abs=LOG_EXACT)
 
 
 def test_all_observed_counts_the_one_state():
     bn = _copy_chain()
     evidence = {"A": "1", "B": "1", "C": "1"}
-    assert log_probability_of_evidence(bn, evidence, method="counter") == pytest.approx(math.log(0.6), abs=EXACT)
+    assert log_probability_of_evidence(bn, evidence, method="counter") == pytest.approx(math.log(0.6), abs=LOG_EXACT)
 
 
 def test_probability_of_evidence_below_the_double_range_stays_exact_in_log_space():
@@ -93,7 +93,7 @@ def test_probability_of_evidence_below_the_double_range_stays_exact_in_log_space
     assert want == pytest.approx(n * math.log(0.0015), rel=1e-12)  # far below log(2**-1074)
     assert log_probability_of_evidence(bn, evidence, method="counter") == pytest.approx(want, rel=1e-12)
     got = exact_marginals(bn, evidence, method="counter", variables=["A7"])["A7"]
-    np.testing.assert_allclose(got, [1 / 3, 2 / 3], rtol=0, atol=EXACT)
+    np.testing.assert_allclose(got, [1 / 3, 2 / 3], rtol=0, atol=LOG_EXACT)
 
 
 def test_the_caps_refuse_naming_the_counts_done():
@@ -117,7 +117,7 @@ def test_counts_of_a_literal_and_its_negation_sum_to_the_count():
     net = compile_network(bn, {"v_6_6": "T"})
     enc = encode_network(net, bn.variables)
     total, positive, negative = log_counts(enc, net, [[], [3], [-3]])
-    assert np.logaddexp(positive, negative) == pytest.approx(total, abs=EXACT)
+    assert np.logaddexp(positive, negative) == pytest.approx(total, abs=LOG_EXACT)
 
 
 def test_the_counter_writes_nothing_to_the_standard_output(capfd):
@@ -259,7 +259,7 @@ def test_counts_are_the_same_whatever_n_jobs():
         np.testing.assert_array_equal(one[1][v], two[1][v], err_msg=v)
     want = exact_marginals(bn, {"v_6_6": "T"}, method="junction_tree")
     for v in want:
-        np.testing.assert_allclose(two[1][v], want[v], rtol=0, atol=EXACT, err_msg=v)
+        np.testing.assert_allclose(two[1][v], want[v], rtol=0, atol=LOG_EXACT, err_msg=v)
 
 
 def _rare_states() -> BayesianNetwork:
@@ -284,7 +284,7 @@ def test_k_minus_one_counts_per_variable_and_the_rare_last_states_counted_too(mo
     free = net.free.tolist()
     log_p, got = counting.count_inference(bn.variables, net, free)
     want = exact_marginals(bn, evidence, method="junction_tree")
-    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence, method="junction_tree"), abs=EXACT)
+    assert log_p == pytest.approx(log_probability_of_evidence(bn, evidence, method="junction_tree"), abs=LOG_EXACT)
     # P(e), then A: 2, B: 1, D: 1; then the last states below RECOUNT_BELOW: A's a2 (0) and D's d1 (1e-9);
     # B's b1 is all but 1 (its b0 is about 1e-200, counted in the first round)
     assert calls == [1 + 2 + 1 + 1, 2]

@@ -21,8 +21,8 @@ from prunelab.exact import exact_marginals, log_probability_of_evidence, probabi
 from prunelab.extras import MissingExtraError
 from prunelab.planner import ExactPlan, draw_method
 from prunelab.samplers.init import exact_posterior_state
+from tests.helpers import LOG_EXACT
 
-EXACT = 1e-9  # three exact methods, each to rounding; the counter's 128-bit counts are returned as doubles
 
 EVIDENCE = {"v_7_7": "T"}
 
@@ -53,7 +53,7 @@ def _circuit_refuses(monkeypatch):
 def _agrees(got, want):
     assert set(got) <= set(want)
     for v in got:
-        np.testing.assert_allclose(got[v], want[v], rtol=0, atol=EXACT, err_msg=v)
+        np.testing.assert_allclose(got[v], want[v], rtol=0, atol=LOG_EXACT, err_msg=v)
 
 
 def test_small_tables_go_to_the_junction_tree_and_say_so():
@@ -76,7 +76,7 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(
     calls = []
     run = counting._Counts.run
     monkeypatch.setattr(counting._Counts, "run", lambda self, queries, bar: calls.append(queries) or run(self, queries, bar))
-    assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=EXACT)
+    assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=LOG_EXACT)
     assert calls == [[[]]]  # P(e): one count, of the CNF itself
 
 
@@ -152,7 +152,7 @@ def test_without_the_extras_the_planner_uses_what_is_installed(monkeypatch, trut
 
 def test_variables_empty_asks_for_p_e_only(truth):
     got = exact_marginals(_grid(), EVIDENCE, variables=[])
-    assert got == {} and got.log_probability == pytest.approx(truth.log_probability, abs=EXACT)
+    assert got == {} and got.log_probability == pytest.approx(truth.log_probability, abs=LOG_EXACT)
 
 
 @pytest.mark.parametrize(("n_jobs", "error"), [(0, ValueError), (1.5, TypeError), (True, TypeError), ("2", TypeError)])

@@ -6,14 +6,20 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-from prunelab.__main__ import main
+from prunelab import load_network
+from prunelab.__main__ import EXPERIMENT_LINES, main
+from prunelab.catalogue import data_dir
+from prunelab.lab import experiments, peers
+from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder
+from prunelab.lab.experiments.large import networks
 
 ROOT = Path(__file__).resolve().parents[2]
-SMOKE_ONE = ["--profile", "smoke", "--cases", "deterministic_pair.prune", "--no-progress"]
+SMOKE_ONE = ["paper", "--profile", "smoke", "--cases", "deterministic_pair.prune", "--no-progress"]
 
 
 def _run(*args, prelude: str = "", **kwargs):
@@ -25,7 +31,7 @@ def _run(*args, prelude: str = "", **kwargs):
 
 
 def test_a_user_error_is_one_line_without_a_traceback(tmp_path, capsys):
-    assert main(["reproduce", "--cases", "asai*", "--out", str(tmp_path / "a"), "--no-progress"]) == 1
+    assert main(["run", "paper", "--cases", "asai*", "--out", str(tmp_path / "a"), "--no-progress"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("python -m prunelab: error: case pattern 'asai*' matches nothing")
     assert main(["tables", "--profile", "quick", "--out", str(tmp_path / "none")]) == 1
@@ -34,13 +40,13 @@ def test_a_user_error_is_one_line_without_a_traceback(tmp_path, capsys):
 
 def test_a_lost_sweep_json_and_another_seed_are_refused_in_one_line(tmp_path, capsys):
     out = tmp_path / "smoke"
-    assert main(["reproduce", *SMOKE_ONE, "--jobs", "1", "--out", str(out)]) == 0
+    assert main(["run", *SMOKE_ONE, "--jobs", "1", "--out", str(out)]) == 0
     provenance = (out / "provenance.json").read_text()
     (out / "sweep.json").unlink()
     capsys.readouterr()
-    assert main(["reproduce", *SMOKE_ONE, "--jobs", "1", "--out", str(out), "--seed", "5"]) == 1
+    assert main(["run", *SMOKE_ONE, "--jobs", "1", "--out", str(out), "--seed", "5"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "root_seed 20170901 here, 5 asked" in err[0] and "--seed" in err[0]
+    assert len(err) == 1 and "has other root_seed" in err[0] and "--seed" in err[0]
     assert (out / "provenance.json").read_text() == provenance
     # Tables: the label is the profile the results were made with, whatever --profile says
     assert main(["tables", "--profile", "paper", "--out", str(out)]) == 0
@@ -48,11 +54,11 @@ def test_a_lost_sweep_json_and_another_seed_are_refused_in_one_line(tmp_path, ca
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["reproduce", "--jobs", "x"], "argument --jobs: must be an integer, got 'x'"),
-    (["reproduce", "--seed", "1.5"], "argument --seed: must be an integer, got '1.5'"),
-    (["large", "--jobs", "two"], "argument --jobs: must be an integer, got 'two'"),
-    (["reproduce", "--out", ""], "argument --out: must name a folder, got an empty string"),
-    (["large", "--out", " "], "argument --out: must name a folder, got an empty string"),
+    (["run", "paper", "--jobs", "x"], "argument --jobs: must be an integer, got 'x'"),
+    (["run", "paper", "--seed", "1.5"], "argument --seed: must be an integer, got '1.5'"),
+    (["run", "large", "--jobs", "two"], "argument --jobs: must be an integer, got 'two'"),
+    (["run", "paper", "--out", ""], "argument --out: must name a folder, got an empty string"),
+    (["run", "large", "--out", " "], "argument --out: must name a folder, got an empty string"),
     (["tables", "--out", ""], "argument --out: must name a folder, got an empty string"),
 ])
 def test_argparse_names_the_public_option(args, message, capsys):
@@ -67,19 +73,16 @@ def test_an_out_that_is_a_file_is_refused(tmp_path, capsys):
     file = tmp_path / "results.txt"
     file.write_text("mine")
     with pytest.raises(SystemExit):
-        main(["reproduce", *SMOKE_ONE, "--out", str(file)])
+        main(["run", *SMOKE_ONE, "--out", str(file)])
     assert f"{file} is a file, not a folder" in capsys.readouterr().err
     assert file.read_text() == "mine"
 
 
 def test_freeze_evidence_writes_into_out(tmp_path, monkeypatch, capsys):
-    from prunelab.catalogue import data_dir
-    from prunelab.lab.experiments.large import networks
-
     monkeypatch.setattr(networks, "pgmpy_networks", lambda: ["cancer"])
     shipped = data_dir() / "evidence" / "cancer-25.json"
     before = shipped.read_text() if shipped.exists() else None
-    assert main(["large", "--freeze-evidence", "--out", str(tmp_path)]) == 0
+    assert main(["run", "large", "--freeze-evidence", "--out", str(tmp_path)]) == 0
     written = tmp_path / "cancer-25.json"
     assert capsys.readouterr().out.strip() == f"wrote {written}"
     assert json.loads(written.read_text())["root_seed"] == str(networks.evidence_seed("cancer"))
@@ -87,7 +90,7 @@ def test_freeze_evidence_writes_into_out(tmp_path, monkeypatch, capsys):
 
 
 def test_jobs_beyond_the_runs_are_lowered_with_one_line(tmp_path):
-    done = _run("reproduce", *SMOKE_ONE, "--jobs", "100000", "--out", str(tmp_path))
+    done = _run("run", *SMOKE_ONE, "--jobs", "100000", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, done.stderr
@@ -100,17 +103,14 @@ def test_without_the_experiments_extra_help_works_and_commands_say_what_to_insta
     done = _run("--help", prelude=missing)
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
-    assert "reproduce" in text and "pip install 'prunelab[experiments]'" in text
-    done = _run("reproduce", "--profile", "smoke", prelude=missing)
+    assert "tables" in text and "pip install 'prunelab[experiments]'" in text
+    done = _run("run", "paper", "--profile", "smoke", prelude=missing)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == ("python -m prunelab: error: reproduce needs the experiments extra "
+    assert done.stderr.strip() == ("python -m prunelab: error: run needs the experiments extra "
                                    "(pandas is not installed): pip install 'prunelab[experiments]'")
 
 
 def test_without_pymc_a_peer_run_says_not_installed(monkeypatch):
-    from prunelab import load_network
-    from prunelab.lab import peers
-
     monkeypatch.setitem(sys.modules, "pymc", None)
     run = peers.run_sampler("pymc-cgm-uniform", load_network("blood_pressure"), n_steps=10, seed=0)
     assert run.status == "not installed" and "pip install 'prunelab[peers]'" in run.note
@@ -120,8 +120,6 @@ def test_without_pymc_a_peer_run_says_not_installed(monkeypatch):
 
 # ----------------------------------------------------------------------------- run peers
 def test_run_peers_writes_the_checks_with_the_one_provenance(tmp_path, capsys):
-    from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder
-
     plan = EXPERIMENTS["peers"].plan(EXPERIMENTS["peers"].profiles["smoke"])
     checks = [r for r in plan if r.kind == "check"]
     out = tmp_path / "peers"
@@ -143,8 +141,6 @@ def test_run_peers_refuses_an_unknown_profile_in_one_line(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- version, help, progress
 def test_version_prints_the_installed_version(capsys):
-    from importlib.metadata import version
-
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
     assert stop.value.code == 0
@@ -153,11 +149,8 @@ def test_version_prints_the_installed_version(capsys):
     assert (done.returncode, done.stdout) == (0, f"prunelab {version('prunelab')}\n"), done.stderr
 
 
-@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["large", "--help"],
-                                  ["tables", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["tables", "--help"]])
 def test_help_is_plain_words_with_examples(args, capsys):
-    from prunelab.lab.experiments import EXPERIMENTS
-
     with pytest.raises(SystemExit) as stop:
         main(args)
     assert stop.value.code == 0
@@ -165,20 +158,20 @@ def test_help_is_plain_words_with_examples(args, capsys):
     for markup in ("``", ":func:", ":mod:", ":data:", "::"):
         assert markup not in text, f"reST markup {markup!r} in the help of {args}"
     if args == ["--help"]:
-        assert "examples:\n  python -m prunelab reproduce --profile smoke" in text
+        assert "examples:\n  python -m prunelab run paper --profile smoke" in text
+        assert "\n    reproduce" not in text and "\n    large" not in text  # one command runs every experiment
         assert "--version" in text
     if args == ["run", "--help"]:
+        assert set(EXPERIMENT_LINES) == set(EXPERIMENTS)  # one line for each experiment, and no other
         for name, experiment in EXPERIMENTS.items():  # every experiment described, its profiles listed
-            assert f"\n  {name:<10}" in text
+            assert f"\n  {name:<10}{EXPERIMENT_LINES[name]}\n" in text
             assert f"{name}: {', '.join(sorted(experiment.profiles))}" in " ".join(text.split())
-    if args[0] in ("run", "reproduce", "large"):
+    if args[0] == "run":
         assert "--no-progress" in text
 
 
 @pytest.mark.parametrize("flag", [[], ["--no-progress"]])
 def test_run_passes_no_progress_to_the_sweep(flag, tmp_path, monkeypatch):
-    from prunelab.lab import experiments
-
     seen = {}
 
     def sweep(experiment, profile, **kwargs):

@@ -1,4 +1,4 @@
-"""Experiments: case specs, seeds, the resumable runner, joblib vs dask, provenance, the CLI.
+"""The paper's sweep through the one framework: case specs, seeds, resuming, workers, provenance, the CLI.
 
 The sweeps here are tiny (a few runs of a few hundred draws on the toy networks, asia
 and the 3x3 grid) so the file stays well under a minute. "Same numbers" means equal
@@ -7,31 +7,43 @@ tables once the wall-clock columns, which no two runs share, are dropped.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import prunelab
 from prunelab.__main__ import main
+from prunelab.catalogue import data_dir
 from prunelab.lab.experiments import (
     CASES,
+    PAPER,
     PROVENANCE_KEYS,
     CaseSpec,
     Profile,
     SweepMismatchError,
     case_key,
-    reproduce,
-    run_seed,
     select_cases,
+    sweep,
 )
-from prunelab.lab.experiments import store
+from prunelab.lab.experiments import framework, specs, store
+from prunelab.lab.experiments.framework import consolidate, run_seed_sequence
+from prunelab.lab.experiments.paper import PaperRun
+from tests.gated_sweep import HOLD_ENV, hold_site
 from prunelab.lab.mixing import MARKS, mixing_verdict
-from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
+from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_SECONDS
 
-TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 TINY_CASES = ("deterministic_pair", "asia_ev0.gibbs", "grid-3x3.prune")
+TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12, cases=TINY_CASES)
 N_TINY_RUNS = 5 * TINY.n_runs
 
 TIMING_COLUMNS = {
@@ -48,11 +60,17 @@ def numbers(out) -> dict[str, pd.DataFrame]:
     for name in TABLES:
         df = pd.read_parquet(out / f"{name}.parquet")
         tables[name] = df.drop(columns=[c for c in df.columns if c in TIMING_COLUMNS])
-    raw = store.read_runs(out).to_pandas()
-    tables["draws"] = raw[["case", "run", "query_draws", "start_state", "spawn_key"]].assign(
-        start_state=raw["start_state"].map(list), spawn_key=raw["spawn_key"].map(list)
-    )
+    raw = records(out)
+    tables["draws"] = raw[["case", "run", "query_draws", "start_state", "spawn_key"]].reset_index(drop=True)
     return tables
+
+
+def records(out) -> pd.DataFrame:
+    """The run records of a paper sweep's folder, by case and run, the query draws decoded."""
+    rows = [json.loads(p.read_text()) for p in sorted((Path(out) / "runs" / "run").glob("*.json"))]
+    frame = pd.DataFrame(rows).sort_values(["case", "run"]).reset_index(drop=True)
+    frame["query_draws"] = frame["query_draws"].map(base64.b64decode)
+    return frame
 
 
 def assert_same_numbers(a, b):
@@ -65,7 +83,7 @@ def assert_same_numbers(a, b):
 def reference(tmp_path_factory):
     """The uninterrupted in-process sweep everything else is compared with."""
     out = tmp_path_factory.mktemp("reference")
-    report = reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=out, progress=False, command="pytest reference")
+    report = sweep(PAPER, TINY, out=out, n_jobs=1, command="pytest reference")
     return out, report
 
 
@@ -84,7 +102,6 @@ def test_each_list_of_names_has_one_home():
     import prunelab.lab.experiments as experiments
     import prunelab.lab.paper_numbers as paper_numbers
     import prunelab.lab.plots as plots
-    from prunelab.lab.experiments import specs
     from prunelab.samplers import init
 
     assert experiments.PAPER_SAMPLERS is paper_numbers.PAPER_SAMPLERS is plots.PAPER_SAMPLERS
@@ -103,16 +120,19 @@ def test_select_cases_by_pattern_and_errors():
         CaseSpec("x", "asia", "gibbs", init="backward")
 
 
-def test_run_seed_depends_only_on_root_case_and_run():
-    a = run_seed(7, "asia_ev0.gibbs", 3)
-    assert a.spawn_key == (case_key("asia_ev0.gibbs"), 3)
-    by_spec = run_seed(7, CaseSpec("asia_ev0", "asia", "gibbs"), 3)
-    assert (a.generate_state(4) == by_spec.generate_state(4)).all()
-    assert not (run_seed(7, "asia_ev0.gibbs", 4).generate_state(4) == a.generate_state(4)).all()
-    assert not (run_seed(8, "asia_ev0.gibbs", 3).generate_state(4) == a.generate_state(4)).all()
+def test_a_runs_seed_is_replicate_r_of_its_cases_series():
+    seed = PaperRun(CaseSpec("asia_ev0", "asia", "gibbs"), 3)
+    a = run_seed_sequence("asia_ev0.gibbs", 7, replicate=seed.index)
+    assert a.spawn_key == (case_key("asia_ev0.gibbs"), 3)  # the seeds the frozen paper results were drawn with
+    child = run_seed_sequence("asia_ev0.gibbs", 7).spawn(4)[3]
+    assert (a.generate_state(4) == child.generate_state(4)).all()
+    assert not (run_seed_sequence("asia_ev0.gibbs", 7, replicate=4).generate_state(4) == a.generate_state(4)).all()
+    assert not (run_seed_sequence("asia_ev0.gibbs", 8, replicate=3).generate_state(4) == a.generate_state(4)).all()
+    with pytest.raises(ValueError, match="run index"):
+        PaperRun(CaseSpec("asia_ev0", "asia", "gibbs"), specs.FIXED_START_SPAWN)
 
 
-# ----------------------------------------------------------------------------- the runner
+# ----------------------------------------------------------------------------- the sweep
 
 
 def test_reference_sweep_writes_tidy_tables(reference):
@@ -132,80 +152,66 @@ def test_reference_sweep_writes_tidy_tables(reference):
     assert {"alpha", "alpha_free", "seconds_to_target", "ahd_query", "ahd_all", "ess_bulk"} <= set(summary.columns)
     # Gibbs on the deterministic pair never leaves its start: every run is constant
     assert summary.loc["deterministic_pair.gibbs", "constant_chains"] == TINY.n_runs
-    # the run files are kept for resumption and ESS, but out of git
-    assert len(list((out / "runs").glob("*/run-*.parquet"))) == N_TINY_RUNS
+    # the run records are kept for resumption and ESS, but out of git
+    assert len(list((out / "runs" / "run").glob("run.*.json"))) == N_TINY_RUNS
 
 
-def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path):
+def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path, monkeypatch):
     written = []
+    run = PAPER.run
 
-    def kill_after_four(case, run):
-        written.append((case, run))
+    def kill_after_four(run_, profile, root_seed):
         if len(written) == 4:
             raise KeyboardInterrupt("simulated kill")
+        written.append(run_.id)
+        return run(run_, profile, root_seed)
 
-    with pytest.raises(KeyboardInterrupt):
-        reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False, on_run_written=kill_after_four)
-    assert len(list((tmp_path / "runs").glob("*/run-*.parquet"))) == 4
+    monkeypatch.setattr(PAPER, "run", kill_after_four)
+    with pytest.raises(framework.SweepInterrupted):
+        sweep(PAPER, TINY, out=tmp_path, n_jobs=1)
+    monkeypatch.undo()
+    assert sorted(p.stem for p in (tmp_path / "runs" / "run").glob("*.json")) == sorted(written)
     assert not (tmp_path / "summary.parquet").exists()
-    # a writer killed mid-file leaves only a temporary file, never a half run file
-    stale = store.run_path(tmp_path, "grid-3x3.prune", 2)
-    stale.parent.mkdir(parents=True, exist_ok=True)
-    import subprocess
-    import sys
-
+    # a writer killed mid-file leaves only a temporary file, never a half record
+    stale = framework.record_path(tmp_path, "run.grid-3x3.prune.00002")
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
-    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_bytes(b"half a parquet file")
+    stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_text("half a record")
 
-    second = []
-    report = reproduce(
-        TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False,
-        on_run_written=lambda case, run: second.append((case, run)),
-    )
+    report = sweep(PAPER, TINY, out=tmp_path, n_jobs=2)
     assert report["n_skipped"] == 4 and report["n_done"] == N_TINY_RUNS - 4
-    assert not set(written) & set(second)
-    assert len(set(written) | set(second)) == N_TINY_RUNS
     assert not list((tmp_path / "runs").glob("*/.*.tmp"))
     assert_same_numbers(reference[0], tmp_path)
     # a third start finds everything done and only consolidates
-    assert reproduce(TINY, cases=TINY_CASES, n_jobs=1, out=tmp_path, progress=False)["n_done"] == 0
+    assert sweep(PAPER, TINY, out=tmp_path, n_jobs=1)["n_done"] == 0
     assert_same_numbers(reference[0], tmp_path)
 
 
-def test_n_jobs_do_not_change_the_numbers(reference, tmp_path):
-    reproduce(TINY, cases=TINY_CASES, n_jobs=2, out=tmp_path, progress=False)
-    assert_same_numbers(reference[0], tmp_path)
-
-
-def test_dask_cluster_gives_the_same_numbers(reference, tmp_path):
-    distributed = pytest.importorskip("distributed")
-    # no dashboard: it would need bokeh and a free port, and warns without them
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        reproduce(TINY, cases=TINY_CASES, scheduler=cluster.scheduler_address, out=tmp_path, progress=False)
-    assert_same_numbers(reference[0], tmp_path)
-
-
-def test_resuming_with_other_settings_is_refused(reference, tmp_path):
-    reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
-    longer = Profile("tiny", n_runs=3, n_draws=400, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match="n_draws"):
-        reproduce(longer, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+def test_resuming_with_other_settings_is_refused(tmp_path):
+    one = TINY.only(["deterministic_pair.prune"])
+    sweep(PAPER, one, out=tmp_path)
+    with pytest.raises(SweepMismatchError, match="profile"):
+        sweep(PAPER, dataclasses.replace(one, n_draws=400), out=tmp_path)
     with pytest.raises(SweepMismatchError, match="root_seed"):
-        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
-    # runs made on a network that has changed since are not mixed with new ones
-    sweep = json.loads((tmp_path / "sweep.json").read_text())
-    sweep["cases"]["deterministic_pair.prune"]["network_sha1"] = "0" * 40
-    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
-    with pytest.raises(SweepMismatchError, match="deterministic_pair.prune: network_sha1"):
-        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+        sweep(PAPER, one, out=tmp_path, root_seed=1)
+    # more cases are more runs of the same settings: refused, unless asked to extend
+    more = TINY.only(["deterministic_pair.prune", "deterministic_pair.gibbs"])
+    with pytest.raises(SweepMismatchError, match="--extend"):
+        sweep(PAPER, more, out=tmp_path)
+    assert sweep(PAPER, more, out=tmp_path, extend=True)["n_done"] == TINY.n_runs
+    # runs made on a network that has changed since (another hash in their settings) are not mixed with new ones
+    record = framework.record_path(tmp_path, "run.deterministic_pair.prune.00001")
+    made = json.loads(record.read_text())
+    assert made["settings"]["profile"]["networks"] == one.to_dict()["networks"]  # the settings it was made with
+    made["settings"]["profile"]["networks"] = ["deterministic_pair.prune:" + "0" * 40]
+    record.write_text(json.dumps(made))
+    with pytest.raises(SweepMismatchError, match=r"run.deterministic_pair.prune.00001.json has other profile"):
+        sweep(PAPER, more, out=tmp_path, extend=True)
 
 
 def test_fixed_init_starts_every_run_from_one_state(tmp_path):
-    reproduce(TINY, cases=["asia_ev0.metropolis"], init="fixed", n_jobs=1, out=tmp_path, progress=False)
-    raw = store.read_runs(tmp_path).to_pandas()
+    sweep(PAPER, dataclasses.replace(TINY.only(["asia_ev0.metropolis"]), init="fixed"), out=tmp_path)
+    raw = records(tmp_path)
     assert set(raw["case"]) == {"asia_ev0.metropolis.fixed"}
     starts = {tuple(s) for s in raw["start_state"]}
     assert len(starts) == 1
@@ -214,8 +220,8 @@ def test_fixed_init_starts_every_run_from_one_state(tmp_path):
 
 def test_an_explicit_start_state_is_used_by_every_run(tmp_path):
     case = CaseSpec("deterministic_pair", "deterministic_pair", "gibbs", init="fixed", start=(("A", "1"), ("B", "1")))
-    reproduce(TINY, cases=[case], n_jobs=1, out=tmp_path, progress=False)
-    raw = store.read_runs(tmp_path).to_pandas()
+    sweep(PAPER, TINY.only([case]), out=tmp_path)
+    raw = records(tmp_path)
     assert [list(s) for s in raw["start_state"]] == [[1, 1]] * TINY.n_runs
     # Gibbs cannot leave (1, 1) on the deterministic pair: P(A = 0) is estimated as 0 throughout
     curves = pd.read_parquet(tmp_path / "curves.parquet")
@@ -230,10 +236,10 @@ def test_provenance_has_the_required_fields(reference):
     prov = json.loads((out / "provenance.json").read_text())
     assert tuple(prov) == tuple(sorted(PROVENANCE_KEYS))  # the one schema (written with sorted keys)
     assert prov["experiment"] == "paper" and prov["missing"] == [] and prov["n_runs"] == prov["n_done"]
-    assert prov["regenerate"].startswith(f"python -m prunelab reproduce --profile {TINY.name} ")
+    assert prov["regenerate"] == f"python -m prunelab run paper --profile {TINY.name} --jobs 1"
     assert prov["rows"]["runs"] == prov["n_runs"] and prov["runs_wall_seconds"] > 0
     assert set(prov["profile"]["cases"]) == set(pd.read_parquet(out / "runs.parquet")["case"])  # the cases it ran
-    assert prov["regenerate"].endswith(" --cases " + " ".join(prov["profile"]["cases"]))
+    assert [n.split(":")[0] for n in prov["profile"]["networks"]] == prov["profile"]["cases"]
     assert prov["command"] == "pytest reference"
     assert prov["out"] == out.name  # the folder's name, never a machine path
     assert "commit" in prov["git"]
@@ -241,12 +247,10 @@ def test_provenance_has_the_required_fields(reference):
     assert prov["profile"]["checkpoints"] == TINY.checkpoints.tolist()
     assert {"platform", "cpu_count"} <= set(prov["machine"])
     assert {"numpy", "numba", "pandas", "joblib", "dask", "distributed"} <= set(prov["libraries"])
-    assert prov["sweep_seconds"] > 0 and "scheduler" in prov["machine"]
+    assert prov["sweep_seconds"] > 0
 
 
 def test_frozen_provenance_names_its_folder_not_a_machine_path():
-    from prunelab.catalogue import data_dir
-
     frozen = sorted((data_dir() / "results").glob("*/provenance.json"))
     assert len(frozen) >= 5
     for path in frozen:
@@ -267,32 +271,30 @@ def test_tables_command_prints_ours_beside_the_papers(reference, capsys):
     assert f"{PAPER_SECONDS['grid-8x8']['prune']:.3g}" in seconds_row
 
 
-def test_cli_reproduce_prints_the_wall_time(tmp_path, capsys):
-    args = ["reproduce", "--profile", "smoke", "--cases", "deterministic_pair.metropolis", "--jobs", "1",
+def test_frozen_paper_results_are_what_the_sweep_is_set_to_make():
+    settings = json.loads((data_dir() / "results" / "paper" / "sweep.json").read_text())
+    paper = PAPER.profiles["paper"]
+    assert settings == store.plain_json({"profile": paper.to_dict(), "root_seed": str(framework.DEFAULT_ROOT_SEED)})
+    prov = json.loads((data_dir() / "results" / "paper" / "provenance.json").read_text())
+    assert prov["regenerate"].startswith("python -m prunelab run paper --profile paper")
+    assert prov["profile"] == settings["profile"] and prov["rows"]["runs"] == 33 * paper.n_runs
+
+
+def test_cli_run_paper_prints_the_wall_time(tmp_path, capsys):
+    args = ["run", "paper", "--profile", "smoke", "--cases", "deterministic_pair.metropolis", "--jobs", "1",
             "--out", str(tmp_path), "--no-progress"]
     assert main(args) == 0
     text = capsys.readouterr().out
-    assert "wall time:" in text
+    assert "wall time" in text and "4 runs done" in text
     prov = json.loads((tmp_path / "provenance.json").read_text())
-    assert prov["command"].startswith("python -m prunelab reproduce --profile smoke")
-    assert prov["n_done"] == 4
+    assert prov["command"].startswith("python -m prunelab run paper --profile smoke")
+    assert prov["n_done"] == 4 and prov["profile"]["cases"] == ["deterministic_pair.metropolis"]
 
 
-def test_paper_numbers_match_the_latex_source():
-    from pathlib import Path
-
-    tex = Path("/work/shared/paper/prune-sampling.tex")
-    if not tex.exists():
-        pytest.skip("the paper's LaTeX source is not here")
-    text = tex.read_text()
-    labels = {bench: label.replace("_", "\\_") for bench, label in PAPER_LABELS.items()}
-    for table, label in ((PAPER_ALPHA, "ROC-table"), (PAPER_SECONDS, "time-table")):
-        block = text[: text.index(f"\\label{{{label}}}")]
-        block = block[block.rindex("\\begin{tabular}"):]
-        for bench, name in labels.items():
-            line = next(line for line in block.splitlines() if line.strip().startswith(name))
-            cells = [c.replace("\\textbf{", "").replace("}", "").replace("\\\\", "").strip() for c in line.split("&")[1:]]
-            assert [float(c) for c in cells] == [table[bench][m] for m in ("gibbs", "metropolis", "prune")]
+def test_paper_only_options_are_refused_for_another_experiment(tmp_path, capsys):
+    assert main(["run", "mcsat", "--profile", "smoke", "--cases", "x", "--out", str(tmp_path)]) == 1
+    assert "--cases is an option of 'run paper', not of 'run mcsat'" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 # ----------------------------------------------------------------------------- bad arguments, traps, signals
@@ -301,31 +303,32 @@ def test_paper_numbers_match_the_latex_source():
 def test_a_bad_seed_is_refused_before_anything_is_written(tmp_path, capsys):
     out = tmp_path / "sweep"
     with pytest.raises(SystemExit):
-        main(["reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune", "--seed", "-1",
+        main(["run", "paper", "--profile", "smoke", "--cases", "deterministic_pair.prune", "--seed", "-1",
               "--jobs", "1", "--out", str(out), "--no-progress"])
     assert "must be >= 0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["reproduce", "--profile", "smoke", "--jobs", "0", "--out", str(out)])
+        main(["run", "paper", "--profile", "smoke", "--jobs", "0", "--out", str(out)])
     for bad, error in ((-1, ValueError), (np.random.default_rng(1), TypeError), (1.5, TypeError)):
         with pytest.raises(error, match="root_seed"):
-            reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=out, progress=False, root_seed=bad)
+            sweep(PAPER, TINY.only(["deterministic_pair.prune"]), out=out, root_seed=bad)
     assert not out.exists()
 
 
 def test_a_folder_without_finished_runs_is_never_locked(tmp_path):
     # settings recorded by a sweep that died before its first run (e.g. an old crash)
-    store.write_json_atomic({"root_seed": "999", "n_draws": 1, "checkpoints": [1], "cases": {}}, tmp_path / "sweep.json")
-    report = reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False)
+    store.write_json_atomic({"root_seed": "999", "profile": {"name": "old"}}, tmp_path / "sweep.json")
+    one = TINY.only(["deterministic_pair.prune"])
+    report = sweep(PAPER, one, out=tmp_path)
     assert report["n_done"] == TINY.n_runs
     assert json.loads((tmp_path / "sweep.json").read_text())["root_seed"] == str(report["root_seed"])
     # once runs exist the folder is locked as before
     with pytest.raises(SweepMismatchError, match="root_seed"):
-        reproduce(TINY, cases=["deterministic_pair.prune"], n_jobs=1, out=tmp_path, progress=False, root_seed=1)
+        sweep(PAPER, one, out=tmp_path, root_seed=1)
 
 
 def test_trapped_runs_are_recorded_and_the_stored_mark_shown_in_the_tables(reference, capsys):
     out, _ = reference
-    raw = store.read_runs(out).to_pandas().set_index("case")
+    raw = records(out).set_index("case")
     assert {tuple(s) for s in raw.loc["deterministic_pair.gibbs", "stuck"]} == {("A", "B")}
     assert all(len(s) == 0 for s in raw.loc["deterministic_pair.prune", "stuck"])
     summary = pd.read_parquet(out / "summary.parquet").set_index("case")
@@ -347,31 +350,20 @@ def test_trapped_runs_are_recorded_and_the_stored_mark_shown_in_the_tables(refer
 
 
 def test_an_installed_wheel_writes_results_to_the_user_data_folder(monkeypatch, tmp_path):
-    from pathlib import Path
-
-    import prunelab
-    from prunelab.lab.experiments import cases
-
     shipped = Path(prunelab.__file__).resolve().parent / "_data"
-    monkeypatch.setattr(cases, "data_dir", lambda: shipped)
+    monkeypatch.setattr(framework, "data_dir", lambda: shipped)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert cases.results_dir("smoke") == tmp_path / "prunelab" / "results" / "smoke"
-    monkeypatch.setattr(cases, "data_dir", lambda: tmp_path / "checkout-data")
-    assert cases.results_dir("smoke") == tmp_path / "checkout-data" / "results" / "smoke"
+    assert framework.results_dir("paper-smoke") == tmp_path / "prunelab" / "results" / "paper-smoke"
+    monkeypatch.setattr(framework, "data_dir", lambda: tmp_path / "checkout-data")
+    assert framework.results_dir("paper-smoke") == tmp_path / "checkout-data" / "results" / "paper-smoke"
 
 
 def _cli(*args):
-    import os
-    import sys
-
-    env = dict(os.environ, PYTHONPATH=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     return [sys.executable, "-m", "prunelab", *args], env
 
 
 def test_cases_into_a_closed_pipe_ends_quietly():
-    import os
-    import subprocess
-
     read, write = os.pipe()
     os.close(read)  # like `| head -1` that has already gone
     cmd, env = _cli("cases")
@@ -392,8 +384,6 @@ def _gated_cli(gate, *args):
 
 def _wait_for(condition, what, limit=600.0):
     """Poll ``condition()`` until it holds; fail after a generous ``limit`` (never a race: the other side waits)."""
-    import time
-
     deadline = time.monotonic() + limit
     while not condition():
         if time.monotonic() > deadline:
@@ -402,22 +392,16 @@ def _wait_for(condition, what, limit=600.0):
 
 
 def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
-    import os
-    import signal
-    import subprocess
-
-    from tests.gated_sweep import HOLD_ENV, hold_site
-
     # every run but the first waits for a gate that never opens: the sweep cannot end before the signal; and the
     # first worker to start is held inside Python's start-up, so Ctrl-C comes while a worker is provably starting
     # (the moment that once printed its KeyboardInterrupt traceback under load)
     out_dir, hold = tmp_path / "out", tmp_path / "hold"
-    cmd, env = _gated_cli(tmp_path / "gate", "reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune",
-                          "--jobs", "2", "--out", str(out_dir), "--no-progress")
+    cmd, env = _gated_cli(tmp_path / "gate", "run", "paper", "--profile", "smoke", "--cases",
+                          "deterministic_pair.prune", "--jobs", "2", "--out", str(out_dir), "--no-progress")
     held_env = dict(env, PYTHONPATH=os.pathsep.join([str(hold_site(hold)), env["PYTHONPATH"]]), **{HOLD_ENV: str(hold)})
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=held_env, start_new_session=True)
     try:
-        _wait_for(lambda: ((hold / "held").exists() and list((out_dir / "runs").glob("*/run-*.parquet")))
+        _wait_for(lambda: ((hold / "held").exists() and list((out_dir / "runs").glob("run/*.json")))
                   or proc.poll() is not None, "a held worker and the first run file")
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
         (hold / "release").touch()  # a held worker that survived the signal goes on starting, and is stopped
@@ -433,7 +417,7 @@ def test_ctrl_c_prints_one_line_and_the_sweep_resumes(tmp_path):
     assert len(ours) == 1 and "run the same command again to resume" in ours[0]
     assert len(lines) == 1, text  # the workers are shut down cleanly: no leaked-semaphore note either
     kept = int(ours[0].split()[1])
-    assert kept == len(list((out_dir / "runs").glob("*/run-*.parquet"))) == 1
+    assert kept == len(list((out_dir / "runs").glob("run/*.json"))) == 1
     assert not list((out_dir / "runs").glob("*/.*.tmp"))
     # the same command, ungated, resumes: the three missing runs are made and the first is kept
     (tmp_path / "gate").touch()
@@ -471,14 +455,10 @@ class _Toy:
         return tuple(_ToyRun(f"toy.r{k}") for k in range(profile.n_runs))
 
     def run(self, run, profile, root_seed):
-        from prunelab.lab.experiments.framework import run_seed_sequence
-
         return {"id": run.id, "value": int(run_seed_sequence(run.id, root_seed).generate_state(1)[0])}
 
 
 def test_a_copied_record_is_refused_by_name_not_counted_twice(tmp_path):
-    from prunelab.lab.experiments.framework import consolidate, sweep
-
     sweep(_Toy(), "toy", out=tmp_path)
     first = tmp_path / "runs" / "toy" / "toy.r0.json"
     copy = tmp_path / "runs" / "toy" / "copy of record.json"
@@ -493,8 +473,6 @@ def test_a_copied_record_is_refused_by_name_not_counted_twice(tmp_path):
 
 
 def test_a_record_without_settings_is_refused_by_name(tmp_path):
-    from prunelab.lab.experiments.framework import sweep
-
     sweep(_Toy(), "toy", out=tmp_path)
     record = tmp_path / "runs" / "toy" / "toy.r1.json"
     made = json.loads(record.read_text())

@@ -41,9 +41,9 @@ def test_a_benchmark_where_one_sampler_does_not_mix_or_the_query_is_fixed_is_lef
 
 
 def test_the_rows_of_the_frozen_results_and_their_counts():
-    from prunelab.lab.experiments import load_results
+    from prunelab.lab.experiments import PAPER, results
 
-    rows = all_rows(load_results("paper"))
+    rows = all_rows(results(PAPER, "paper"))
     counts = verdict_counts(rows)
     assert list(counts.index) == list(VERDICTS) and counts.sum() == len(rows)
     assert len({row.key for row in rows}) == len(rows)

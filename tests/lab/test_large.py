@@ -216,7 +216,7 @@ def test_extend_adds_a_samplers_runs_and_keeps_the_others(tmp_path):
 
 
 def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
-    assert main(["large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
+    assert main(["run", "large", "--profile", "smoke", "--out", str(tmp_path), "--kinds", "mixing"]) == 0
     assert f"{len(large.MIXING_VARIANTS)} runs done" in capsys.readouterr().out
     mixing = load_folder(tmp_path)["mixing"].set_index("sampler")
     assert list(mixing.index) == sorted(large.MIXING_VARIANTS)
@@ -227,22 +227,3 @@ def test_cli_runs_the_smoke_mixing_study(tmp_path, capsys):
 def test_unknown_profile_is_refused():
     with pytest.raises(KeyError, match="unknown large profile 'huge'"):
         sweep(LARGE, "huge")
-
-
-def test_a_folder_of_tables_only_gets_its_records_back(tmp_path):
-    """A frozen folder ships tables, not runs/: the records rebuilt from the tables consolidate to the same tables."""
-    import shutil
-
-    import pandas as pd
-
-    from prunelab.lab.experiments.framework import consolidate, records_from_tables
-
-    sweep(LARGE, TINY, out=tmp_path, kinds=["network", "budget"])
-    before = {p.stem: pd.read_parquet(p) for p in tmp_path.glob("*.parquet")}
-    shutil.rmtree(tmp_path / "runs")
-    assert records_from_tables(LARGE, tmp_path) == sum(len(t) for t in before.values())
-    assert records_from_tables(LARGE, tmp_path) == 0  # records on disk are left alone
-    after = consolidate(LARGE, tmp_path)
-    for name, table in before.items():
-        pd.testing.assert_frame_equal(after[name].reset_index(drop=True)[list(table.columns)],
-                                      table.reset_index(drop=True))

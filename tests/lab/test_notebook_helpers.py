@@ -9,7 +9,8 @@ import pytest
 from prunelab import load_network
 from prunelab.catalogue import data_dir, frozen_network_path
 from prunelab.compiled import compile_network
-from prunelab.lab.notebook import draw_seed, glue, glue_float, glue_range, results_for, setup, watermark
+from prunelab.lab.experiments import PAPER, PROFILES, results, select_cases
+from prunelab.lab.notebook import draw_seed, glue, glue_float, glue_range, setup, watermark
 from prunelab.samplers.prune.draws.api import seconds_per_uniform_draw
 
 
@@ -65,14 +66,14 @@ def test_setup_refuses_an_unknown_profile_by_name(monkeypatch):
         setup(seed=1)
 
 
-def test_results_for_runs_the_cases_at_a_small_profile():
-    from prunelab.lab.experiments import select_cases
-
+def test_results_runs_the_cases_at_a_small_profile_and_reads_the_frozen_ones_at_paper():
     cases = [c.id for c in select_cases(["deterministic_pair"])][:1]
-    results = results_for("smoke", cases)
-    assert set(results["summary"]["case"]) == set(cases)
-    frozen = results_for("paper", cases)
-    assert set(cases) <= set(frozen["summary"]["case"])
+    now = results(PAPER, PROFILES["smoke"].only(cases))
+    assert set(now["summary"]["case"]) == set(cases)
+    assert now["provenance"]["profile"]["n_draws"] == PROFILES["smoke"].n_draws
+    frozen = results(PAPER, PROFILES["paper"].only(cases))
+    assert set(cases) < set(frozen["summary"]["case"])  # the frozen folder, every case
+    assert frozen["provenance"]["profile"]["n_draws"] == PROFILES["paper"].n_draws
 
 
 @pytest.mark.parametrize("in_kernel", [True, False])
@@ -138,11 +139,10 @@ def test_draw_seed_is_one_draw_of_the_chapter_generator():
 
 
 def test_results_run_now_are_computed_once_and_handed_out_as_copies():
-    from prunelab.lab.notebook import results_for
-
-    first = results_for("smoke", ["deterministic_pair.prune"])
+    smoke = PROFILES["smoke"].only(["deterministic_pair.prune"])
+    first = results(PAPER, smoke)
     column = first["runs"].columns[0]
     first["runs"][column] = np.nan  # a section that scribbles on its copy
-    second = results_for("smoke", ["deterministic_pair.prune"])
+    second = results(PAPER, smoke)
     assert first["runs"][column].isna().all() and second["runs"][column].notna().all()
-    assert second["provenance"] == results_for("smoke", ["deterministic_pair.prune"])["provenance"]
+    assert second["provenance"] == results(PAPER, smoke)["provenance"]

@@ -14,6 +14,8 @@ from matplotlib.colors import to_rgba  # noqa: E402
 from prunelab.lab import plots  # noqa: E402
 from prunelab.lab.paper_numbers import PAPER_SAMPLERS  # noqa: E402
 from prunelab.lab.peers import PEER_SAMPLERS  # noqa: E402
+from prunelab.lab.registry import own_name  # noqa: E402
+from prunelab.samplers import BUILT_IN  # noqa: E402
 from prunelab.lab.plots import (  # noqa: E402
     SAMPLER_LABELS,
     SAMPLER_STYLES,
@@ -35,11 +37,12 @@ def close_figures():
 
 def test_every_sampler_of_the_book_has_a_style():
     assert set(SAMPLER_STYLES) == set(PAPER_SAMPLERS) | set(PEER_SAMPLERS)
+    assert {own_name(s) for s in BUILT_IN} <= set(SAMPLER_STYLES)  # each registered sampler, under its peer name
 
 
 @pytest.mark.parametrize("sampler", PAPER_SAMPLERS)
 def test_a_prunelab_sampler_looks_the_same_under_both_names(sampler):
-    assert sampler_style(f"prunelab-{sampler}") == sampler_style(sampler)
+    assert sampler_style(own_name(sampler)) == sampler_style(sampler)
 
 
 def test_different_samplers_never_share_a_colour_or_a_marker():
@@ -78,7 +81,7 @@ def test_every_styled_sampler_has_one_label_and_the_labels_tell_them_apart():
     peers = [SAMPLER_LABELS[s] for s in PEER_SAMPLERS]
     assert len(set(peers)) == len(peers)
     for sampler in PAPER_SAMPLERS:  # prunelab's own under both names: the same sampler, qualified beside the peers
-        assert sampler_label(f"prunelab-{sampler}").lower() == f"prunelab {sampler_label(sampler).lower()}"
+        assert sampler_label(own_name(sampler)).lower() == f"prunelab {sampler_label(sampler).lower()}"
 
 
 def test_an_unknown_sampler_has_no_label_rather_than_its_raw_name():

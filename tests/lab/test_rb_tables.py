@@ -1,21 +1,23 @@
 """Tables 2 and 3 with the Rao-Blackwell estimator for prune sampling: the runs record it, the tables use it.
 
 A prune run is computed twice from one seed, plain and with the Rao-Blackwell sums
-(:func:`prunelab.lab.experiments.runner.rao_blackwell_mode`): the draws must be the
+(:func:`prunelab.lab.experiments.paper.rao_blackwell_mode`): the draws must be the
 same, the plain curves those of the plain chain, the Rao-Blackwell curves those of
 ``sample(..., rb_checkpoints=...)``, and each time goes with its own estimator.
 """
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from prunelab.indicators import hellinger, time_to_sigma
-from prunelab.lab.experiments import Profile, estimator_table, reproduce, run_seed, select_cases
-from prunelab.lab.experiments.cases import case_exact_marginals, prepare_case
-from prunelab.lab.experiments.runner import simulate_run
+from prunelab.lab.experiments import PAPER, Profile, estimator_table, run_seed_sequence, select_cases, sweep
+from prunelab.lab.experiments.paper import simulate_run
+from prunelab.lab.experiments.specs import case_exact_marginals
 from prunelab.lab.paper_numbers import PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
 from prunelab.sampling import sample
 
@@ -25,8 +27,7 @@ SEED = 5
 
 def _run(case_id: str, run: int = 0) -> tuple[dict, object]:
     case = select_cases([case_id])[0]
-    prepared = prepare_case(case, SEED)
-    record = simulate_run(case, run, TINY.n_draws, TINY.checkpoints, SEED, prepared["query_state"], prepared["start"])
+    record = simulate_run(case, run, TINY.n_draws, TINY.checkpoints, SEED)
     return record, case
 
 
@@ -34,11 +35,11 @@ def test_a_prune_run_records_both_estimators_from_one_seed():
     record, case = _run("asia_ev25.prune", run=1)
     bn, evidence = case.load()
     cps = TINY.checkpoints
-    direct = sample(bn, "prune", TINY.n_draws, n_chains=1, evidence=evidence, seed=run_seed(SEED, case, 1),
+    direct = sample(bn, "prune", TINY.n_draws, n_chains=1, evidence=evidence, seed=run_seed_sequence(case.id, SEED, replicate=1),
                     n_jobs=1, progress=False, rb_checkpoints=cps)
     query = case.query_variable
     qi = bn.index(query)
-    assert record["query_draws"] == direct.draws[0, :, qi].astype(np.int8).tobytes()  # the same chain
+    assert base64.b64decode(record["query_draws"]) == direct.draws[0, :, qi].astype(np.int8).tobytes()  # one chain
     expected_rb = direct.running_marginals(query, cps, estimator="rao_blackwell")[0]
     np.testing.assert_allclose(np.reshape(record["estimate_rb"], expected_rb.shape), expected_rb, rtol=0, atol=1e-15)
     expected_plain = direct.running_marginals(query, cps)[0]
@@ -65,8 +66,8 @@ def test_the_other_samplers_keep_their_one_chain(case_id, has_rb, same_chain):
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
     out = tmp_path_factory.mktemp("rb_tables")
-    reproduce(TINY, cases=["grid-3x3.prune", "grid-3x3.metropolis", "asia_ev0.prune"], n_jobs=1, out=out,
-              progress=False, root_seed=SEED, command="pytest rb tables")
+    sweep(PAPER, TINY.only(["grid-3x3.prune", "grid-3x3.metropolis", "asia_ev0.prune"]), out=out, root_seed=SEED,
+          command="pytest rb tables")
     return {name: pd.read_parquet(out / f"{name}.parquet") for name in ("runs", "summary")}
 
 

@@ -1,4 +1,4 @@
-"""The results store checks what it reads: settings of every run file, stray and copied files, broken files.
+"""The results store checks what it reads: settings of every run record, stray and copied files, broken files.
 
 Each test makes a tiny sweep (a few runs of a few hundred draws on a toy network),
 damages its folder the way a user or a killed process might, and checks that the
@@ -8,6 +8,7 @@ is derived, and never mixes runs made with other settings.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -17,18 +18,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunelab.lab.experiments import CaseSpec, Profile, SweepMismatchError, reproduce
-from prunelab.lab.experiments import store
+from prunelab.lab.experiments import LARGE, PAPER, CaseSpec, Profile, SweepMismatchError, load_folder, store, sweep
+from prunelab.lab.experiments.framework import record_path
+from prunelab.lab.experiments.large import LargeProfile
 
-TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12)
 CASE = "deterministic_pair.prune"
+TINY = Profile("tiny", n_runs=3, n_draws=300, n_checkpoints=12, cases=(CASE,))
 
 
 @pytest.fixture
 def swept(tmp_path):
     """A folder holding a finished tiny sweep of one case."""
     out = tmp_path / "sweep"
-    reproduce(TINY, cases=[CASE], n_jobs=1, out=out, progress=False)
+    sweep(PAPER, TINY, out=out)
     return out
 
 
@@ -38,124 +40,106 @@ def _summary(out):
     return summary.drop(columns=[c for c in summary.columns if "second" in c])
 
 
-def test_every_run_file_carries_its_settings(swept):
-    raw = store.read_runs(swept).to_pandas()
-    specs = {json.loads(s)["network_sha1"] for s in raw["case_spec"]}
-    assert len(specs) == 1 and len(next(iter(specs))) == 40
-    assert set(raw["root_seed"]) == {"20170901"} and set(raw["n_draws"]) == {TINY.n_draws}
+def _record(out, run: int):
+    return record_path(out, f"run.{CASE}.{run:05d}")
 
 
-def test_a_lost_sweep_json_does_not_let_other_settings_in(swept, monkeypatch):
+def test_every_run_record_carries_its_settings(swept):
+    made = [json.loads(_record(swept, r).read_text())["settings"] for r in range(TINY.n_runs)]
+    assert all(m == made[0] for m in made) and made[0]["root_seed"] == "20170901"
+    assert made[0]["profile"]["n_draws"] == TINY.n_draws
+    (network,) = made[0]["profile"]["networks"]
+    assert network.startswith(f"{CASE}:") and len(network.split(":")[1]) == 40
+
+
+def test_a_lost_sweep_json_does_not_let_other_settings_in(swept):
     (swept / "sweep.json").unlink()
     provenance = (swept / "provenance.json").read_text()
-    with pytest.raises(SweepMismatchError, match=r"root_seed 20170901 here, 5 asked.*--seed"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False, root_seed=5)
-    longer = Profile("tiny", n_runs=3, n_draws=3000, n_checkpoints=12)
-    with pytest.raises(SweepMismatchError, match=r"run-00000.parquet .*n_draws 300 here, 3000 asked"):
-        reproduce(longer, cases=[CASE], n_jobs=1, out=swept, progress=False)
+    with pytest.raises(SweepMismatchError, match=r"run\.deterministic_pair\.prune\.00000\.json has other root_seed"):
+        sweep(PAPER, TINY, out=swept, root_seed=5)
+    with pytest.raises(SweepMismatchError, match=r"\.json has other profile"):
+        sweep(PAPER, dataclasses.replace(TINY, n_draws=3000), out=swept)
     assert (swept / "provenance.json").read_text() == provenance  # nothing rewritten
-    assert len(store.read_runs(swept)) == TINY.n_runs
-    # a run file made on another network than the case's today (a regenerated file) is refused too
-    from prunelab.lab.experiments import runner
-
-    def changed_network(case):
-        return {**real_fingerprint(case), "network_sha1": "0" * 40}
-
-    real_fingerprint = runner.case_fingerprint
-    monkeypatch.setattr(runner, "case_fingerprint", changed_network)
-    with pytest.raises(SweepMismatchError, match=f"case {CASE}: network_sha1"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
-    monkeypatch.undo()
     # with its own settings the folder resumes, and sweep.json is written again
-    assert reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)["n_done"] == 0
+    assert sweep(PAPER, TINY, out=swept)["n_done"] == 0
     assert json.loads((swept / "sweep.json").read_text())["root_seed"] == "20170901"
 
 
-def test_a_sweep_of_other_cases_keeps_the_lost_cases_specs(swept):
-    (swept / "sweep.json").unlink()
-    reproduce(TINY, cases=["deterministic_pair.gibbs"], n_jobs=1, out=swept, progress=False)
-    summary = pd.read_parquet(swept / "summary.parquet")
-    assert set(summary["case"]) == {CASE, "deterministic_pair.gibbs"}
-
-
-def test_a_copied_run_file_is_refused_by_name(swept):
+def test_a_copied_record_is_refused_by_name(swept):
     before = _summary(swept)
-    folder = store.run_path(swept, CASE, 1).parent
-    shutil.copy(folder / "run-00001.parquet", folder / "run-00001 (copy).parquet")
-    with pytest.raises(store.ResultsFileError, match=r"run-00001 \(copy\)\.parquet is not a run file"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
-    with pytest.raises(store.ResultsFileError, match="a copy"):
-        store.read_runs(swept)
-    (folder / "run-00001 (copy).parquet").unlink()
-    reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+    source = _record(swept, 1)
+    copy = source.with_name("run.deterministic_pair.prune.00001 (copy).json")
+    shutil.copy(source, copy)
+    with pytest.raises(store.ResultsFileError, match=r"00001 \(copy\)\.json holds run .*a copy or a stray"):
+        sweep(PAPER, TINY, out=swept)
+    copy.unlink()
+    sweep(PAPER, TINY, out=swept)
     pd.testing.assert_frame_equal(_summary(swept), before)
 
 
-def test_a_run_file_in_a_stray_folder_or_under_another_name_is_refused(swept):
-    source = store.run_path(swept, CASE, 0)
-    stray = swept / "runs" / "backup" / "run-00000.parquet"
+def test_a_record_in_a_stray_folder_or_under_another_name_is_refused(swept):
+    source = _record(swept, 0)
+    stray = swept / "runs" / "backup" / source.name
     stray.parent.mkdir()
     shutil.copy(source, stray)
-    with pytest.raises(store.ResultsFileError, match=r"backup/run-00000.parquet holds run 0 of case .*a copy or a stray"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+    with pytest.raises(store.ResultsFileError, match=r"backup/run\.deterministic_pair\.prune\.00000\.json holds run "
+                                                     r"'run\.deterministic_pair\.prune\.00000', which belongs in "
+                                                     r".*runs/run/run\.deterministic_pair\.prune\.00000\.json"):
+        sweep(PAPER, TINY, out=swept)
     shutil.rmtree(stray.parent)
-    renamed = source.with_name("run-00007.parquet")
-    shutil.copy(source, renamed)
-    with pytest.raises(store.ResultsFileError, match="run-00007.parquet holds run 0"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+    shutil.copy(source, source.with_name("run.deterministic_pair.prune.00007.json"))
+    with pytest.raises(store.ResultsFileError, match=r"00007\.json holds run 'run\.deterministic_pair\.prune\.00000'"):
+        sweep(PAPER, TINY, out=swept)
 
 
-def test_case_folders_are_one_per_case_id(tmp_path):
-    assert store.case_folder("my/asia.gibbs") != store.case_folder("my_asia.gibbs")
-    assert store.case_folder("..") != ".." and not store.case_folder(".hidden").startswith(".")
-    cases = [CaseSpec("my/pair", "deterministic_pair", "prune"), CaseSpec("my_pair", "deterministic_pair", "prune")]
-    reproduce(TINY, cases=cases, n_jobs=1, out=tmp_path, progress=False)
-    raw = store.read_runs(tmp_path).to_pandas()
-    assert raw.groupby("case").size().to_dict() == {"my/pair.prune": TINY.n_runs, "my_pair.prune": TINY.n_runs}
-    assert set(pd.read_parquet(tmp_path / "summary.parquet")["case"]) == {"my/pair.prune", "my_pair.prune"}
+def test_a_case_id_that_is_not_a_safe_file_name_is_refused_before_any_run(tmp_path):
+    cases = (CaseSpec("my/pair", "deterministic_pair", "prune"),)
+    with pytest.raises(ValueError, match=r"run id 'run\.my/pair\.prune\.00000' is not a safe file name"):
+        sweep(PAPER, TINY.only(cases), out=tmp_path)
+    assert not (tmp_path / "runs").exists()
 
 
 def test_a_truncated_sweep_json_is_named_and_safe_to_delete(swept):
     text = (swept / "sweep.json").read_text()
     (swept / "sweep.json").write_text(text[: len(text) // 2])
     with pytest.raises(store.ResultsFileError, match=r"sweep\.json is not valid JSON .*deleting it is safe"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+        sweep(PAPER, TINY, out=swept)
     (swept / "sweep.json").unlink()
-    assert reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)["n_done"] == 0
+    assert sweep(PAPER, TINY, out=swept)["n_done"] == 0
 
 
-def test_a_truncated_run_file_is_named_and_redone_once_deleted(swept):
+def test_a_truncated_record_is_named_and_redone_once_deleted(swept):
     before = _summary(swept)
-    path = store.run_path(swept, CASE, 2)
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(store.ResultsFileError, match=r"run-00002.parquet is not a readable run file.*deleting it is safe"):
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+    path = _record(swept, 2)
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(store.ResultsFileError, match=r"00002\.json is not valid JSON.*deleting it is safe"):
+        sweep(PAPER, TINY, out=swept)
     path.unlink()
-    assert reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)["n_done"] == 1
+    assert sweep(PAPER, TINY, out=swept)["n_done"] == 1
     pd.testing.assert_frame_equal(_summary(swept), before)
 
 
-def test_a_corrupt_summary_is_rebuilt_from_the_run_files(swept):
+def test_a_corrupt_summary_is_rebuilt_from_the_records(swept):
     before = _summary(swept)
     (swept / "summary.parquet").write_bytes(b"not a parquet file")
-    with pytest.warns(UserWarning, match=r"summary\.parquet is unreadable.*rebuilt"):
-        assert reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)["n_done"] == 0
+    assert sweep(PAPER, TINY, out=swept)["n_done"] == 0
     pd.testing.assert_frame_equal(_summary(swept), before)
 
 
 def test_temporary_files_of_a_killed_consolidation_are_cleaned(swept):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)  # a process that has ended
+    record = _record(swept, 0)
     left = [swept / f".summary.parquet.{dead_pid}.tmp", swept / f".provenance.json.{dead_pid}.tmp",
-            store.run_path(swept, CASE, 0).with_name(f".run-00000.parquet.{dead_pid}.tmp")]
+            record.with_name(f".{record.name}.{dead_pid}.tmp")]
     for p in left:
         p.write_bytes(b"half a file")
     live = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     try:  # a concurrent writer's temporary file is left alone
         busy = swept / f".curves.parquet.{live.pid}.tmp"
         busy.write_bytes(b"being written")
-        reproduce(TINY, cases=[CASE], n_jobs=1, out=swept, progress=False)
+        sweep(PAPER, TINY, out=swept)
         assert not any(p.exists() for p in left)
         assert busy.exists()
     finally:
@@ -173,9 +157,6 @@ def test_json_files_are_strict_json(tmp_path):
 
 
 def test_large_run_records_are_checked_on_resume(tmp_path):
-    from prunelab.lab.experiments import LARGE, load_folder, sweep
-    from prunelab.lab.experiments.large import LargeProfile
-
     tiny = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                         check_seconds=0.05, check_max_steps=2_000, grid_sides=(3,), grid_determinism=(0.5,))
     sweep(LARGE, tiny, out=tmp_path, kinds=["network"], root_seed=4)
@@ -208,8 +189,6 @@ def test_large_run_records_are_checked_on_resume(tmp_path):
 
 
 def test_a_corrupt_table_is_named_when_loaded(swept):
-    from prunelab.lab.experiments import load_results
-
     (swept / "curves.parquet").write_bytes(b"PAR1 truncated")
     with pytest.raises(store.ResultsFileError, match=r"curves\.parquet is unreadable .*run the sweep's command again"):
-        load_results("smoke", out=swept)
+        load_folder(swept)

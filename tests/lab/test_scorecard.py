@@ -197,10 +197,11 @@ def test_figure2_transcription_is_what_is_checked(monkeypatch):
 
 
 def test_rows_have_known_verdicts_and_unique_keys(theory):
-    from prunelab.lab.experiments import load_results
+    from prunelab.lab.experiments import PAPER
+    from prunelab.lab.experiments import results as experiment_results
     from prunelab.lab.paper_numbers import PAPER_BENCHMARKS as BENCHMARKS
 
-    results = load_results("paper")
+    results = experiment_results(PAPER, "paper")
     summary = results["summary"]
     rows = (network_rows() + list(theory) + example_rows(summary) + accuracy_rows(summary, BENCHMARKS)
             + figure6_rows(summary, results["curves"], exact_sink=0.5) + alpha_rows(summary, BENCHMARKS)

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from prunelab import load_network, sample, workers
-from prunelab.lab.experiments import Profile, SweepInterrupted, reproduce
+from prunelab.lab.experiments import LARGE, PAPER, Profile, SweepInterrupted, sweep
+from prunelab.lab.experiments.large import LargeProfile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,14 +39,10 @@ def test_sample_starts_no_more_workers_than_chains(monkeypatch):
     np.testing.assert_array_equal(many.draws, one.draws)
 
 
-def test_reproduce_and_large_start_no_more_workers_than_runs(tmp_path):
-    from prunelab.lab.experiments import LARGE, sweep
-    from prunelab.lab.experiments.large import LargeProfile
-
-    tiny = Profile("tiny", n_runs=3, n_draws=100, n_checkpoints=5)
+def test_paper_and_large_start_no_more_workers_than_runs(tmp_path):
+    tiny = Profile("tiny", n_runs=3, n_draws=100, n_checkpoints=5, cases=("deterministic_pair.prune",))
     with pytest.warns(UserWarning, match=r"n_jobs=100000 lowered to [123] workers?: 3 runs to do"):
-        report = reproduce(tiny, cases=["deterministic_pair.prune"], n_jobs=100_000, out=tmp_path / "a",
-                           progress=False)
+        report = sweep(PAPER, tiny, n_jobs=100_000, out=tmp_path / "a")
     assert report["n_done"] == 3 and report["n_workers"] <= 3
     large = LargeProfile("tiny", networks=("cancer",), budgets=(0.05,), samplers=("prunelab-prune",),
                          check_seconds=0.05, check_max_steps=500, grid_sides=(3,), grid_determinism=(0.5,))
@@ -88,12 +85,12 @@ def test_sigterm_ends_the_sweep_and_its_workers(tmp_path):
     out = tmp_path / "out"
     code = "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))"
     env = dict(os.environ, PYTHONPATH=str(ROOT), PRUNELAB_TEST_GATE=str(tmp_path / "gate"))
-    cmd = [sys.executable, "-c", code, "reproduce", "--profile", "smoke", "--cases", "deterministic_pair.prune",
-           "--jobs", "2", "--out", str(out), "--no-progress"]
+    cmd = [sys.executable, "-c", code, "run", "paper", "--profile", "smoke", "--cases",
+           "deterministic_pair.prune", "--jobs", "2", "--out", str(out), "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     try:
         # run 0 is written; run 1 is held at the gate in a worker, so a worker is busy when the signal comes
-        _wait_for(lambda: list(out.glob("runs/*/run-*.parquet")) or proc.poll() is not None, "the first run file")
+        _wait_for(lambda: list(out.glob("runs/run/*.json")) or proc.poll() is not None, "the first run file")
         family = _children(proc.pid)
         grandchildren = set().union(*(_children(p) for p in family)) if family else set()
         family |= grandchildren

@@ -1,22 +1,22 @@
-"""Experiments: case specs, profiles, the resumable parallel runner, the results store.
+"""Experiments: every frozen result is an experiment run by one framework, and read by one reader.
 
 ::
 
-    from prunelab.lab.experiments import reproduce, load_results
-    report = reproduce("smoke")                 # data/results/smoke/
-    tables = load_results("smoke")              # curves, runs, final_marginals, summary
+    from prunelab.lab.experiments import EXPERIMENTS, PAPER, results, sweep
+    report = sweep(PAPER, "smoke")              # data/results/paper-smoke/
+    tables = results(PAPER, "paper")            # the frozen curves, runs, final_marginals, summary
 
-or from a shell: ``python -m prunelab reproduce --profile paper``.
+or from a shell: ``python -m prunelab run paper --profile paper``.
 
 =================  ==========================================================
 module             job
 =================  ==========================================================
-``specs``          :class:`CaseSpec`, :class:`Profile`, the 33 cases, seeds
-``cases``          what a case's runs share (network, exact marginals, start), results folder
-``runner``         :func:`reproduce`, :func:`simulate_run` (one run)
-``store``          run files (atomic), resumption, ``sweep.json``
-``tables``         tidy tables, per-case summary, Tables 2-3 beside the paper's
-``framework``      :func:`sweep` any experiment of :data:`EXPERIMENTS`, :func:`results` for a chapter
+``framework``      :func:`sweep` any experiment of :data:`EXPERIMENTS`, :func:`results` for a chapter, seeds
+``store``          atomic files, strict JSON, the errors that name a bad file
+``provenance``     the one schema of ``provenance.json``
+``paper``          the paper's sweep (:data:`~.paper.PAPER`): one run is one chain of a case
+``specs``          :class:`CaseSpec`, :class:`Profile`, the 33 cases, what a case's runs share
+``tables``         the paper's four tables, per-case summary, Tables 2-3 beside the paper's
 ``large``          the large-network experiment (:data:`~.large.LARGE`)
 ``frontier``       grids past the junction tree (:data:`~.frontier.FRONTIER`)
 ``families``       the literature's deterministic benchmarks (:data:`~.families.FAMILIES`)
@@ -25,80 +25,85 @@ module             job
 =================  ==========================================================
 """
 
-from .cases import case_fingerprint, prepare_case, results_dir
-from .runner import ReproduceReport, SweepInterrupted, check_root_seed, reproduce, simulate_run
+from .framework import (
+    DEFAULT_ROOT_SEED,
+    PROVENANCE_KEYS,
+    Experiment,
+    SweepInterrupted,
+    check_root_seed,
+    load_folder,
+    results,
+    results_dir,
+    results_folder,
+    run_seed_sequence,
+    sweep,
+)
 from .specs import (
     BENCHMARKS,
     CASE_INITS,
     CASES,
-    DEFAULT_ROOT_SEED,
     PAPER_SAMPLERS,
     PROFILES,
     CaseSpec,
     Profile,
+    case_fingerprint,
     case_key,
-    get_profile,
-    run_seed,
+    prepare_case,
     select_cases,
 )
 from .store import SweepMismatchError
-from .framework import PROVENANCE_KEYS, Experiment, load_folder, results, results_folder, sweep
 from .families import FAMILIES
 from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
+from .paper import PAPER, simulate_run
 from .peers import PEERS
 from .tables import (
     by_benchmark,
-    consolidate,
     estimator_table,
     format_paper_tables,
     forward_cases,
-    load_results,
     paper_table,
     printed_table,
     summarise_case,
 )
 
-EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS, "families": FAMILIES}
+EXPERIMENTS = {"paper": PAPER, "large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS,
+               "families": FAMILIES}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [
     "BENCHMARKS",
-    "EXPERIMENTS",
-    "Experiment",
-    "PROVENANCE_KEYS",
-    "load_folder",
-    "results",
-    "results_folder",
-    "sweep",
     "CASE_INITS",
     "CASES",
     "CaseSpec",
     "DEFAULT_ROOT_SEED",
+    "EXPERIMENTS",
+    "Experiment",
+    "PAPER",
     "PAPER_SAMPLERS",
     "PROFILES",
+    "PROVENANCE_KEYS",
     "Profile",
-    "ReproduceReport",
     "SweepInterrupted",
     "SweepMismatchError",
-    "check_root_seed",
+    "by_benchmark",
     "case_fingerprint",
     "case_key",
-    "consolidate",
+    "check_root_seed",
     "estimator_table",
     "format_paper_tables",
     "forward_cases",
-    "by_benchmark",
-    "printed_table",
-    "get_profile",
-    "load_results",
+    "load_folder",
     "paper_table",
     "prepare_case",
-    "reproduce",
+    "printed_table",
+    "results",
     "results_dir",
-    "run_seed",
+    "results_folder",
+    "run_seed_sequence",
     "select_cases",
     "simulate_run",
     "summarise_case",
+    "sweep",
 ]

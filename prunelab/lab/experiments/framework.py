@@ -8,12 +8,21 @@ and names the table each kind of run goes to. Everything else is here, once:
   written atomically as it arrives (``<out>/runs/<kind>/<run id>.json``), a
   ``sweep.json`` that refuses a resumed sweep with other settings, workers that
   stop cleanly on Ctrl-C or ``SIGTERM`` (the records written are kept);
-* :func:`consolidate` turns the records into one parquet table per kind;
+* :func:`consolidate` turns the records into one parquet table per kind (or the
+  tables an experiment derives from them, :meth:`Experiment.derive`);
 * :func:`write_provenance` writes ``provenance.json`` in the one schema every
   frozen result has (:data:`PROVENANCE_KEYS`);
 * :func:`results` is the one reader of the chapters: the frozen folder at the
   ``paper`` profile, any other profile run now in a temporary folder (once per
   process).
+
+Seeds
+-----
+Every run draws from :func:`run_seed_sequence` of its id and the root seed, which
+depends on neither the run's place in the plan, the other runs, the workers nor a
+resume. A run that is replicate ``r`` of a series (the paper's 100 runs of a case)
+draws from child ``r`` of the series' seed (``run_seed_sequence(series, root_seed,
+replicate=r)``), and chains inside a run from children spawned from its seed.
 
 A new experiment is one module that defines its profiles, its runs and
 :meth:`Experiment.run`, and one line in :data:`prunelab.lab.experiments.EXPERIMENTS`.
@@ -24,28 +33,40 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import multiprocessing
+import os
 import re
 import shlex
+import signal
 import sys
+import tempfile
+import threading
 import time
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+from joblib import Parallel, delayed
+from joblib.externals.loky import get_reusable_executor
 
-from . import store
-from .cases import results_dir
+from prunelab.catalogue import data_dir
+from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
+from . import cluster, store
 from .provenance import PROVENANCE_KEYS, current_load, git_commit, library_versions, out_name, previous_sessions
 from .provenance import provenance_record, utc_now
-from .runner import SweepInterrupted, check_root_seed, stop_workers
-from .specs import DEFAULT_ROOT_SEED
-from prunelab.workers import Terminated, sigint_blocked, sigterm_as_interrupt, worker_count
 
 __all__ = [
-    "PROVENANCE_KEYS", "Experiment", "consolidate", "extends", "load_folder", "record_path", "records_from_tables",
-    "results", "results_folder", "run_seed_sequence", "sweep", "write_provenance",
+    "DEFAULT_ROOT_SEED", "PROVENANCE_KEYS", "Experiment", "SweepInterrupted", "check_root_seed", "consolidate",
+    "extends", "load_folder", "quiet_worker", "record_path", "results", "results_dir", "results_folder",
+    "run_seed_sequence", "stop_workers", "sweep", "write_provenance",
 ]
+
+DEFAULT_ROOT_SEED = 20170901
+"""Root of every run's :class:`numpy.random.SeedSequence` (the paper's year and month)."""
 
 
 class Experiment(Protocol):
@@ -76,19 +97,108 @@ class Experiment(Protocol):
     def run(self, run, profile, root_seed: int) -> dict:
         """One run's record: a flat dict of JSON values; its seed comes from :func:`run_seed_sequence`."""
 
+    # Optional: ``derive(frames, settings) -> dict of DataFrame``, the tables written from
+    # the records (one DataFrame per table of :attr:`tables`, as read back from JSON) and
+    # the settings they were made with (``{"profile": ..., "root_seed": ...}``). Without
+    # it each table is its records (:func:`consolidate`).
 
-def run_seed_sequence(run_id: str, root_seed: int) -> np.random.SeedSequence:
+
+def check_root_seed(root_seed) -> int:
+    """A sweep's root seed: an int ``>= 0`` (numpy integers too, not a bool).
+
+    It is written to ``sweep.json`` and every run's seed derives from it
+    (:func:`run_seed_sequence`), so that a killed sweep resumes with the same
+    numbers: a Generator or a SeedSequence, which :func:`prunelab.sample` accepts,
+    cannot be recorded that way and is refused here.
+
+    Examples
+    --------
+    >>> check_root_seed(np.int64(3))
+    3
+    """
+    if isinstance(root_seed, (bool, np.bool_)) or not isinstance(root_seed, (int, np.integer)):
+        raise TypeError(
+            f"root_seed must be an int >= 0 (it is recorded in sweep.json to resume the sweep), "
+            f"got {type(root_seed).__name__} {root_seed!r}"
+        )
+    if root_seed < 0:
+        raise ValueError(f"root_seed must be >= 0, got {root_seed}")
+    return int(root_seed)
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or ``SIGTERM``) during a sweep; what is on disk is kept.
+
+    Attributes
+    ----------
+    out : Path
+    n_written : int
+        Runs written in this session before the stop.
+    n_on_disk : int
+        Finished runs of the plan now in ``out`` (from any session).
+    terminated : bool
+        Stopped by ``SIGTERM`` rather than Ctrl-C.
+    """
+
+    def __init__(self, out: Path, n_written: int, n_on_disk: int, terminated: bool = False):
+        super().__init__(f"sweep stopped: {n_written} runs written now, {n_on_disk} on disk in {out}")
+        self.out, self.n_written, self.n_on_disk, self.terminated = out, n_written, n_on_disk, terminated
+
+
+def quiet_worker() -> None:
+    """In a worker process, leave Ctrl-C to the parent (which stops the sweep and says so once).
+
+    A terminal's Ctrl-C reaches every process of the group; without this each loky
+    worker would print its own traceback. Threads (dask) and the parent are left alone.
+    """
+    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_workers() -> None:
+    """Shut the loky workers down cleanly after Ctrl-C (else their semaphores are reported leaked)."""
+    get_reusable_executor().shutdown(wait=True, kill_workers=True)
+
+
+def results_dir(name: str) -> Path:
+    """Where a sweep writes by default: ``<data>/results/<name>``.
+
+    ``<data>`` is :func:`prunelab.catalogue.data_dir` (``$PRUNELAB_DATA`` when set,
+    a checkout's ``data/``), except for an installed wheel, whose data folder lies
+    inside ``site-packages``: results then go to the user's data folder,
+    ``$XDG_DATA_HOME/prunelab`` (default ``~/.local/share/prunelab``), never into the
+    installed package. :func:`results` reads from here and, for a wheel, falls back
+    on the results shipped with it.
+    """
+    base = data_dir()
+    if _inside_package(base):
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "prunelab"
+    return base / "results" / name
+
+
+def _inside_package(path: Path) -> bool:
+    """Whether ``path`` is the data folder shipped inside the installed package (``prunelab/_data``)."""
+    package = Path(__file__).resolve().parents[2]  # prunelab/lab/experiments/framework.py
+    return Path(path).resolve() == package / "_data"
+
+
+def run_seed_sequence(run_id: str, root_seed: int, replicate: int | None = None) -> np.random.SeedSequence:
     """A run's seed: ``SeedSequence(root_seed, spawn_key=(crc32(run id),))``, whatever the workers.
+
+    With ``replicate``, the seed of replicate ``r`` of the series ``run_id``: child ``r``
+    of the series' seed, ``SeedSequence(root_seed, spawn_key=(crc32(run id), r))``.
 
     Examples
     --------
     >>> a, b, c = (run_seed_sequence(i, 7).generate_state(1).tolist() for i in ("grid.x", "grid.x", "grid.y"))
     >>> a == b != c
     True
+    >>> child = run_seed_sequence("asia_ev0.gibbs", 7).spawn(3)[2]
+    >>> bool((child.generate_state(2) == run_seed_sequence("asia_ev0.gibbs", 7, replicate=2).generate_state(2)).all())
+    True
     """
-    import zlib
-
-    return np.random.SeedSequence(int(root_seed), spawn_key=(zlib.crc32(run_id.encode()),))
+    key = (zlib.crc32(run_id.encode()),) if replicate is None else (zlib.crc32(run_id.encode()), int(replicate))
+    return np.random.SeedSequence(int(root_seed), spawn_key=key)
 
 
 def get_profile(experiment: Experiment, profile):
@@ -283,12 +393,13 @@ def sweep(experiment: Experiment, profile="paper", out=None, n_jobs: int = 1, ro
                     stop_workers()
             raise SweepInterrupted(out, n_done, n_done + len(runs) - len(todo),
                                    terminated=isinstance(stop, Terminated)) from None
-    tables = consolidate(experiment, out)
+    tables, runs_wall_seconds = _consolidate(experiment, out)
     return write_provenance(
         experiment, out, command=command, profile=prof, root_seed=root_seed, n_jobs=n_jobs,
         n_workers=len(on_cluster["workers"]) if on_cluster and on_cluster["workers"] else n_workers,
         planned=planned, n_runs=len(runs), n_done=n_done, n_skipped=len(runs) - len(todo), tables=tables,
-        started=started, load_start=load_start, git=git, sweep_seconds=time.perf_counter() - tic,
+        runs_wall_seconds=runs_wall_seconds, started=started, load_start=load_start, git=git,
+        sweep_seconds=time.perf_counter() - tic,
         workers=None if on_cluster is None else _cluster_workers(on_cluster["hosts"]),
     )
 
@@ -305,16 +416,12 @@ def _executor(experiment: Experiment, todo, prof, root_seed: int, n_workers: int
         return _cluster_records(experiment, todo, prof, root_seed, scheduler, on_cluster)
     if n_workers == 1:
         return (experiment.run(r, prof, root_seed) for r in todo)
-    from joblib import Parallel, delayed
-
     with sigint_blocked():  # the workers never see Ctrl-C, even while they start: it is ours to handle
         return Parallel(n_jobs=n_workers, return_as="generator_unordered")(
             delayed(experiment.run)(r, prof, root_seed) for r in todo)
 
 
 def _cluster_records(experiment: Experiment, todo, prof, root_seed: int, scheduler, on_cluster):
-    from . import cluster
-
     if not todo:
         return
     with cluster.connected(scheduler) as client:
@@ -341,10 +448,11 @@ def _cluster_workers(hosts: dict) -> list[dict]:
 
 
 def write_provenance(experiment: Experiment, out: Path, *, command, profile, root_seed, n_jobs, n_workers, planned,
-                     n_runs, n_done, n_skipped, tables, started, load_start, git, sweep_seconds,
-                     workers=None) -> dict:
+                     n_runs, n_done, n_skipped, tables, runs_wall_seconds, started, load_start, git,
+                     sweep_seconds, workers=None) -> dict:
     """Write ``<out>/provenance.json`` (:data:`PROVENANCE_KEYS`) and return it.
 
+    ``runs_wall_seconds`` is the sum of the records' ``wall_seconds`` (what the runs took);
     ``workers``: a cluster sweep's machines and their runs (``machine["workers"]``);
     ``machine`` itself is then the machine that wrote the folder, not the one that ran the runs.
     """
@@ -358,7 +466,7 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
         "n_runs": n_runs, "n_done": n_done, "n_skipped": n_skipped,
         "missing": [r.id for r in planned if not record_path(out, r.id).exists()],
         "rows": {k: len(t) for k, t in tables.items()},
-        "runs_wall_seconds": float(sum(t["wall_seconds"].sum() for t in tables.values() if "wall_seconds" in t)),
+        "runs_wall_seconds": float(runs_wall_seconds),
         "start_time": started, "sweep_seconds": sweep_seconds,
         "machine": {**base["machine"], "load_average_start": load_start,
                     **({} if workers is None else {"workers": workers})},
@@ -372,62 +480,40 @@ def write_provenance(experiment: Experiment, out: Path, *, command, profile, roo
 
 
 def consolidate(experiment: Experiment, out) -> dict:
-    """One parquet table per kind of run from the run records (``<table>.parquet``); the tables as DataFrames.
+    """The tables of a results folder from its run records (``<table>.parquet``); the tables as DataFrames.
 
-    A record that is not at the place of its own ``id`` (a copy, which would be a
-    second row of one run) is refused by name, before any table is written.
+    Each table is the records of its kind of run, one row per run, unless the
+    experiment derives its tables from them (``experiment.derive(frames, settings)``,
+    see :class:`Experiment`). A record that is not at the place of its own ``id``
+    (a copy, which would be a second row of one run) is refused by name, before any
+    table is written.
     """
-    import pandas as pd
-    import pyarrow as pa
+    return _consolidate(experiment, out)[0]
 
-    tables = {}
+
+def _consolidate(experiment: Experiment, out) -> tuple[dict, float]:
+    """:func:`consolidate`, and the seconds the records' runs took (their ``wall_seconds``)."""
+    frames, wall = {}, 0.0
     for kind, name in experiment.tables.items():
         records = [{k: v for k, v in record.items() if k != "settings"} for _, record in _records(out, kind)]
-        if not records:
-            continue
-        frame = _numeric_nulls(pd.DataFrame(records)).sort_values("id", kind="stable")
+        if records:
+            frames[name] = pd.DataFrame(records).sort_values("id", kind="stable").reset_index(drop=True)
+            if "wall_seconds" in frames[name]:
+                wall += float(pd.to_numeric(frames[name]["wall_seconds"]).sum())
+    derive = getattr(experiment, "derive", None)
+    if derive is None:
+        tables = {name: _numeric_nulls(frame) for name, frame in frames.items()}
+    elif frames:
+        tables = derive(frames, store.read_json(Path(out) / "sweep.json", store.SWEEP_SAFE))
+    else:
+        tables = {}
+    for name, frame in tables.items():
         store.write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), Path(out) / f"{name}.parquet")
-        tables[name] = frame
-    return tables
-
-
-def records_from_tables(experiment: Experiment, out) -> int:
-    """Write the run records of a frozen folder that holds only its tables, so a sweep can extend it.
-
-    Frozen folders ship their tables and provenance, not ``runs/``. Each table row
-    becomes the record it was made from (null where the row has none), with the
-    settings of ``sweep.json``; records already on disk are left alone. Consolidating
-    the records gives back the same tables.
-
-    Returns
-    -------
-    int
-        How many records were written.
-    """
-    import pandas as pd
-
-    out = Path(out)
-    settings = store.read_json(out / "sweep.json", store.SWEEP_SAFE)
-    written = 0
-    for name in experiment.tables.values():
-        path = out / f"{name}.parquet"
-        if not path.is_file():
-            continue
-        for row in pd.read_parquet(path).to_dict(orient="records"):
-            target = record_path(out, row["id"])
-            if target.exists():
-                continue
-            record = {k: (None if not isinstance(v, (list, dict, np.ndarray)) and pd.isna(v) else v)
-                      for k, v in row.items()}
-            store.write_json_atomic({**record, "settings": settings}, target)
-            written += 1
-    return written
+    return tables, wall
 
 
 def _numeric_nulls(frame):
     """Columns of numbers with NaN written as JSON null (None) back to float columns (None -> NaN)."""
-    import pandas as pd
-
     for name in frame.columns:
         values = frame[name]
         if values.dtype == object and values.map(lambda v: v is None or (
@@ -438,47 +524,63 @@ def _numeric_nulls(frame):
 
 def load_folder(out) -> dict:
     """The tables of a results folder (pandas DataFrames by file stem) and its ``provenance``."""
-    import pandas as pd
-
     out = Path(out)
     if not (out / "provenance.json").is_file():
         raise FileNotFoundError(f"{out} holds no results (no provenance.json)")
-    tables = {p.stem: pd.read_parquet(p) for p in sorted(out.glob("*.parquet"))}
-    tables["provenance"] = json.loads((out / "provenance.json").read_text())
+    tables = {p.stem: _read_table(p) for p in sorted(out.glob("*.parquet"))}
+    tables["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that wrote the "
+                                           "tables: deleting it is safe (the next sweep writes it)")
     return tables
 
 
-def results(experiment: Experiment, profile: str) -> dict:
+def _read_table(path: Path) -> pd.DataFrame:
+    """A table of a results folder, or a :class:`~.store.ResultsFileError` that names it and what to do."""
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise store.ResultsFileError(
+            f"{path} is unreadable ({exc}); it is derived from the run records in {path.parent / 'runs'}: "
+            "run the sweep's command again to rebuild it (without those records it cannot be rebuilt)"
+        ) from None
+
+
+def results(experiment: Experiment, profile) -> dict:
     """The chapter's results: frozen at the ``paper`` profile, any other profile run now in a temporary folder.
 
     Parameters
     ----------
     experiment : Experiment
-    profile : str
-        The book's profile. ``"paper"`` reads the folder a rerun wrote
-        (:func:`results_folder`) if there is one, else the frozen results shipped in
-        ``data/results/<name>``; any other runs the experiment's ``smoke`` profile now,
-        on one core, once per process (later calls get a copy).
+    profile : str or profile object
+        The book's profile. ``"paper"`` (a name, or a profile of that name) reads the
+        folder a rerun wrote (:func:`results_folder`) if there is one, else the frozen
+        results shipped in ``data/results/<name>``. Any other is run now, on one core,
+        once per process (later calls get a copy): a profile object as it is, a name
+        the experiment's profile of that name, or its ``smoke`` profile when it has none.
 
     Returns
     -------
     dict
         As :func:`load_folder`.
-    """
-    from prunelab.catalogue import data_dir
 
-    if profile == "paper":
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import MCSAT
+    >>> sorted(results(MCSAT, "paper"))
+    ['benchmark', 'bias', 'provenance']
+    """
+    name = profile if isinstance(profile, str) else profile.name
+    if name == "paper":
         written = results_folder(experiment, "paper")  # a rerun's, where it writes (the user's folder for a wheel)
         if (written / "provenance.json").is_file():
             return load_folder(written)
         return load_folder(data_dir() / "results" / experiment.name)  # the frozen results shipped
-    return copy.deepcopy(_run_now(experiment, "smoke"))
+    if isinstance(profile, str):
+        profile = experiment.profiles.get(profile, experiment.profiles["smoke"])
+    return copy.deepcopy(_run_now(experiment, profile))
 
 
 @functools.lru_cache(maxsize=8)
-def _run_now(experiment: Experiment, profile: str) -> dict:
-    import tempfile
-
+def _run_now(experiment: Experiment, profile) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        sweep(experiment, profile, out=tmp, n_jobs=1, command=f"results({experiment.name!r}, {profile!r})")
+        sweep(experiment, profile, out=tmp, n_jobs=1, command=f"results({experiment.name!r}, {profile.name!r})")
         return load_folder(tmp)

@@ -57,7 +57,25 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..registry import own_name
 from .framework import run_seed_sequence
+from prunelab.grids import make_grid
+from prunelab.samplers.init import initial_state
+from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
+from prunelab.compiled import compile_network
+from prunelab.exact import exact_marginals, treewidth
+from prunelab.samplers.prune import sampler as prune
+from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
+from prunelab.samplers.prune.draws.registry import DRAWS
+import resource
+from prunelab.circuit import CountTooHardError, count_inference
+from prunelab.sampling import sample
+from ..peers.prunelab import run_prunelab
+from .large.measures import off_figures
+from ..peers import run_sampler
+from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
+from prunelab.extras import MissingExtraError
+from .provenance import current_load
 
 __all__ = ["FRONTIER", "FRONTIER_PROFILES", "FRONTIER_SAMPLERS", "PRUNE_SAMPLERS", "FrontierProfile", "FrontierRun",
            "grid_case"]
@@ -67,8 +85,13 @@ FRONTIER_SAMPLERS = ("prune", "prune-tempered", "prune-cmsgen", "gibbs", "pyagru
 """Samplers of the budget runs: prunelab's prune (circuit draws), tempered prune (circuit draws), prune with
 CMSGen draws and Gibbs, and pyAgrum's four."""
 
-PRUNE_SAMPLERS = {"prune": "prune", "prune-tempered": "prune-tempered", "prune-cmsgen": "prune"}
-"""The budget runs' prune samplers and the :func:`prunelab.sample` sampler each runs."""
+PRUNE_SAMPLERS = {"prune": ("prune", None), "prune-tempered": ("prune-tempered", "circuit"),
+                  "prune-cmsgen": ("prune", "cmsgen")}
+"""The budget runs' prune samplers: the :func:`prunelab.sample` sampler each runs and its uniform draw
+(``None``: the circuit where it compiles, else ``"circuit-per-step"``); every draw is one of
+:data:`~prunelab.samplers.prune.draws.registry.DRAWS`."""
+if not {u for _, u in PRUNE_SAMPLERS.values() if u} <= set(DRAWS):
+    raise ValueError(f"a frontier prune sampler names a uniform draw that prune sampling lacks: {PRUNE_SAMPLERS}")
 
 EVIDENCE_KINDS = ("none", "scattered")
 """``"none"``: no evidence; ``"scattered"``: a share of the nodes observed (see :func:`grid_case`)."""
@@ -200,9 +223,6 @@ def grid_case(percent: int, side: int, seed: int, evidence: str):
     >>> len(ev), "v_10_10" in ev, "v_9_10" in ev or "v_10_9" in ev
     (10, False, False)
     """
-    from prunelab.grids import make_grid
-    from prunelab.samplers.init import initial_state
-
     if evidence not in EVIDENCE_KINDS:
         raise ValueError(f"unknown evidence kind {evidence!r}; kinds are {list(EVIDENCE_KINDS)}")
     bn = make_grid(side, percent / 100, seed=seed)
@@ -217,12 +237,6 @@ def grid_case(percent: int, side: int, seed: int, evidence: str):
 
 
 def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
-    from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
-    from prunelab.compiled import compile_network
-    from prunelab.exact import exact_marginals, treewidth
-    from prunelab.samplers.prune import sampler as prune
-    from prunelab.samplers.prune.draws.circuit import compile_circuit_prune_plan
-    from prunelab.samplers.init import initial_state
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     sink = bn.variables[-1]
@@ -264,8 +278,6 @@ def _compile_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dic
 
 def _cpu_seconds() -> float:
     """CPU seconds of this process and of its finished children (the counter's forked child among them)."""
-    import resource
-
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
@@ -277,9 +289,6 @@ def _count_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
     process and the counter's child) run from the CNF's encoding to the last count. Nothing is drawn:
     ``root_seed`` is unused.
     """
-    from prunelab.circuit import CountTooHardError, count_inference
-    from prunelab.compiled import compile_network
-
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     sink = bn.variables[-1]
     net = compile_network(bn, evidence)
@@ -305,18 +314,12 @@ def _prune_chain(bn, evidence, seconds: float, seed: np.random.SeedSequence, uni
     ``"prune-tempered"`` each chunk starts its hotter replicas at that draw too (a few restarts per run: the pilots
     and at most :data:`~prunelab.lab.peers.budget.MAX_CHUNKS` chunks).
     """
-    from prunelab.sampling import sample
-    from ..peers.prunelab import run_prunelab
-
     x0 = sample(bn, sampler, 1, evidence=evidence, seed=seed.spawn(1)[0], traps="off", uniform=uniform).draws[0, 0]
-    return run_prunelab(bn, evidence, f"prunelab-{sampler}", seconds=seconds, seed=seed, start=x0, uniform=uniform,
+    return run_prunelab(bn, evidence, own_name(sampler), seconds=seconds, seed=seed, start=x0, uniform=uniform,
                         pilot_start=10)
 
 
 def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict:
-    from prunelab.circuit import CircuitTooLargeError, circuit_for, circuit_inference
-    from prunelab.compiled import compile_network
-    from .large.measures import off_figures
 
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     sink = bn.variables[-1]
@@ -335,17 +338,15 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
             record.update(status="refused", note="prune-tempered draws from the whole circuit, which did not compile",
                           n_steps=0, seconds=math.nan, setup_seconds=math.nan, move_rate=math.nan)
         elif run.sampler in PRUNE_SAMPLERS:
-            uniform = {"prune-cmsgen": "cmsgen", "prune-tempered": "circuit"}.get(
-                run.sampler, "circuit" if circuit is not None else "circuit-per-step")
-            chain = _prune_chain(bn, evidence, run.budget, seed, uniform, PRUNE_SAMPLERS[run.sampler])
+            sampler, uniform = PRUNE_SAMPLERS[run.sampler]
+            uniform = uniform or ("circuit" if circuit is not None else "circuit-per-step")
+            chain = _prune_chain(bn, evidence, run.budget, seed, uniform, sampler)
             marginals = chain.marginals
             record.update(status="ok", note=f"uniform={uniform}", n_steps=chain.n_steps, seconds=chain.seconds,
                           setup_seconds=chain.setup_seconds, move_rate=chain.move_rate)
         else:
-            from ..peers import run_sampler
-            from .large.guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
 
-            name, peer_seed = f"prunelab-{run.sampler}" if run.sampler == "gibbs" else run.sampler, int(
+            name, peer_seed = own_name(run.sampler) if run.sampler == "gibbs" else run.sampler, int(
                 seed.generate_state(1)[0])
             if name in GUARDED_SAMPLERS:  # a pyAgrum sampler that may overrun is stopped
                 peer = run_peer_guarded(name, bn, evidence, run.budget, peer_seed, run.budget + PEER_GRACE_SECONDS)
@@ -368,10 +369,6 @@ def _budget_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> dict
 
 def _independent_chains(bn, evidence, seeds, n_steps: int, uniform: str) -> tuple[list[float], float, float]:
     """One prune chain of ``n_steps`` per seed from a forward start: ``(sink estimates, wall and CPU seconds)``."""
-    from prunelab.compiled import compile_network
-    from prunelab.samplers.prune import sampler as prune
-    from prunelab.samplers.init import initial_state
-
     net = compile_network(bn, evidence)
     estimates, seconds, cpu_seconds = [], 0.0, 0.0
     for chain_seed in seeds:
@@ -392,8 +389,6 @@ def _per_step_run(run: FrontierRun, prof: FrontierProfile, root_seed: int) -> di
     each other where no exact answer exists. The CMSGen chains' seeds are the run's next children, after those of
     the per-step chains.
     """
-    from prunelab.extras import MissingExtraError
-
     bn, evidence = grid_case(run.percent, run.side, run.seed, run.evidence)
     seed, n = run_seed_sequence(run.id, root_seed), prof.per_step_chains
     estimates, seconds, cpu_seconds = _independent_chains(bn, evidence, seed.spawn(n), prof.per_step_steps,
@@ -438,8 +433,6 @@ class _Frontier:
 
     def run(self, run: FrontierRun, profile: FrontierProfile, root_seed: int) -> dict:
         """One run's record (its seed: :func:`~prunelab.lab.experiments.framework.run_seed_sequence` of its id)."""
-        from .provenance import current_load
-
         load, tic = current_load(), time.perf_counter()
         body = {"compile": _compile_run, "budget": _budget_run, "per_step": _per_step_run,
                 "count": _count_run}[run.kind]

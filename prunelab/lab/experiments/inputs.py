@@ -5,7 +5,7 @@ Each file records its provenance in the keys of the one schema that apply to it
 commit, seed, the generator's call as its ``profile``, date, machine, libraries). Rerunning
 with the same generator gives the same networks and evidence; once frozen, the chapters
 read these files and never regenerate them. The evidence of the other pgmpy networks is
-:func:`prunelab.lab.experiments.large.freeze_evidence` (``python -m prunelab large
+:func:`prunelab.lab.experiments.large.freeze_evidence` (``python -m prunelab run large
 --freeze-evidence``)::
 
     python data/make_networks.py            # = prunelab.lab.experiments.inputs.main()
@@ -19,6 +19,9 @@ import sys
 from pathlib import Path
 
 from .provenance import provenance_record
+from prunelab import make_grid, write_uai
+from prunelab import load_network, query_variable, random_evidence
+from prunelab.catalogue import data_dir
 
 __all__ = ["EVIDENCE_SEEDS", "GRID_SEEDS", "REGENERATE", "freeze_book_evidence", "freeze_grids", "main"]
 
@@ -52,8 +55,6 @@ def freeze_grids(folder: Path) -> list[Path]:
     ...     [p.name for p in freeze_grids(Path(tmp))]
     ['grid-3x3.uai', 'grid-5x5.uai', 'grid-8x8.uai']
     """
-    from prunelab import make_grid, write_uai
-
     Path(folder).mkdir(parents=True, exist_ok=True)
     written = []
     for n, seed in GRID_SEEDS.items():
@@ -72,8 +73,6 @@ def freeze_book_evidence(folder: Path) -> list[Path]:
     Neither the query variable nor its parents are observed: its posterior is what
     the chapters estimate, and a parent can fix it (win95pts' Problem1 copies PrtData).
     """
-    from prunelab import load_network, query_variable, random_evidence
-
     Path(folder).mkdir(parents=True, exist_ok=True)
     written = []
     for name, seed in EVIDENCE_SEEDS.items():
@@ -92,8 +91,6 @@ def freeze_book_evidence(folder: Path) -> list[Path]:
 
 def main(root: Path | None = None) -> None:
     """Write the grids into ``<root>/networks`` and the evidence into ``<root>/evidence`` (default: ``data/``)."""
-    from prunelab.catalogue import data_dir
-
     root = Path(root) if root is not None else data_dir()
     for path in [*freeze_grids(root / "networks"), *freeze_book_evidence(root / "evidence")]:
         print("wrote", path, file=sys.stderr)

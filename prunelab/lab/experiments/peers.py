@@ -41,6 +41,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .framework import run_seed_sequence
+from prunelab.catalogue import load_evidence, load_network
+from prunelab.exact import exact_marginals
+from prunelab.lab import peers
+import os
+import ast
 
 __all__ = [
     "ALL_CASES", "CHECKS", "COLUMNS", "EVIDENCE_NETWORKS", "PEERS", "PEERS_PROFILES", "PeersProfile", "PeersRun",
@@ -181,8 +186,6 @@ def load_case(case: str):
     >>> load_case("asia")[1:]
     (None, 'none')
     """
-    from prunelab.catalogue import load_evidence, load_network
-
     name, _, flag = case.partition("+")
     if flag not in ("", "ev"):
         raise ValueError(f"unknown case {case!r}: use a network name, or name+ev")
@@ -201,9 +204,6 @@ def _seed(run_id: str, root_seed: int) -> int:
 @functools.lru_cache(maxsize=1)
 def _case(case: str, root_seed: int) -> dict:
     """What a case's runs share in a process: network, evidence, exact marginals, start, built models."""
-    from prunelab.exact import exact_marginals
-    from prunelab.lab import peers
-
     bn, evidence, label = load_case(case)
     return {
         "bn": bn, "evidence": evidence, "label": label, "exact": exact_marginals(bn, evidence),
@@ -215,7 +215,6 @@ def _case(case: str, root_seed: int) -> dict:
 
 
 def _load_1min() -> float:
-    import os
 
     try:
         return float(os.getloadavg()[0])
@@ -224,7 +223,6 @@ def _load_1min() -> float:
 
 
 def _comparison_run(run: PeersRun, root_seed: int) -> dict:
-    from prunelab.lab import peers
 
     case = _case(run.case, root_seed)
     seed = _seed(run.id, root_seed)
@@ -243,8 +241,6 @@ def _comparison_run(run: PeersRun, root_seed: int) -> dict:
 
 
 def _check_run(run: PeersRun, root_seed: int) -> dict:
-    from prunelab.exact import exact_marginals
-    from prunelab.lab import peers
 
     seed = _seed(run.id, root_seed)
     value, detail = math.nan, ""
@@ -289,8 +285,6 @@ def categorical_p(text: str) -> tuple[float, ...]:
     >>> categorical_p("p=[0.6, 0.3, 0.1]")
     (0.6, 0.3, 0.1)
     """
-    import ast
-
     return tuple(float(x) for x in ast.literal_eval(text.removeprefix("p=")))
 
 
@@ -311,8 +305,6 @@ class _Peers:
         >>> len([r for r in runs if r.kind == "comparison"]), runs[0].id
         (30, 'comparison.asia.0.03s.pgmpy-gibbs')
         """
-        from prunelab.lab import peers
-
         for sampler in profile.samplers:
             peers.sampler_info(sampler)  # an unknown sampler fails here, before anything runs
         for case in profile.cases:

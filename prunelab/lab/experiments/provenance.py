@@ -1,7 +1,6 @@
 """Provenance of a results folder: the code, the machine, the libraries and the sessions that wrote it.
 
-Every sweep (:func:`prunelab.lab.experiments.framework.sweep`,
-:func:`prunelab.lab.experiments.reproduce`) writes these into ``provenance.json``, and
+Every sweep (:func:`prunelab.lab.experiments.framework.sweep`) writes these into ``provenance.json``, and
 every frozen input (the generated networks, the evidence sets) records
 :func:`provenance_record`: the keys of the one schema
 (:data:`~prunelab.lab.experiments.framework.PROVENANCE_KEYS`) that apply to it.
@@ -18,6 +17,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from prunelab import __version__
 
 __all__ = [
     "KERNEL_LIBRARIES", "LIBRARIES", "PROVENANCE_KEYS", "current_load", "git_commit", "library_versions",
@@ -143,8 +143,6 @@ def previous_sessions(path: Path) -> list[dict]:
 
 def package_version() -> str:
     """The version of prunelab that runs."""
-    from prunelab import __version__
-
     return __version__
 
 

@@ -1,4 +1,4 @@
-"""What an experiment is: case specs, profiles and the seed of every run.
+"""What the paper's sweep runs: case specs, profiles, and what every run of a case shares.
 
 A *case* is one sampler on one benchmark (a network, with or without its frozen
 evidence set) followed through one query variable. A *profile* says how much to
@@ -6,48 +6,60 @@ run: how many independent runs per case, how many draws per run, at which
 checkpoints the running estimates are recorded. A *run* is one chain of ``T``
 draws from its own initial state.
 
+Every run of a case needs the case's network, its exact marginals, its query state
+and fixed start (:func:`prepare_case`); they are cached once per process (workers
+reuse them across runs). A profile records what its cases are computed on
+(:func:`case_sha1`), so that a resumed sweep never mixes runs made on a network that
+has changed since.
+
 Seeds
 -----
-Run ``r`` of case ``c`` always gets ``SeedSequence(root_seed, spawn_key=(key(c), r))``
-where ``key(c)`` is the CRC-32 of the case id (:func:`case_key`). It depends on
-neither the case's position in a list, the other cases selected, the number of
-workers, the scheduler, nor on whether the sweep was resumed: the same run gives
-the same draws however it is scheduled. Different profiles share the seeds, so
-run 0 of the smoke profile starts like run 0 of the paper profile.
+Run ``r`` of case ``c`` is replicate ``r`` of the case's series:
+``run_seed_sequence(c.id, root_seed, replicate=r)``
+(:func:`~prunelab.lab.experiments.framework.run_seed_sequence`), that is
+``SeedSequence(root_seed, spawn_key=(case_key(c), r))``. The fixed start of a case
+and the bootstrap of its alpha are two reserved replicates of the same series
+(:data:`FIXED_START_SPAWN`, :data:`~prunelab.lab.experiments.tables.BOOTSTRAP_SPAWN`).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
+import hashlib
+import json
 import zlib
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from prunelab.catalogue import load_evidence, load_network, query_variable
+from prunelab.compiled import compile_network
+from prunelab.exact import exact_marginals
 from prunelab.indicators import log_checkpoints
+from prunelab.samplers.init import INITS, initial_state, start_state_from
 from ..paper_numbers import PAPER_SAMPLERS
-from prunelab.samplers.init import INITS
+from . import store
+from .framework import DEFAULT_ROOT_SEED, run_seed_sequence
 
 __all__ = [
     "BENCHMARKS",
     "CASES",
     "CASE_INITS",
     "CaseSpec",
-    "DEFAULT_ROOT_SEED",
     "FIXED_START_SPAWN",
     "PAPER_SAMPLERS",
     "PROFILES",
     "Profile",
     "TOY_BENCHMARKS",
+    "case_exact_marginals",
+    "case_fingerprint",
     "case_key",
-    "get_profile",
-    "run_seed",
+    "case_sha1",
+    "load_case_network",
+    "prepare_case",
     "select_cases",
 ]
-
-DEFAULT_ROOT_SEED = 20170901
-"""Root of every run's :class:`numpy.random.SeedSequence` (the paper's year and month)."""
 
 CASE_INITS = (*INITS, "fixed")
 """``init`` of a case: an initialiser of :func:`prunelab.sample`, or ``"fixed"``: all runs
@@ -55,7 +67,7 @@ of the case start from one state (:attr:`CaseSpec.start`, or one forward draw ke
 the case, see :data:`FIXED_START_SPAWN`)."""
 
 FIXED_START_SPAWN = 2**32 - 1
-"""Second spawn-key entry of the seed that draws a case's fixed start state (no run has it)."""
+"""The replicate of a case's seed series that draws its fixed start state (no run has it)."""
 
 TOY_BENCHMARKS = ("deterministic_pair", "block_chain")
 """The paper's two toy networks (Figures 1-2: Gibbs trapped, prune sampling not)."""
@@ -193,21 +205,6 @@ def case_key(case: CaseSpec | str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def run_seed(root_seed: int, case: CaseSpec | str, run: int) -> np.random.SeedSequence:
-    """The seed of run ``run`` of ``case``: ``SeedSequence(root_seed, spawn_key=(case_key(case), run))``.
-
-    Examples
-    --------
-    >>> a = run_seed(1, "asia_ev0.gibbs", 3).generate_state(2)
-    >>> b = run_seed(1, "asia_ev0.gibbs", 3).generate_state(2)
-    >>> bool((a == b).all())
-    True
-    """
-    if run < 0 or run >= FIXED_START_SPAWN:
-        raise ValueError(f"run index must be in [0, {FIXED_START_SPAWN}), got {run}")
-    return np.random.SeedSequence(int(root_seed), spawn_key=(case_key(case), int(run)))
-
-
 def select_cases(patterns=None, cases=CASES, init: str | None = None) -> tuple[CaseSpec, ...]:
     """Cases whose id matches any of ``patterns`` (shell wildcards), in catalogue order.
 
@@ -271,34 +268,55 @@ class Profile:
         Draws per run, ``T`` (the paper: 25 000).
     n_checkpoints : int
         Log-spaced checkpoints asked of :func:`prunelab.indicators.log_checkpoints`.
-    cases : tuple of str, optional
-        Default case patterns (see :func:`select_cases`); ``None``: all of :data:`CASES`.
+    cases : tuple of str or CaseSpec, optional
+        The case patterns (see :func:`select_cases`); ``None``: all of :data:`CASES`.
     t_min : int
         Checkpoints below are ignored by the alpha fits (the paper drops ``t < 10``).
     delta : float
         The fixed exponent of the paper's construction of alpha (0.9).
     target : float
         The sigma_t of the time-consumption indicator (0.01).
+    init : str, optional
+        Replace every case's ``init``; ``"fixed"`` starts all runs of a case from one
+        state (its case ids get a ``.fixed`` suffix, so they sit beside the forward ones).
+
+    Examples
+    --------
+    >>> profile = PROFILES["smoke"].only(["asia_ev25.prune"])
+    >>> [c.id for c in profile.selected()], profile.to_dict()["cases"]
+    (['asia_ev25.prune'], ['asia_ev25.prune'])
     """
 
     name: str
     n_runs: int
     n_draws: int
     n_checkpoints: int = 60
-    cases: tuple[str, ...] | None = None
+    cases: tuple | None = None
     t_min: int = 10
     delta: float = 0.9
     target: float = 0.01
+    init: str | None = None
 
     @property
     def checkpoints(self) -> np.ndarray:
         """The draw counts at which running estimates are recorded."""
         return log_checkpoints(self.n_draws, self.n_checkpoints)
 
+    def selected(self) -> tuple[CaseSpec, ...]:
+        """The profile's cases (:func:`select_cases` of :attr:`cases`, with :attr:`init`)."""
+        return select_cases(self.cases, init=self.init)
+
+    def only(self, cases) -> Profile:
+        """The same profile on other cases (ids, patterns or :class:`CaseSpec`)."""
+        return replace(self, cases=tuple([cases] if isinstance(cases, str | CaseSpec) else cases))
+
     def to_dict(self) -> dict:
-        """The profile as plain JSON types, its checkpoints included, as stored (``sweep.json``, provenance)."""
-        d = asdict(self)
+        """The profile as stored (``sweep.json``, provenance): its checkpoints, case ids and :func:`case_sha1`."""
+        d = {k: v for k, v in asdict(self).items() if k != "cases"}
+        cases = self.selected()
         d["checkpoints"] = self.checkpoints.tolist()
+        d["cases"] = [c.id for c in cases]
+        d["networks"] = [case_sha1(c) for c in cases]
         return d
 
 
@@ -317,18 +335,69 @@ PROFILES = {
 ``paper`` (100 runs of 25 000 draws, as in the paper)."""
 
 
-def get_profile(profile: str | Profile) -> Profile:
-    """A :class:`Profile` by name (or the profile itself).
+@functools.lru_cache(maxsize=32)
+def load_case_network(case: CaseSpec):
+    """``(bn, evidence)`` of a case, once per process (workers reuse it across runs)."""
+    return case.load()
+
+
+@functools.lru_cache(maxsize=32)
+def case_exact_marginals(case: CaseSpec) -> dict:
+    """The exact marginals of a case's free variables, once per process."""
+    bn, evidence = load_case_network(case)
+    return exact_marginals(bn, evidence)
+
+
+def prepare_case(case: CaseSpec, root_seed: int = DEFAULT_ROOT_SEED) -> dict:
+    """What every run of a case shares: exact marginals, query state, fixed start state.
+
+    Returns
+    -------
+    dict
+        ``exact`` (free variable -> exact marginal), ``query_state`` (the state of
+        the query whose probability the alpha fits follow: the most probable one,
+        the paper's "most common state"; ties go to the first), ``start`` (int64 state
+        for ``init="fixed"``, else ``None``).
+    """
+    bn, evidence = load_case_network(case)
+    exact = case_exact_marginals(case)
+    query = case.query_variable
+    if query not in exact:
+        raise ValueError(
+            f"case {case.id}: the query variable {query!r} is observed in the evidence "
+            f"{case.evidence}; give the case another query (CaseSpec(..., query=...))"
+        )
+    start = None
+    if case.init == "fixed":
+        if case.start is not None:
+            start = start_state_from(bn, compile_network(bn, evidence), dict(case.start))
+        else:
+            seed = run_seed_sequence(case.id, root_seed, replicate=FIXED_START_SPAWN)
+            start = initial_state(np.random.default_rng(seed), bn, "forward", evidence=evidence)
+    return {"exact": exact, "query_state": int(np.argmax(exact[query])), "start": start}
+
+
+def case_fingerprint(case: CaseSpec) -> dict:
+    """What a case's runs were computed on: the spec, the evidence set, a hash of the network.
+
+    A profile stores its hash (:func:`case_sha1`); a resumed sweep refuses to mix runs
+    made on a network or evidence set that has changed since (e.g. a regenerated grid).
+    """
+    bn, evidence = load_case_network(case)
+    digest = hashlib.sha1()
+    for v in bn.variables:
+        digest.update(repr((v, tuple(bn.states[v]), tuple(bn.parents[v]))).encode())
+        digest.update(np.ascontiguousarray(bn.cpts[v], dtype=np.float64).tobytes())
+    return {**case.to_dict(), "evidence_set": dict(evidence or {}), "network_sha1": digest.hexdigest()}
+
+
+def case_sha1(case: CaseSpec) -> str:
+    """``<case id>:<sha1>`` of what a case's runs are computed on (:func:`case_fingerprint`).
 
     Examples
     --------
-    >>> smoke = get_profile("smoke")
-    >>> smoke.name, get_profile(smoke) is smoke
-    ('smoke', True)
+    >>> case_sha1(CaseSpec("asia_ev0", "asia", "gibbs")).split(":")[0]
+    'asia_ev0.gibbs'
     """
-    if isinstance(profile, Profile):
-        return profile
-    try:
-        return PROFILES[profile]
-    except KeyError:
-        raise KeyError(f"unknown profile {profile!r}; profiles are {sorted(PROFILES)}") from None
+    text = json.dumps(store.plain_json(case_fingerprint(case)), sort_keys=True)
+    return f"{case.id}:{hashlib.sha1(text.encode()).hexdigest()}"

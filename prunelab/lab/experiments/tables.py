@@ -1,6 +1,6 @@
 """Tidy tables from the run files, the per-case summary, and the paper's tables beside ours.
 
-:func:`consolidate` turns ``runs/`` into
+:func:`paper_tables` turns the paper sweep's run records (:mod:`~.paper`) into
 
 ``curves.parquet``
     one row per (case, run, checkpoint ``t``), values as float32: ``estimate_<k>`` the running estimate
@@ -53,15 +53,12 @@ Columns of ``summary.parquet``
 
 from __future__ import annotations
 
+import base64
 import json
-import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from prunelab.catalogue import data_dir
 from prunelab.diagnostics import convergence_summary, ess_from_alpha
 from prunelab.indicators import (
     AlphaFitError,
@@ -73,20 +70,19 @@ from prunelab.indicators import (
 )
 from ..mixing import MARKS, mixing_verdict
 from ..paper_numbers import PAPER_SAMPLERS, PAPER_ALPHA, PAPER_BENCHMARKS, PAPER_LABELS, PAPER_SECONDS
-from . import store
-from .cases import prepare_case, results_dir
-from .specs import CaseSpec, Profile, case_key, get_profile
+from .framework import run_seed_sequence
+from .specs import CaseSpec, Profile, prepare_case
 
 __all__ = [
-    "by_benchmark", "consolidate", "estimator_table", "format_paper_tables", "forward_cases", "load_results",
-    "paper_table", "printed_table", "summarise_case",
+    "by_benchmark", "estimator_table", "format_paper_tables", "forward_cases", "paper_table", "paper_tables",
+    "printed_table", "summarise_case",
 ]
 
 TABLES = ("curves", "runs", "final_marginals", "summary")
 """The consolidated tables, each ``<name>.parquet``."""
 
 BOOTSTRAP_SPAWN = 2**32 - 2
-"""Second spawn-key entry of the seed of a case's bootstrap of alpha."""
+"""The replicate of a case's seed series that draws the bootstrap of its alpha (no run has it)."""
 
 N_BOOT = 200
 """Bootstrap replicates for the alpha interval."""
@@ -138,8 +134,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     notes.append(note)
     low = high = np.nan
     if fixed is not None and n_runs >= 2:
-        seed = np.random.SeedSequence(int(root_seed), spawn_key=(case_key(row["case"]), BOOTSTRAP_SPAWN))
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(run_seed_sequence(row["case"], root_seed, replicate=BOOTSTRAP_SPAWN))
         try:
             ci = bootstrap_alpha(estimate, t, state, n_boot=N_BOOT, rng=rng, delta=profile.delta, t_min=profile.t_min)
             low, high = ci.low, ci.high
@@ -281,110 +276,49 @@ def _final_marginals(runs: pd.DataFrame, spec: CaseSpec, exact: dict) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def consolidate(out, profile, root_seed: int, cases=None) -> dict[str, pd.DataFrame]:
-    """Build the tidy tables of ``out`` from its run files; write them atomically.
+def paper_tables(records: pd.DataFrame, settings: dict) -> dict[str, pd.DataFrame]:
+    """The four tables of the paper sweep from its run records (:meth:`~.paper._Paper.derive`).
 
-    Every case with run files in ``<out>/runs`` is (re)built; rows of cases that have
-    no run files (e.g. ``runs/`` was deleted after an earlier consolidation) are
-    kept from the existing tables, so a partial re-run never drops other results.
+    Parameters
+    ----------
+    records : DataFrame
+        One row per run record (:func:`~.paper.simulate_run`), as read back from JSON.
+    settings : dict
+        What the runs were made with (``sweep.json``): ``profile`` (its ``delta``,
+        ``t_min`` and ``target`` make the indicators) and ``root_seed`` (the bootstrap's).
 
     Returns
     -------
     dict of str to DataFrame
-        ``curves``, ``runs``, ``final_marginals``, ``summary``.
+        ``curves``, ``runs``, ``final_marginals``, ``summary``, sorted by case (and run,
+        ``t``, variable, state).
     """
-    out = Path(out)
-    prof = get_profile(profile)
-    sweep = store.read_json(out / "sweep.json", store.SWEEP_SAFE) if (out / "sweep.json").exists() else {"cases": {}}
-    specs = {c.id: c for c in (cases or ())}
-    specs.update({cid: _spec_from_dict(d) for cid, d in sweep["cases"].items() if cid not in specs})
-    runs = store.read_runs(out).to_pandas()
-    new = {}
-    if len(runs):
-        max_states = int(runs["n_states"].max())
-        summaries, finals = [], []
-        for cid, group in runs.groupby("case", sort=True):
-            spec = specs[cid]
-            exact = prepare_case(spec, root_seed)["exact"]
-            summaries.append(summarise_case(group, prof, exact[spec.query_variable], root_seed))
-            finals.append(_final_marginals(group, spec, exact))
-        new = {
-            "curves": _curves(runs, max_states),
-            "runs": _runs_table(runs),
-            "final_marginals": pd.concat(finals, ignore_index=True),
-            "summary": pd.DataFrame(summaries),
-        }
-    rebuilt = set(runs["case"]) if len(runs) else set()
-    tables = {}
-    for name in TABLES:
-        path = out / f"{name}.parquet"
-        parts = [new[name]] if name in new else []
-        old = _derived_table(path)
-        if old is not None:
-            parts.insert(0, old[~old["case"].isin(rebuilt)])
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            continue
-        table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    made = settings["profile"]
+    profile = Profile(made["name"], made["n_runs"], made["n_draws"], made["n_checkpoints"], t_min=made["t_min"],
+                      delta=made["delta"], target=made["target"])
+    root_seed = int(settings["root_seed"])
+    runs = records.copy()
+    runs["query_draws"] = runs["query_draws"].map(base64.b64decode)
+    for name in ("init_seconds", "sample_seconds", "sample_seconds_rb"):
+        runs[name] = runs[name].astype(float)
+    runs = runs.sort_values(["case", "run"], kind="stable").reset_index(drop=True)
+    max_states = int(runs["n_states"].max())
+    summaries, finals = [], []
+    for _, group in runs.groupby("case", sort=True):
+        spec = _spec_from_dict(json.loads(group["case_spec"].iloc[0]))
+        exact = prepare_case(spec, root_seed)["exact"]
+        summaries.append(summarise_case(group, profile, exact[spec.query_variable], root_seed))
+        finals.append(_final_marginals(group, spec, exact))
+    tables = {
+        "curves": _curves(runs, max_states),
+        "runs": _runs_table(runs),
+        "final_marginals": pd.concat(finals, ignore_index=True),
+        "summary": pd.DataFrame(summaries),
+    }
+    for name, table in tables.items():
         sort = [c for c in ("case", "run", "t", "variable", "state_index") if c in table.columns]
-        table = table.sort_values(sort, kind="stable").reset_index(drop=True)
-        store.write_table_atomic(pa.Table.from_pandas(table, preserve_index=False), path)
-        tables[name] = table
+        tables[name] = table.sort_values(sort, kind="stable").reset_index(drop=True)
     return tables
-
-
-def _derived_table(path: Path) -> pd.DataFrame | None:
-    """A consolidated table to keep rows from, or None: absent, or unreadable (then rebuilt, with a warning)."""
-    if not path.exists():
-        return None
-    try:
-        table = pd.read_parquet(path)
-        if "case" not in table.columns:
-            raise ValueError("no 'case' column")
-        return table
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        warnings.warn(
-            f"{path} is unreadable ({exc}); it is derived from the run files and is rebuilt from them "
-            "(rows of cases whose run files are gone cannot be)", UserWarning, stacklevel=3,
-        )
-        return None
-
-
-def load_results(profile="paper", out=None) -> dict[str, pd.DataFrame]:
-    """The consolidated tables of a profile (``data/results/<profile>``) and its provenance.
-
-    Returns
-    -------
-    dict
-        ``curves``, ``runs``, ``final_marginals``, ``summary`` (DataFrames, those
-        that exist) and ``provenance`` (dict, if written).
-    """
-    name = get_profile(profile).name
-    if out is None:
-        out = results_dir(name)
-        shipped = data_dir() / "results" / name  # a wheel's frozen results, if results_dir is elsewhere
-        if not (out / "summary.parquet").exists() and (shipped / "summary.parquet").exists():
-            out = shipped
-    out = Path(out)
-    if not (out / "summary.parquet").exists():
-        raise FileNotFoundError(
-            f"no results in {out}; run `python -m prunelab reproduce --profile {name}`"
-        )
-    results = {name: _read_table(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
-    if (out / "provenance.json").exists():
-        results["provenance"] = store.read_json(out / "provenance.json", "it only describes the sessions that "
-                                                "wrote the tables: deleting it is safe (the next sweep writes it)")
-    return results
-
-
-def _read_table(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_parquet(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise store.ResultsFileError(
-            f"{path} is unreadable ({exc}); it is derived from the run files in {path.parent / 'runs'}: "
-            "run the sweep's command again to rebuild it (without those run files it cannot be rebuilt)"
-        ) from None
 
 
 def forward_cases(summary: pd.DataFrame, cases=None) -> pd.DataFrame:
@@ -393,8 +327,8 @@ def forward_cases(summary: pd.DataFrame, cases=None) -> pd.DataFrame:
     Parameters
     ----------
     summary : DataFrame
-        ``summary.parquet`` (:func:`load_results`), with ``case``, ``init``, ``benchmark``
-        and ``sampler`` columns.
+        ``summary.parquet`` (:func:`~prunelab.lab.experiments.results` of :data:`~.paper.PAPER`),
+        with ``case``, ``init``, ``benchmark`` and ``sampler`` columns.
     cases : iterable of str, optional
         Keep only these case ids (those present).
 

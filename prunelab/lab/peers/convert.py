@@ -18,6 +18,7 @@ import numpy as np
 from prunelab.diagnostics import arviz_notice_ignored
 from prunelab.network import BayesianNetwork
 from .run import PeerNotBuilt, describe_state_count, joint_state_count
+from prunelab.io import to_pgmpy
 
 __all__ = [
     "PGMPY_MAX_STATES",
@@ -130,7 +131,6 @@ def to_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, max_sta
     from pgmpy.models import DiscreteMarkovNetwork
     from pgmpy.sampling import GibbsSampling
 
-    from prunelab.io import to_pgmpy
 
     ev = bn.evidence_indices(evidence)
     if not ev:

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from prunelab.network import BayesianNetwork
+from prunelab.samplers import get_sampler
+from prunelab.sampling import sample
 from .budget import MAX_CHUNK_CELLS, ChainTally, check_budget, fill_budget, peer_seed
-from .run import PEER_SAMPLERS, PeerRun, chain_start
+from .run import PeerRun, chain_start, sampler_info
 
 __all__ = ["CHUNK_SALT", "chunk_seed", "run_prunelab"]
 
@@ -88,14 +90,10 @@ def run_prunelab(bn: BayesianNetwork, evidence: Mapping | None = None, sampler: 
     >>> run.status, run.n_steps
     ('ok', 50)
     """
-    from prunelab.samplers import get_sampler
-    from prunelab.sampling import sample
-
-    if sampler not in PEER_SAMPLERS or not sampler.startswith("prunelab-"):
-        raise ValueError(f"unknown prunelab sampler {sampler!r}")
-    own = sampler.removeprefix("prunelab-")
-    rao_blackwell = own.endswith("-rb")
-    own = own.removesuffix("-rb")
+    info = sampler_info(sampler)
+    if info.sampler is None:
+        raise ValueError(f"{sampler!r} is {info.library}'s sampler, not one of prunelab's")
+    own, rao_blackwell = info.sampler, info.rao_blackwell
     check_budget(n_steps, seconds)
     x0 = chain_start(bn, evidence, start, seed)
     options = {name: value for name, value in (("uniform", uniform), ("vtree", vtree)) if value is not None}

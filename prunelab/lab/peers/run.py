@@ -17,6 +17,8 @@ import numpy as np
 
 from prunelab.indicators import mean_hellinger_over_variables
 from prunelab.network import BayesianNetwork
+from ..registry import own_samplers
+from prunelab.samplers.init import initial_state
 
 __all__ = [
     "PEER_SAMPLERS",
@@ -38,11 +40,18 @@ class PeerNotBuilt(RuntimeError):
 
 
 class SamplerInfo(NamedTuple):
-    """What a sampler name means: its library, what one step is, and its prunelab counterpart."""
+    """What a sampler name means: its library, what one step is, its prunelab counterpart, and for ours what runs.
+
+    ``sampler`` and ``rao_blackwell`` are prunelab's (:class:`~prunelab.lab.registry.OwnSampler`):
+    the registered sampler and whether its marginals are the Rao-Blackwell sums; ``None`` and
+    False for a peer.
+    """
 
     library: str
     step_unit: str
     counterpart: str
+    sampler: str | None = None
+    rao_blackwell: bool = False
 
 
 PEER_SAMPLERS: dict[str, SamplerInfo] = {
@@ -54,18 +63,16 @@ PEER_SAMPLERS: dict[str, SamplerInfo] = {
     "pymc-cgm-uniform": SamplerInfo("pymc", "sweep", "prunelab-gibbs"),
     "pymc-cgm-proportional": SamplerInfo("pymc", "sweep", "prunelab-gibbs"),
     "pymc-metropolis": SamplerInfo("pymc", "sweep", "prunelab-metropolis"),
-    "prunelab-gibbs": SamplerInfo("prunelab", "sweep", "prunelab-gibbs"),
-    "prunelab-metropolis": SamplerInfo("prunelab", "sweep", "prunelab-metropolis"),
-    "prunelab-prune": SamplerInfo("prunelab", "step", "prunelab-prune"),
-    "prunelab-gibbs-rb": SamplerInfo("prunelab", "sweep", "prunelab-gibbs"),
-    "prunelab-prune-rb": SamplerInfo("prunelab", "step", "prunelab-prune"),
-    "prunelab-prune-tempered": SamplerInfo("prunelab", "step", "prunelab-prune"),
-    "prunelab-prune-tempered-rb": SamplerInfo("prunelab", "step", "prunelab-prune"),
+    **{own.name: SamplerInfo("prunelab", own.step_unit, own.counterpart, own.sampler, own.rao_blackwell)
+       for own in own_samplers()},
 }
-"""Every sampler :func:`run_sampler` knows, in the order tables list them. A ``-rb`` name is the
-sampler before it with its Rao-Blackwell estimate (the paper's eq. (3) for Gibbs, the pruned
-sets' exact marginals for prune) in place of the draws' frequencies; ``prunelab-prune-tempered``
-is the cold chain of parallel tempering with prune moves."""
+"""Every sampler :func:`run_sampler` knows, in the order tables list them: the peers', then ours.
+
+Ours are every registered sampler (:func:`~prunelab.lab.registry.own_samplers`):
+``prunelab-<name>``, and ``prunelab-<name>-rb`` for one with a Rao-Blackwell estimate
+(the paper's eq. (3) for Gibbs, the pruned sets' exact marginals for prune) in place of
+the draws' frequencies; ``prunelab-prune-tempered`` is the cold chain of parallel
+tempering with prune moves."""
 
 
 def counterpart(sampler: str) -> str:
@@ -194,8 +201,6 @@ def start_state(bn: BayesianNetwork, evidence: Mapping | None = None, seed=None)
     -------
     numpy.ndarray of int64, state indices in ``bn.variables`` order, evidence set.
     """
-    from prunelab.samplers.init import initial_state
-
     return np.asarray(initial_state(np.random.default_rng(seed), bn, evidence=evidence), dtype=np.int64)
 
 

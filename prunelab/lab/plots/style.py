@@ -2,8 +2,9 @@
 
 :data:`SAMPLER_STYLES` is the one mapping from a sampler's name to its
 :class:`SamplerStyle`: prunelab's samplers (``"gibbs"``, ``"metropolis"``,
-``"prune"``, the names of :data:`prunelab.lab.paper_numbers.PAPER_SAMPLERS`, and the same
-under their :data:`prunelab.lab.peers.PEER_SAMPLERS` names ``"prunelab-gibbs"`` ...) and
+``"prune"``, the names of :data:`prunelab.lab.paper_numbers.PAPER_SAMPLERS`, and every
+registered sampler under its peer name, ``"prunelab-gibbs"`` ...:
+:func:`prunelab.lab.registry.own_samplers`) and
 the peers' (``"pgmpy-gibbs"``, ``"pyagrum-gibbs"``, ``"pymc-cgm-uniform"``,
 ``"pymc-cgm-proportional"``, ``"pymc-metropolis"``). The eight colours are
 ColorBrewer's Dark2, readable for colour-blind readers; a prunelab sampler has the
@@ -31,6 +32,7 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
 from ..paper_numbers import PAPER_SAMPLERS
+from ..registry import own_samplers
 
 __all__ = [
     "PAPER_SAMPLERS",
@@ -59,12 +61,20 @@ _PAPER_SAMPLER_STYLES = {
     "prune": SamplerStyle("#d95f02", "*"),
 }
 
-_VARIANT_STYLES = {  # prunelab's samplers beyond the paper's three: a darker shade of the sampler's colour
-    "gibbs-rb": SamplerStyle("#0b5c45", "8"),
-    "prune-rb": SamplerStyle("#8c3a00", "d"),
-    "prune-tempered": SamplerStyle("#f4a261", "p"),
-    "prune-tempered-rb": SamplerStyle("#b5651d", "H"),
+_OWN_STYLES = {  # registered sampler: (its style, with its Rao-Blackwell estimate a darker shade, or None)
+    **{sampler: (style, None) for sampler, style in _PAPER_SAMPLER_STYLES.items()},
+    "gibbs": (_PAPER_SAMPLER_STYLES["gibbs"], SamplerStyle("#0b5c45", "8")),
+    "prune": (_PAPER_SAMPLER_STYLES["prune"], SamplerStyle("#8c3a00", "d")),
+    "prune-tempered": (SamplerStyle("#f4a261", "p"), SamplerStyle("#b5651d", "H")),
+    "prune+gibbs": (SamplerStyle("#fdbf6f", "1"), None),
+    "mc-sat": (SamplerStyle("#a6cee3", "x"), SamplerStyle("#1f5f7a", "+")),
 }
+
+_OWN_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "prune", "prune-tempered": "tempered prune",
+               "prune+gibbs": "prune with Gibbs", "mc-sat": "MC-SAT"}
+"""A registered sampler's name in a legend beside the peers (after ``"prunelab "``)."""
+
+_OWN = [own for own in own_samplers() if own.sampler in _OWN_STYLES]  # a sampler registered by a user has no style
 
 _PEER_STYLES = {
     "pgmpy-gibbs": SamplerStyle("#e7298a", "s"),
@@ -79,7 +89,7 @@ _PEER_STYLES = {
 
 SAMPLER_STYLES: dict[str, SamplerStyle] = {
     **_PAPER_SAMPLER_STYLES,
-    **{f"prunelab-{sampler}": style for sampler, style in {**_PAPER_SAMPLER_STYLES, **_VARIANT_STYLES}.items()},
+    **{own.name: _OWN_STYLES[own.sampler][own.rao_blackwell] for own in _OWN},
     **_PEER_STYLES,
 }
 """Sampler name -> :class:`SamplerStyle`, the same in every figure (see the module docstring)."""
@@ -89,13 +99,7 @@ PAPER_SAMPLER_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "
 
 SAMPLER_LABELS: dict[str, str] = {
     **PAPER_SAMPLER_LABELS,
-    "prunelab-gibbs": "prunelab Gibbs",
-    "prunelab-metropolis": "prunelab Metropolis",
-    "prunelab-prune": "prunelab prune",
-    "prunelab-gibbs-rb": "prunelab Gibbs (Rao-Blackwell)",
-    "prunelab-prune-rb": "prunelab prune (Rao-Blackwell)",
-    "prunelab-prune-tempered": "prunelab tempered prune",
-    "prunelab-prune-tempered-rb": "prunelab tempered prune (Rao-Blackwell)",
+    **{own.name: f"prunelab {_OWN_LABELS[own.sampler]}{' (Rao-Blackwell)' * own.rao_blackwell}" for own in _OWN},
     "pgmpy-gibbs": "pgmpy Gibbs",
     "pyagrum-gibbs": "pyAgrum Gibbs",
     "pyagrum-lbp": "pyAgrum loopy BP",

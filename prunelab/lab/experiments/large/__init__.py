@@ -37,9 +37,9 @@ same numbers however many workers run the sweep and in whatever order.
 
 Command line::
 
-    python -m prunelab large --profile paper --jobs 2        # data/results/large
-    python -m prunelab large --profile smoke --out /tmp/x    # seconds
-    python -m prunelab large --freeze-evidence               # data/evidence/<name>-25.json
+    python -m prunelab run large --profile paper --jobs 2        # data/results/large
+    python -m prunelab run large --profile smoke --out /tmp/x    # seconds
+    python -m prunelab run large --freeze-evidence               # data/evidence/<name>-25.json
 
 References
 ----------

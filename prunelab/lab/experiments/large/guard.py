@@ -6,6 +6,12 @@ import sys
 from pathlib import Path
 
 from prunelab.network import BayesianNetwork
+import pickle
+from ...peers import run_sampler
+import os
+import subprocess
+import tempfile
+from ...peers import PeerRun
 
 __all__ = ["GUARDED_SAMPLERS", "PEER_GRACE_SECONDS", "run_peer_guarded"]
 
@@ -21,10 +27,6 @@ PEER_GRACE_SECONDS = 60.0
 
 def _peer_child() -> None:
     """Body of :func:`run_peer_guarded`'s child: pickled arguments on stdin, the pickled result to a file."""
-    import pickle
-
-    from ...peers import run_sampler
-
     out, sampler, bn, evidence, seconds, seed = pickle.load(sys.stdin.buffer)
     try:
         result = run_sampler(sampler, bn, evidence, seconds=seconds, seed=seed)
@@ -51,13 +53,6 @@ def run_peer_guarded(sampler: str, bn: BayesianNetwork, evidence, seconds: float
     Exception
         What the sampler raised in the child.
     """
-    import os
-    import pickle
-    import subprocess
-    import tempfile
-
-    from ...peers import PeerRun
-
     package_root = str(Path(__file__).resolve().parents[4])  # the folder holding prunelab/
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
     code = "from prunelab.lab.experiments.large.guard import _peer_child; _peer_child()"

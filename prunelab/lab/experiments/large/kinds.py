@@ -21,8 +21,7 @@ from prunelab.grids import make_grid
 from prunelab.indicators import hellinger
 from prunelab.io import read_bif
 from ..provenance import current_load
-from ..runner import quiet_worker
-from ..specs import DEFAULT_ROOT_SEED
+from ..framework import DEFAULT_ROOT_SEED, quiet_worker
 from .guard import GUARDED_SAMPLERS, PEER_GRACE_SECONDS, run_peer_guarded
 from .measures import (
     deterministic_share,
@@ -40,14 +39,19 @@ from .measures import (
 )
 from .networks import load_large
 from .profiles import MIXING_VARIANTS, LargeProfile, LargeRun, get_large_profile
+from ...peers import run_sampler, sampler_info
+from prunelab.samplers import get_sampler
+from prunelab.samplers.init import exact_posterior_state, initial_state
+from prunelab.samplers.prune import plan as prune_plans
+from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
+from prunelab.samplers.prune.ladder import DEFAULT_BETAS, swap_rates
+from prunelab.samplers.prune.plan import prune_plan
+from prunelab.sampling import sample
 
 __all__ = ["simulate_large_run"]
 
 
 def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers.prune import plan as prune_plans
-    from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES
-    from prunelab.sampling import sample
 
     warm_up()
     bn = read_bif(pgmpy_example_path(run.network), name=run.network, normalize=True)  # a fresh object
@@ -92,7 +96,6 @@ def _network_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from ...peers import run_sampler, sampler_info
 
     bn, evidence = load_large(run.network, run.evidence)
     exact, refusal = exact_or_refusal(run.network, run.evidence)
@@ -117,15 +120,12 @@ def _budget_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
     """``(draws (chain, draw, variable), sizes or None, seconds, extra record fields)`` of one mixing variant."""
-    from prunelab.sampling import sample
-
     arm = MIXING_VARIANTS[variant]
     if arm.sampler == "prune+gibbs":
         return _chains_seeded_one_generator_each(arm.sampler, bn, evidence, prof, seed)
     chains = prof.mixing_chains * arm.restarts
     init = "forward"
     if arm.init == "exact":
-        from prunelab.samplers.init import exact_posterior_state  # the initialiser's exact fallback
 
         rng = np.random.default_rng(seed.spawn(1)[0])
         init = np.stack([exact_posterior_state(rng, bn, evidence, 0) for _ in range(chains)])
@@ -134,8 +134,6 @@ def _mixing_chains(variant: str, bn, evidence, prof: LargeProfile, seed):
                     evidence=evidence, init=init, seed=seed, traps="off", **options)
     extra = {}
     if arm.sampler == "prune-tempered":
-        from prunelab.samplers.prune.ladder import swap_rates
-        from prunelab.samplers.prune.ladder import DEFAULT_BETAS
 
         extra = {"betas": DEFAULT_BETAS.tolist(), "swap_acceptance": swap_rates(result.stats["swapped"]).tolist()}
     return result.draws.astype(np.int64), result.stats.get("size"), float(result.sample_seconds.sum()), extra
@@ -147,10 +145,6 @@ def _chains_seeded_one_generator_each(sampler: str, bn, evidence, prof: LargePro
     One generator per chain draws its forward start, one throw-away step of each kind
     (compiling the kernels before the clock starts), then the chain.
     """
-    from prunelab.samplers import get_sampler
-    from prunelab.samplers.init import initial_state
-    from prunelab.samplers.prune.plan import prune_plan
-
     module = get_sampler(sampler)
     net = compile_network(bn, evidence)
     plan = prune_plan(net)
@@ -202,8 +196,6 @@ def _mixing_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
 
 
 def _grid_run(run: LargeRun, prof: LargeProfile, root_seed: int) -> dict:
-    from prunelab.samplers.prune import plan as prune_plans
-    from prunelab.sampling import sample
 
     warm_up()
     seed = run.seed(root_seed)

@@ -22,6 +22,9 @@ from prunelab.indicators import hellinger, mean_hellinger_over_variables
 from prunelab.junction_tree import forget_junction_trees
 from prunelab.network import BayesianNetwork
 from .networks import load_large
+from prunelab.sampling import sample
+import warnings
+from prunelab.diagnostics import convergence_summary
 
 __all__ = [
     "CHECK_FALSE_ALARM", "OFF_THRESHOLD", "deterministic_share", "ess_check", "exact_or_refusal", "fresh_exact",
@@ -72,8 +75,6 @@ def warm_up() -> None:
     Kernels are cached on disk, but loading them costs tenths of a second: without
     this the first network a worker times would carry it in its set-up seconds.
     """
-    from prunelab.sampling import sample
-
     bn = make_grid(3, 0.5, seed=0)
     exact_marginals(bn)
     sample(bn, "prune", 10, seed=0, traps="off")
@@ -147,13 +148,9 @@ def quiet_convergence_summary(indicator) -> dict:
     On split chains that do not vary, arviz warns and gives a NaN R-hat; the NaN stays
     (such variables are counted, not hidden).
     """
-    import warnings
-
-    from prunelab.diagnostics import convergence_summary as summary
-
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "invalid value encountered in scalar divide", RuntimeWarning)
-        return summary(indicator)
+        return convergence_summary(indicator)
 
 
 def steps_for(seconds: float, probe_steps: int, probe_seconds: float, max_steps: int) -> int:
@@ -164,8 +161,6 @@ def steps_for(seconds: float, probe_steps: int, probe_seconds: float, max_steps:
 
 def probe_prune(bn, evidence, seed) -> tuple[int, float]:
     """Steps and seconds of a short prune run (numba compiled and plan cached first)."""
-    from prunelab.sampling import sample
-
     n = 10
     while True:
         result = sample(bn, "prune", n, evidence=evidence, seed=seed, traps="off")

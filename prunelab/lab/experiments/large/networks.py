@@ -43,7 +43,7 @@ def load_large(name: str, evidence: bool) -> tuple[BayesianNetwork, dict | None]
     Raises
     ------
     FileNotFoundError
-        No frozen evidence file for ``name``: ``python -m prunelab large --freeze-evidence`` writes it.
+        No frozen evidence file for ``name``: ``python -m prunelab run large --freeze-evidence`` writes it.
     """
     bn = read_bif(pgmpy_example_path(name), name=name, normalize=True)
     return bn, (load_evidence(name, EVIDENCE_FRACTION) if evidence else None)
@@ -75,7 +75,7 @@ def freeze_evidence(names=None, folder=None, overwrite: bool = False) -> list[Pa
         seed = evidence_seed(name)
         generator = (f"random_evidence(read_bif(pgmpy_example_path({name!r}), normalize=True), "
                      f"fraction={EVIDENCE_FRACTION}, seed={seed})")
-        record = {**provenance_record("evidence", "python -m prunelab large --freeze-evidence", root_seed=seed,
+        record = {**provenance_record("evidence", "python -m prunelab run large --freeze-evidence", root_seed=seed,
                                       profile={"generator": generator}),
                   "network": name, "evidence": random_evidence(bn, EVIDENCE_FRACTION, seed=seed)}
         store.write_json_atomic(record, path)
