@@ -48,6 +48,7 @@ from .frontier import FRONTIER
 from .large import LARGE
 from .mcsat import MCSAT
 from .peers import PEERS
+from .reach import REACH
 from .tables import (
     by_benchmark,
     consolidate,
@@ -60,7 +61,8 @@ from .tables import (
     summarise_case,
 )
 
-EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS, "families": FAMILIES}
+EXPERIMENTS = {"large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS, "families": FAMILIES,
+               "reach": REACH}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [
