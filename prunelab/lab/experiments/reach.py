@@ -62,13 +62,15 @@ REACH_SAMPLERS = {
     "prune-tempered": ("prune-tempered", {"uniform": "count"}, False),
     "gibbs-rb": ("gibbs", {}, True),
     "mc-sat": ("mc-sat", {"uniform": "exact"}, False),
+    "mc-sat-samplesat": ("mc-sat", {"uniform": "samplesat"}, False),
     "pyagrum-lbp": ("pyagrum-lbp", {}, False),
     "pyagrum-importance": ("pyagrum-importance", {}, False),
 }
 """Each sampler of the budget runs: ``(sampler, options, Rao-Blackwell)``. prunelab's run through
 :func:`prunelab.sample` (prune with counting or per-step circuit draws, with and without the
 Rao-Blackwell estimate, tempered prune, Gibbs with its Rao-Blackwell estimate, MC-SAT with its exact
-uniform step); the ``pyagrum-`` ones through :func:`~prunelab.lab.peers.pyagrum_other.run_pyagrum_other`."""
+uniform step, which needs prune's counting plan, and with SampleSAT's near-uniform one, which needs none);
+the ``pyagrum-`` ones through :func:`~prunelab.lab.peers.pyagrum_other.run_pyagrum_other`."""
 
 TRUTH_SEED = 30
 """Seed of the choice of counted variables (with the network's name: :func:`truth_variables`)."""
