@@ -206,6 +206,17 @@ def truth_variables(bn, evidence, network: str, n: int) -> list[str]:
     return [v for k, v in enumerate(free) if k in picked]
 
 
+def _reason(text: str, head: int = 150, tail: int = 250) -> str:
+    """A refusal's message cut to its head and its tail, where the cause is (a long evidence list sits between).
+
+    Examples
+    --------
+    >>> _reason("x" * 500 + " because", head=3, tail=8)
+    'xxx ... because'
+    """
+    return text if len(text) <= head + tail + 5 else f"{text[:head]} ... {text[-tail:]}"
+
+
 def _truth_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
     """The counted posteriors of the network's :func:`truth_variables` in a guarded child (nothing drawn)."""
     from prunelab.circuit import count_inference
@@ -226,7 +237,7 @@ def _truth_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
     answered = out["status"] == "answered"
     return {"n_variables": len(bn.variables), "n_observed": len(bn.evidence_names(evidence)), "variables": chosen,
             "status": "ok" if answered else out["status"], "reason": "" if answered else
-            f"{out['error']}: {out['message']}"[:400], "log_p_evidence": out["value"][0] if answered else math.nan,
+            _reason(f"{out['error']}: {out['message']}"), "log_p_evidence": out["value"][0] if answered else math.nan,
             "marginals": out["value"][1] if answered else [], "count_seconds": out["wall_seconds"],
             "count_cpu_seconds": out["cpu_seconds"]}
 
@@ -357,7 +368,7 @@ def _budget_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
             lambda s=chain_seed: _chain(bn, evidence, run.sampler, share, s, columns))
         out = guarded(job, timeout=share + prof.grace_seconds, max_bytes=cap)
         if out["status"] != "answered":
-            refusal = f"{out['status']}: {out['error']}: {out['message']}"[:400]
+            refusal = _reason(f"{out['status']}: {out['error']}: {out['message']}")
             break
         chains.append(out["value"])
     record = {"n_chains": n_chains, "variables": chosen, "status": "refused" if refusal else "ok",
