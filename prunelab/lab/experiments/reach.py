@@ -131,8 +131,9 @@ REACH_PROFILES = {
     "smoke": ReachProfile("smoke", networks=("grid-d90-5x5-s1", "grid-d90-5x5-s2"), budgets=(0.4,), n_truth=6,
                           count_seconds=120.0, grace_seconds=120.0),
 }
-"""``paper``: 60 s per sampler on six networks (two 90 % 50 x 50 grids whose circuit refuses, blockmap_10_02
-and mastermind_05_08_03 with and without evidence), 30 counted variables each; ``long``: 600 s for the three
+"""``paper``: 60 s per sampler on five networks (two 90 % 50 x 50 grids whose circuit refuses, blockmap_10_02
+without evidence, mastermind_05_08_03 without and with ``-0014.inst``), 30 counted variables each;
+``long``: 600 s for the three
 best at 60 s (Gibbs, the only one that ran on blockmap_10_02; pyAgrum's importance sampling and loopy belief
 propagation, the lowest AHD on mastermind_05_08_03); ``smoke``: two tiny grids (seconds, for the tests and the
 book's smoke build)."""
