@@ -77,14 +77,21 @@ def test_sweep_records_have_the_schema_and_the_counted_truth_is_exact(tmp_path):
 
 
 def test_refusals_are_records_not_errors(tmp_path):
-    refusing = ReachProfile("refusing", networks=("grid-d90-5x5-s1",), samplers=("gibbs-rb", "pyagrum-lbp"),
-                            budgets=(0.2,), n_truth=3, count_seconds=0.0, grace_seconds=0.0)
-    sweep(REACH, refusing, out=tmp_path, root_seed=1)
-    tables = load_folder(tmp_path)
-    truth, budget = tables["truth"].iloc[0], tables["budget"]
-    assert truth["status"] != "ok" and truth["reason"] and len(truth["marginals"]) == 0
-    assert (budget["status"] == "refused").all() and budget["reason"].str.contains("timed out").all()
-    table = reach_table(tables)
+    # the counts stopped by their guard at once (a cap of 0 s: no time to answer), and prune's counting plan
+    # refused by its table caps on a 90 % 50 x 50 grid (a clique of 33 variables): records, not errors
+    stopped = ReachProfile("stopped", networks=("grid-d90-5x5-s1",), samplers=("gibbs-rb",), n_truth=3,
+                           count_seconds=0.0, grace_seconds=0.0)
+    sweep(REACH, stopped, out=tmp_path / "truth", kinds=["truth"], root_seed=1)
+    truth = load_folder(tmp_path / "truth")["truth"].iloc[0]
+    assert truth["status"] == "timed out" and "cap of 0 s" in truth["reason"] and len(truth["marginals"]) == 0
+    refused = ReachProfile("refused", networks=("grid-d90-50x50-s1",), samplers=("prune-count", "mc-sat"),
+                           budgets=(1.0,), n_truth=30)
+    sweep(REACH, refused, out=tmp_path / "budget", kinds=["budget"], root_seed=1)
+    tables = load_folder(tmp_path / "budget")
+    budget = tables["budget"]
+    assert (budget["status"] == "refused").all() and budget["reason"].str.contains("TablesTooLargeError").all()
+    assert (budget["n_steps"] == 0).all() and budget["estimates"].map(len).eq(0).all()
+    table = reach_table({"truth": pd.DataFrame(columns=["network"]), "budget": budget})
     assert table["ahd"].isna().all() and (table["n_counted"] == 0).all()
     with pytest.raises(ValueError, match="unknown reach sampler"):
         REACH.run(ReachRun("budget", "grid-d90-5x5-s1", "nope", 1.0), ReachProfile("x", ("grid-d90-5x5-s1",),
