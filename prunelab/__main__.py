@@ -88,6 +88,7 @@ EXPERIMENT_LINES = {
     "mcsat": "what SampleSAT costs MC-SAT: its bias, and the paper's indicators beside the other samplers",
     "peers": "prunelab beside pgmpy, pyAgrum and PyMC at equal wall-clock budgets",
     "families": "the literature's deterministic benchmarks answered exactly: each method, auto's choice, pyAgrum",
+    "reach": "where only a sampler can go: every marginal where no exact method gives them all, against counts",
 }
 """The one line ``run --help`` shows for each experiment of :data:`prunelab.lab.experiments.EXPERIMENTS`."""
 

@@ -58,6 +58,7 @@ from .large import LARGE
 from .mcsat import MCSAT
 from .paper import PAPER, simulate_run
 from .peers import PEERS
+from .reach import REACH
 from .tables import (
     by_benchmark,
     estimator_table,
@@ -69,7 +70,7 @@ from .tables import (
 )
 
 EXPERIMENTS = {"paper": PAPER, "large": LARGE, "frontier": FRONTIER, "mcsat": MCSAT, "peers": PEERS,
-               "families": FAMILIES}
+               "families": FAMILIES, "reach": REACH}
 """The experiments :func:`sweep` runs by name (``python -m prunelab run NAME``)."""
 
 __all__ = [
