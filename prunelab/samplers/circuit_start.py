@@ -7,8 +7,7 @@ planner says they do not fit (:func:`prunelab.planner.draw_method`), it draws he
 
 from __future__ import annotations
 
-from ..circuit import (AUTO_COMPILE_SECONDS, CircuitTooLargeError, ImpossibleEvidenceError, circuit_for,
-                       posterior_state)
+from ..circuit import CircuitTooLargeError, ImpossibleEvidenceError, circuit_for, inference, posterior_state
 from ..compiled import compile_network
 from ..network import BayesianNetwork, EvidenceError
 from ..planner import ExactPlan
@@ -46,7 +45,8 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
     net = compile_network(bn, evidence)
     try:
-        return posterior_state(rng, net, circuit_for(net, max_seconds=AUTO_COMPILE_SECONDS))
+        # the cap is read per call, from the module that defines it, so that a changed cap holds
+        return posterior_state(rng, net, circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS))
     except ImpossibleEvidenceError:
         raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0") from None
     except CircuitTooLargeError as exc:
