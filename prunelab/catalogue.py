@@ -200,7 +200,7 @@ def load_network(name: str, **kwargs) -> BayesianNetwork:
 
 
 def query_variable(name: str) -> str:
-    """The variable whose marginal the paper's indicators follow for network ``name``.
+    """The variable whose marginal the book's indicators follow for network ``name``.
 
     Examples
     --------
