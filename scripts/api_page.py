@@ -13,14 +13,14 @@ public members, ``autoexception``, ``autodata``), which Sphinx renders from the 
 docstrings (``sphinx.ext.napoleon``).
 
 This file is also the book's Sphinx extension for the page (``_config.yml``,
-``local_extensions``): a documented object without a docstring is a warning, which
-``-W`` makes an error. The script lists the entries whose docstring has no ``Examples``
-section (:func:`without_example`).
+``local_extensions``): a documented object without a docstring, or a function or class
+whose docstring has no ``Examples`` section (:func:`without_example`), is a warning, which
+``-W`` makes an error (:func:`docstring_problem`).
 The tests compare :func:`documented` of the page with :func:`page_entries` of the chapters,
 so a call a chapter adds must be on the page, and a name no chapter calls and ``__all__``
 does not hold goes::
 
-    python scripts/api_page.py          # what is missing from the page, what is stale, what has no docstring
+    python scripts/api_page.py          # what the page misses, what is stale, what lacks a docstring or Examples
     python scripts/api_page.py --write  # write the page again from the chapters (the header is kept)
 """
 
@@ -198,7 +198,8 @@ def write_page(entries: dict[str, list[str]], page: Path = API_PAGE) -> None:
 
 
 def docstring_problem(name: str, obj) -> str | None:
-    """Why ``obj`` cannot be a page entry, or None: it has no docstring (or an empty one).
+    """Why ``obj`` cannot be a page entry, or None: it has no docstring (or an empty one), or it is a function or
+    a class whose docstring has no ``Examples`` section (:func:`without_example`).
 
     Examples
     --------
@@ -206,10 +207,16 @@ def docstring_problem(name: str, obj) -> str | None:
     ...     pass
     >>> docstring_problem("f", f)
     'f has no docstring'
+    >>> def g():
+    ...     'A docstring, but no example.'
+    >>> docstring_problem("g", g)
+    'g has no Examples section'
     >>> docstring_problem("page_entries", page_entries) is None
     True
     """
-    return None if (inspect.getdoc(obj) or "").strip() else f"{name} has no docstring"
+    if not (inspect.getdoc(obj) or "").strip():
+        return f"{name} has no docstring"
+    return f"{name} has no Examples section" if without_example(name, obj) else None
 
 
 def without_example(name: str, obj) -> bool:
@@ -227,7 +234,7 @@ def without_example(name: str, obj) -> bool:
 
 
 def _check_docstring(app, what, name, obj, options, lines) -> None:
-    """``autodoc-process-docstring``: warn on an entry without a docstring; number its references apart.
+    """``autodoc-process-docstring``: warn on an entry without a docstring or Examples; number its references apart.
 
     A numpydoc ``References`` section's ``.. [1]`` is a footnote labelled ``1``, and a
     page of many docstrings would hold many: each docstring's become auto-numbered
@@ -384,9 +391,6 @@ def main() -> int:
     problems += [p for n in sorted(have_names - {_VERSION}) if (p := docstring_problem(n, _resolve(n)))]
     for line in problems:
         print(line)
-    bare = [n for n in sorted(have_names - {_VERSION}) if without_example(n, _resolve(n))]
-    if bare:
-        print(f"{len(bare)} entries have a docstring without an Examples section: {', '.join(bare)}")
     return 1 if problems else 0
 
 

@@ -52,7 +52,18 @@ class CircuitPasses(NamedTuple):
 
 
 def passes_for(circuit: Circuit) -> CircuitPasses:
-    """Fresh work arrays for ``circuit``; weights all one (``log_true = log_false = 0``)."""
+    """Fresh work arrays for ``circuit``; weights all one (``log_true = log_false = 0``).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> from prunelab.circuit import compile_circuit
+    >>> circuit = compile_circuit(compile_network(load_network("deterministic_pair")))
+    >>> passes = passes_for(circuit)
+    >>> passes.val.shape == (circuit.n_nodes,), passes.log_true.tolist() == [0.0] * (circuit.encoding.n_booleans + 1)
+    (True, True)
+    """
     nb = circuit.encoding.n_booleans + 1
     nv = circuit.vtree.n_nodes
     return CircuitPasses(

@@ -96,6 +96,14 @@ def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:
         ``ess_per_draw_<sampler>`` (bulk ESS over all draws of all runs) for the three
         samplers, ``best`` (the sampler of the smallest α), ``alpha_spread`` (largest α
         over smallest, minus one) and ``prune_over_gibbs`` (the ratio of ESS per draw).
+
+    Examples
+    --------
+    On the frozen summary of the paper's sweep:
+
+    >>> from prunelab.lab.experiments import PAPER, results
+    >>> efficiency_where_all_mix(results(PAPER, "paper")["summary"])["best"].to_dict()
+    {'alarm_ev0': 'prune', 'asia_ev25': 'metropolis', 'alarm_ev25': 'prune'}
     """
     cases = summary[summary["init"] == "forward"] if "init" in summary.columns else summary
     cases = cases.set_index(["benchmark", "sampler"])

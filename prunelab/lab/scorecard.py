@@ -15,8 +15,8 @@ Verdicts (:data:`VERDICTS`):
 
 Examples
 --------
->>> from prunelab.lab.scorecard import theory_rows
->>> [row.verdict for row in theory_rows()]
+>>> from prunelab.lab.scorecard import network_rows
+>>> [row.verdict for row in network_rows()]
 ['reproduced', 'reproduced', 'reproduced']
 
 References
@@ -112,6 +112,18 @@ def query_estimates(curves: pd.DataFrame, case: str, state: int, column: str = "
     ------
     KeyError
         If ``case`` is not in ``curves``.
+
+    Examples
+    --------
+    >>> curves = pd.DataFrame({"case": "a.prune", "run": [0, 0, 1, 1], "t": [10, 20, 10, 20],
+    ...                        "estimate_1": [0.2, 0.3, 0.4, 0.5]})
+    >>> t, estimates = query_estimates(curves, "a.prune", 1)
+    >>> t.tolist(), estimates.tolist()
+    ([10, 20], [[0.2, 0.3], [0.4, 0.5]])
+    >>> query_estimates(curves, "a.gibbs", 1)
+    Traceback (most recent call last):
+    ...
+    KeyError: "case 'a.gibbs' is not in these curves"
     """
     rows = curves[curves["case"] == case]
     if rows.empty:
@@ -156,6 +168,12 @@ def example_rows(summary: pd.DataFrame) -> list[Row]:
     Returns
     -------
     list of Row
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import PAPER, results
+    >>> [(row.key, row.verdict) for row in example_rows(results(PAPER, "paper")["summary"])]
+    [('fig3', 'reproduced'), ('fig4', 'reproduced')]
     """
     cases = _cases(summary)
     items = (
@@ -418,6 +436,11 @@ def theory_rows() -> list[Row]:
         Prune sampling regular and reversible (checked on
         :data:`prunelab.theory.THEOREM_CASES`); the paper's
         Q((0,0) -> (0,0)); the communicating classes of a Gibbs sweep on Example 1.
+
+    Examples
+    --------
+    >>> [(row.key, row.verdict) for row in theory_rows()]
+    [('claim_theorem', 'reproduced'), ('claim_q', 'reproduced'), ('claim_trap', 'reproduced')]
     """
     worst, regular = 0.0, True
     for case in theory.THEOREM_CASES:
@@ -456,6 +479,11 @@ def network_rows() -> list[Row]:
     Returns
     -------
     list of Row
+
+    Examples
+    --------
+    >>> [(row.key, row.verdict) for row in network_rows()]
+    [('fig1', 'reproduced'), ('fig2', 'reproduced'), ('table1', 'reproduced')]
     """
     pair = load_network("deterministic_pair")
     copy = np.allclose(pair.cpts["A"], 0.5) and np.array_equal(pair.cpts["B"], np.eye(2))

@@ -8,6 +8,7 @@ built site (every page's text and every downloaded notebook) when ``_build/html`
 from __future__ import annotations
 
 import doctest
+import inspect
 import json
 import os
 import sys
@@ -184,7 +185,8 @@ def test_the_api_page_documents_every_public_name_and_every_function_the_chapter
     assert [n for n in sorted(names) if api_page.docstring_problem(n, api_page._resolve(n))] == []
 
 
-def test_the_api_check_sees_a_planted_call_a_stale_entry_and_a_missing_docstring(tmp_path):
+def test_the_api_check_sees_a_planted_call_a_stale_entry_a_missing_docstring_and_missing_examples(tmp_path,
+                                                                                                   monkeypatch):
     pytest.importorskip("jupytext")
     import api_page
 
@@ -202,8 +204,32 @@ def test_the_api_check_sees_a_planted_call_a_stale_entry_and_a_missing_docstring
     def undocumented():
         pass
 
+    def bare():
+        """A docstring with sections, but none of them Examples.
+
+        Returns
+        -------
+        None
+        """
+
     assert api_page.docstring_problem("x.undocumented", undocumented) == "x.undocumented has no docstring"
     assert api_page.without_example("x.undocumented", undocumented)
+    from prunelab.samplers.prune.plan import checked_kept
+
+    assert api_page.docstring_problem("x.bare", bare) == "x.bare has no Examples section"
+    assert api_page.docstring_problem("x.checked_kept", checked_kept) is None
+
+    sphinx_logging = pytest.importorskip("sphinx.util.logging")
+    warned = []
+
+    class Logger:
+        def warning(self, message, **kwargs):
+            warned.append(message)
+
+    monkeypatch.setattr(sphinx_logging, "getLogger", lambda name: Logger())
+    for name, obj in (("prunelab.bare", bare), ("prunelab.checked_kept", checked_kept)):
+        api_page._check_docstring(None, "function", name, obj, {}, (inspect.getdoc(obj) or "").split("\n"))
+    assert warned == ["prunelab.bare has no Examples section (book/api.md)"]  # the book's -W makes it an error
 
 
 def test_a_docstring_reference_to_nothing_is_not_resolved_and_one_to_a_real_object_is():

@@ -52,7 +52,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .guard import guarded
+from .guard import clipped_message, guarded
 
 __all__ = ["DECIDE_FLOOR_SECONDS", "FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "REFERENCE_SECONDS",
            "FamiliesProfile", "FamiliesRun", "Instance", "agreement", "benchmark_instances",
@@ -497,7 +497,7 @@ def _read_run(instance: Instance, prof: FamiliesProfile) -> dict:
     try:
         bn, evidence, goal, state, (network_seconds, evidence_seconds) = load_instance(instance)
     except Exception as exc:  # a file that does not read is a finding  # noqa: BLE001
-        return {"read_status": "failed", "read_error": type(exc).__name__, "read_message": str(exc)[:600],
+        return {"read_status": "failed", "read_error": type(exc).__name__, "read_message": clipped_message(str(exc)),
                 "read_seconds": math.nan, "evidence_read_seconds": math.nan, "n_variables": -1, "n_observed": -1,
                 "query": "", "goal": "", "goal_state": ""}
     return {"read_status": "ok", "read_error": "", "read_message": "", "read_seconds": network_seconds,
@@ -509,8 +509,8 @@ def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
     try:
         bn, evidence, goal, state, (network_seconds, _) = load_instance(instance)
     except Exception as exc:  # the read run records why  # noqa: BLE001
-        return {"status": "unreadable", "error": type(exc).__name__, "message": str(exc)[:600], "log_p": math.nan,
-                "p": math.nan, **agreement(math.nan, instance.published)}
+        return {"status": "unreadable", "error": type(exc).__name__, "message": clipped_message(str(exc)),
+                "log_p": math.nan, "p": math.nan, **agreement(math.nan, instance.published)}
     cap = prof.cap_of(method, instance)
     body, timeout = {
         "junction_tree": (lambda: _junction_tree(bn, evidence, goal, state), cap),

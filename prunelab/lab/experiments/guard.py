@@ -12,7 +12,7 @@ import multiprocessing as mp
 import os
 import time
 
-__all__ = ["REFUSALS", "guarded"]
+__all__ = ["REFUSALS", "clipped_message", "guarded"]
 
 REFUSALS = ("TablesTooLargeError", "CircuitTooLargeError", "CountTooHardError")
 """Exceptions that are a method's refusal at its caps (any other exception is a failure)."""
@@ -51,6 +51,20 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def clipped_message(text: str, keep: int = 300) -> str:
+    """``text``, or past ``2 * keep`` characters its first and last ``keep`` joined by `` … ``.
+
+    The head says what failed and the tail often why (an ``EvidenceError`` lists the
+    valid names, then names the cause), so both are kept.
+
+    Examples
+    --------
+    >>> clipped_message("abcdef", keep=3), clipped_message("abc-middle-xyz", keep=3)
+    ('abcdef', 'abc … xyz')
+    """
+    return text if len(text) <= 2 * keep else f"{text[:keep]} … {text[-keep:]}"
+
+
 def _guard_child(fn, writer) -> None:
     import resource
 
@@ -59,7 +73,7 @@ def _guard_child(fn, writer) -> None:
         value = fn()
     except Exception as exc:  # noqa: BLE001 - handed to the parent, which records it
         kind = "refused" if type(exc).__name__ in REFUSALS else "failed"
-        message = (type(exc).__name__, str(exc)[:600])
+        message = (type(exc).__name__, clipped_message(str(exc)))
         value = None
     else:
         kind, message = "answered", ("", "")

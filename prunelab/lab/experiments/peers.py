@@ -385,6 +385,13 @@ def comparison_table(tables: dict):
     -------
     pandas.DataFrame
         Columns :data:`COLUMNS`.
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import PEERS, results
+    >>> table = comparison_table(results(PEERS, "paper"))
+    >>> table.columns.tolist() == list(COLUMNS), table.loc[0, ["case", "sampler", "counterpart"]].tolist()
+    (True, ['asia', 'pgmpy-gibbs', 'prunelab-gibbs'])
     """
     profile = PeersProfile(**{k: tuple(v) if isinstance(v, list) else v
                               for k, v in tables["provenance"]["profile"].items()})

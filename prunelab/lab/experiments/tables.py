@@ -421,6 +421,13 @@ def paper_table(summary: pd.DataFrame, which: str = "alpha", column: str | None 
     DataFrame
         :func:`by_benchmark`'s layout with columns ``(sampler, "ours"|"paper")``.
         Missing cases are ``NaN``.
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import PAPER, results
+    >>> table = paper_table(results(PAPER, "paper")["summary"])
+    >>> table.columns[:2].tolist(), float(table.loc["Asia_ev0", ("prune", "paper")])
+    ([('gibbs', 'ours'), ('gibbs', 'paper')], 0.81)
     """
     printed = printed_table(which)
     column = column or {"alpha": "alpha", "seconds": "seconds_to_target"}[which]

@@ -125,6 +125,17 @@ def to_pgmpy_gibbs(bn: BayesianNetwork, evidence: Mapping | None = None, max_sta
     PeerNotBuilt
         ``"not built: 2^k states"`` when the free variables have more than
         ``max_states`` joint states.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> gibbs = to_pgmpy_gibbs(load_network("deterministic_pair"), {"B": "1"})
+    >>> type(gibbs).__name__, sorted(str(v) for v in gibbs.transition_models)  # the free variable only
+    ('GibbsSampling', ['A'])
+    >>> to_pgmpy_gibbs(load_network("block_chain"))
+    Traceback (most recent call last):
+    ...
+    prunelab.lab.peers.run.PeerNotBuilt: not built: 2^20 states (limit 2^16)
     """
     check_pgmpy_size(bn, evidence, max_states)
     from pgmpy.factors.discrete import DiscreteFactor

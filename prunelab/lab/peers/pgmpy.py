@@ -31,6 +31,15 @@ def pgmpy_nan_rows(gibbs) -> tuple[int, int]:
     other variables (``0 / 0``): on networks with deterministic CPTs, at every
     infeasible configuration of the others. A chain that visits one crashes
     (``ValueError: probabilities contain NaN``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prunelab import load_network
+    >>> with np.errstate(invalid="ignore"):  # pgmpy divides 0 by 0 at each NaN row
+    ...     rows = [pgmpy_nan_rows(to_pgmpy_gibbs(load_network(name))) for name in ("deterministic_pair", "asia")]
+    >>> rows  # B = A leaves no state of the other infeasible; asia's "either" (an OR) does
+    [(0, 4), (64, 1024)]
     """
     nan = total = 0
     for kernel in gibbs.transition_models.values():
@@ -57,6 +66,15 @@ def pgmpy_random_start(bn: BayesianNetwork, evidence: Mapping | None = None, n_s
 
     On networks with determinism the random start is usually infeasible and the
     first NaN row it meets raises ``ValueError``; the run is then ``"crashed"``.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> run = pgmpy_random_start(load_network("asia"), seed=1, n_steps=20)
+    >>> run.status, run.note
+    ('crashed', 'random start: ValueError: probabilities contain NaN')
+    >>> pgmpy_random_start(load_network("deterministic_pair"), seed=0, n_steps=5).status
+    'ok'
     """
     sink: list[str] = []
     try:

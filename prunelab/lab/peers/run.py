@@ -200,6 +200,12 @@ def start_state(bn: BayesianNetwork, evidence: Mapping | None = None, seed=None)
     Returns
     -------
     numpy.ndarray of int64, state indices in ``bn.variables`` order, evidence set.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> start_state(load_network("deterministic_pair"), {"B": "1"}, seed=0).tolist()  # B = A: A is 1 too
+    [1, 1]
     """
     return np.asarray(initial_state(np.random.default_rng(seed), bn, evidence=evidence), dtype=np.int64)
 

@@ -169,6 +169,16 @@ def prune_plan(net: CompiledNetwork, max_work: float = math.inf) -> PrunePlan:
 
     ``max_work`` caps the elimination-order search of a plan not cached yet (see :func:`compile_prune_plan`); a
     plan found is the same under any cap.
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> plan = prune_plan(compile_network(load_network("deterministic_pair")))
+    >>> prune_plan(compile_network(load_network("deterministic_pair"))) is plan  # the same content: cached
+    True
+    >>> plan.pruning.random_label.tolist()  # A(1), A(2); B's entries are 0 or 1
+    [0, 1]
     """
     return _prune_plans(net, max_work=max_work)
 

@@ -34,6 +34,13 @@ def network_table(results: dict, budget: float | None = None):
     (``ahd_<sampler>``, at ``budget`` seconds, default :func:`common_budget`) are
     with evidence. A sampler that gave no estimate has its status instead
     (``status_<sampler>``) and a NaN AHD.
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import LARGE, results
+    >>> table = network_table(results(LARGE, "paper"))
+    >>> table.index[:4].tolist(), int(table.loc["asia", "n_variables"])
+    (['cancer', 'earthquake', 'survey', 'asia'], 8)
     """
     import pandas as pd
 
@@ -71,6 +78,16 @@ def growth_fit(grids) -> dict:
     dict
         ``{determinism: {"setup": (a, b), "step": (a, b)}}`` over the grids that ran
         (refusals excluded); ``b`` is the doubling rate per unit of side.
+
+    Examples
+    --------
+    Set-up and step time doubling with each unit of side (the refused grid left out):
+
+    >>> import pandas as pd
+    >>> grids = pd.DataFrame({"determinism": 0.9, "side": [10, 11, 12, 40], "setup_refused": ["", "", "", "cap"],
+    ...                       "setup_seconds": [1.0, 2.0, 4.0, 1e9], "steps_per_second": [1024.0, 512.0, 256.0, 1.0]})
+    >>> {name: tuple(round(v, 6) for v in line) for name, line in growth_fit(grids)[0.9].items()}
+    {'setup': (-10.0, 1.0), 'step': (-20.0, 1.0)}
     """
     fits = {}
     for d, rows in grids[grids["setup_refused"] == ""].groupby("determinism"):
