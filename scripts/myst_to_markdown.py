@@ -21,6 +21,7 @@ MyST                           plain Markdown
 ``{cite:p}`a,b```              ``(Author, Year; Author, Year)``; ``{cite:t}``:
                                ``Author (Year)``
 ``:::{admonition} Title``      a quotation block headed by the title in bold
+``:::{note}`` (tip, warning…)  a quotation block headed by its kind in bold
 ``{prf:definition} Title``     a quotation block headed ``**Definition (Title).**``
                                (likewise ``prf:theorem``, ``prf:lemma``,
                                ``prf:proof``: ``**Proof.**``, ...)
@@ -231,6 +232,11 @@ def _directive(lines: list[str], i: int) -> Directive | None:
     return Directive(opened["name"], opened["argument"], options, body, i, j + 1)
 
 
+NAMED_ADMONITIONS = {name: name.capitalize() for name in (
+    "attention", "caution", "danger", "error", "hint", "important", "note", "tip", "warning")} | {"seealso": "See also"}
+"""The admonitions MyST names by kind (``:::{note}``), each read as a quotation headed by its kind."""
+
+
 def _quote(header: str, body: list[str], ctx: Context, progress: Progress) -> list[str]:
     """A quotation block: the header in bold, then the (translated) body."""
     inner = plain_markdown("\n".join(body), ctx, progress).rstrip("\n")
@@ -241,6 +247,8 @@ def _translate_directive(d: Directive, ctx: Context, progress: Progress) -> list
     """Plain Markdown for one directive, or None for a directive this module leaves as it is."""
     if d.name == "admonition":
         return _quote(_roles(d.argument, ctx, progress), d.body, ctx, progress)
+    if d.name in NAMED_ADMONITIONS:  # their title is their kind (a note, a tip ...)
+        return _quote(NAMED_ADMONITIONS[d.name], d.body, ctx, progress)
     if d.name.startswith("prf:"):
         kind = d.name.removeprefix("prf:").capitalize()
         title = _roles(d.argument, ctx, progress)
@@ -303,6 +311,10 @@ def plain_markdown(text: str, ctx: Context, progress: Progress | None = None) ->
     We ran 12,345 draws (*Toy examples*) (Smith, 2001).
     >>> print(plain_markdown("The {term}`set <pruned set>` of {prf:ref}`def-s`, in {ref}`glossary`.", ctx))
     The set of Definition (Pruned set), in the glossary.
+    >>> print(plain_markdown(":::{note}\\nSkip it on a first reading.\\n:::", ctx))
+    > **Note**
+    >
+    > Skip it on a first reading.
     """
     progress = Progress() if progress is None else progress
     out: list[str] = []

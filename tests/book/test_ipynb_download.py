@@ -17,6 +17,7 @@ jupytext = pytest.importorskip("jupytext")
 
 import check_site  # noqa: E402
 import ipynb_download  # noqa: E402
+import myst_to_markdown  # noqa: E402
 from myst_to_markdown import TranslationError, unresolved  # noqa: E402
 
 CHAPTER = """---
@@ -355,3 +356,18 @@ def test_the_site_check_rejects_a_download_whose_exercise_numbers_differ_from_th
     page.write_text('<main><article role="main"><h1>Toy</h1>Exercise 1 Exercise 2 toy.ipynb toy-student.ipynb'
                     '</article></main>')
     assert check_site.check_page("notebooks/toy", html, notebook=True) == []
+
+
+def test_the_translators_examples_hold():
+    """Its docstring examples, a named admonition (``:::{note}``) read as a quotation among them."""
+    import doctest
+
+    failures, tried = doctest.testmod(myst_to_markdown)
+    assert tried > 0 and failures == 0
+
+
+def test_a_named_admonition_leaves_no_myst_raw():
+    assert unresolved(":::{note}\nSkip it.\n:::") != []  # the site check finds it raw ...
+    text = "\n".join(myst_to_markdown._translate_directive(next(myst_to_markdown.directives(":::{note}\nSkip it.\n:::")),
+                                                             None, myst_to_markdown.Progress()))
+    assert text.startswith("> **Note**") and unresolved(text) == []  # ... and the download has none
