@@ -51,6 +51,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .framework import run_seed_sequence
+from .guard import clipped_message, guarded
 
 __all__ = ["REACH", "REACH_PROFILES", "REACH_SAMPLERS", "ReachProfile", "ReachRun", "reach_case", "reach_table",
            "truth_variables"]
@@ -209,23 +210,10 @@ def truth_variables(bn, evidence, network: str, n: int) -> list[str]:
     return [v for k, v in enumerate(free) if k in picked]
 
 
-def _reason(text: str, head: int = 150, tail: int = 250) -> str:
-    """A refusal's message cut to its head and its tail, where the cause is (a long evidence list sits between).
-
-    Examples
-    --------
-    >>> _reason("x" * 500 + " because", head=3, tail=8)
-    'xxx ... because'
-    """
-    return text if len(text) <= head + tail + 5 else f"{text[:head]} ... {text[-tail:]}"
-
-
 def _truth_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
     """The counted posteriors of the network's :func:`truth_variables` in a guarded child (nothing drawn)."""
     from prunelab.circuit import count_inference
     from prunelab.compiled import compile_network
-    from .guard import guarded
-
     bn, evidence = reach_case(run.network)
     chosen = truth_variables(bn, evidence, run.network, prof.n_truth)
 
@@ -240,7 +228,8 @@ def _truth_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
     answered = out["status"] == "answered"
     return {"n_variables": len(bn.variables), "n_observed": len(bn.evidence_names(evidence)), "variables": chosen,
             "status": "ok" if answered else out["status"], "reason": "" if answered else
-            _reason(f"{out['error']}: {out['message']}"), "log_p_evidence": out["value"][0] if answered else math.nan,
+            clipped_message(f"{out['error']}: {out['message']}", keep=200),
+            "log_p_evidence": out["value"][0] if answered else math.nan,
             "marginals": out["value"][1] if answered else [], "count_seconds": out["wall_seconds"],
             "count_cpu_seconds": out["cpu_seconds"]}
 
@@ -353,8 +342,6 @@ def _warm_up() -> None:
 
 def _budget_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
     """One sampler on one network: its chains (or pyAgrum's one run) in guarded children, or the refusal."""
-    from .guard import guarded
-
     if not run.sampler.startswith("pyagrum-"):
         _warm_up()
     bn, evidence = reach_case(run.network)
@@ -371,7 +358,7 @@ def _budget_run(run: ReachRun, prof: ReachProfile, root_seed: int) -> dict:
             lambda s=chain_seed: _chain(bn, evidence, run.sampler, share, s, columns))
         out = guarded(job, timeout=share + prof.grace_seconds, max_bytes=cap)
         if out["status"] != "answered":
-            refusal = _reason(f"{out['status']}: {out['error']}: {out['message']}")
+            refusal = clipped_message(f"{out['status']}: {out['error']}: {out['message']}", keep=200)
             break
         chains.append(out["value"])
     record = {"n_chains": n_chains, "variables": chosen, "status": "refused" if refusal else "ok",
