@@ -17,6 +17,7 @@ and ``reach`` results through these functions; ``benchmarks/bench_families.py`` 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,8 @@ from .families import FAMILIES_METHODS
 from .reach import reach_table
 
 __all__ = ["KINDS", "REACH_LABELS", "determinism_by_kind", "exact_table", "family_table", "instance_times",
-           "network_kind", "planner_reason", "reach_results", "refusal_kind", "sampler_grid", "sampler_table"]
+           "network_kind", "planner_reason", "reach_results", "refusal_kind", "sampler_grid", "sampler_table",
+           "table_entries"]
 
 THREE = FAMILIES_METHODS[:3]  # junction tree, circuit, counter
 OURS = THREE + ("auto",)
@@ -74,8 +76,10 @@ def instance_times(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         ``family, kind, instance, network, query, read_s``; per method of :data:`FAMILIES_METHODS`
-        ``<m>_status, <m>_s, <m>_cpu_s``; ``auto_used``; ``fastest``, ``fastest_s`` (of the junction
-        tree, the circuit and the counter, on wall seconds) and ``fastest_published_s``; ``auto_over``
+        ``<m>_status, <m>_s, <m>_cpu_s``; ``auto_used`` and ``auto_reason`` (the method ``auto`` used and
+        its planner's reason), ``table_entries`` (:func:`table_entries` of the reason); ``fastest``,
+        ``fastest_s`` (of the junction tree, the circuit and the counter, on wall seconds) and
+        ``fastest_published_s``; ``auto_over``
         (``auto`` failed or took over 1.5 x the fastest + 2 s); ``capped`` (methods stopped at their time
         cap) and ``auto_undecidable`` (a capped method could still have beaten ``auto`` by that margin);
         the same on CPU seconds (``fastest_cpu``, ``fastest_cpu_s``, ``auto_over_cpu``,
@@ -104,6 +108,8 @@ def instance_times(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
             row[f"{m}_s"] = float(by.loc[m, "seconds"]) if present else math.nan
             row[f"{m}_cpu_s"] = float(by.loc[m, "cpu_seconds"]) if present else math.nan
         row["auto_used"] = by.loc["auto", "used"] if "auto" in by.index else ""
+        row["auto_reason"] = str(by.loc["auto"].get("reason", "")) if "auto" in by.index else ""
+        row["table_entries"] = table_entries(row["auto_reason"])
         answered = {m: row[f"{m}_s"] for m in THREE if row[f"{m}_status"] == "answered"}
         row["fastest"] = min(answered, key=answered.get) if answered else ""
         row["fastest_s"] = answered[row["fastest"]] if answered else math.nan
@@ -202,6 +208,22 @@ def planner_reason(reason: str) -> str:
         if reason.startswith(start):
             return kind
     return "other"
+
+
+def table_entries(reason: str) -> float:
+    """The junction tree's table entries a planner's reason names: ``inf`` where they do not fit, NaN if unnamed.
+
+    Examples
+    --------
+    >>> table_entries("the junction tree is small: 2146 table entries")
+    2146.0
+    >>> table_entries("the junction tree's tables do not fit, and one weighted count answers the question")
+    inf
+    """
+    found = re.search(r"([0-9.]+(?:e[+-]?[0-9]+)?) table entries", reason)
+    if found:
+        return float(found.group(1))
+    return math.inf if "tables do not fit" in reason else math.nan
 
 
 def exact_table(times: pd.DataFrame) -> pd.DataFrame:
