@@ -29,66 +29,20 @@ depend on the machine's load (the provenance records it); CPU seconds less so.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
+from prunelab.lab.experiments.families import FAMILIES_METHODS as METHODS
+from prunelab.lab.experiments.literature import THREE, instance_times
+
 ROOT = Path(__file__).resolve().parent.parent
-THREE = ("junction_tree", "circuit", "counter")
-METHODS = THREE + ("auto", "pyagrum")
 
 
 def counts(column: pd.Series) -> dict:
     """How often each value occurs, as plain ints."""
     return {k: int(v) for k, v in column.value_counts().items()}
-
-
-def capped(record) -> bool:
-    """Whether a run was stopped by its time cap (not by a table or memory cap): a lower bound on its time."""
-    if record["status"] == "timed out":
-        return True
-    return record["status"] == "refused" and float(record["seconds"]) >= 0.9 * float(record["cap_seconds"])
-
-
-def times_table(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
-    """One row per instance: each method's status, wall and CPU seconds, the fastest of the three, auto's miss."""
-    rows = []
-    for key, group in exact.groupby("instance", sort=False):
-        by = group.set_index("method")
-        first = group.iloc[0]
-        row = {"family": first["family"], "instance": key, "network": first["network"], "query": first["query"]}
-        info = read.set_index("instance").loc[key] if key in set(read["instance"]) else None
-        row["read_s"] = float(info["read_seconds"]) if info is not None else math.nan
-        for m in METHODS:
-            if m in by.index:
-                row[f"{m}_status"] = by.loc[m, "status"]
-                row[f"{m}_s"] = float(by.loc[m, "seconds"])
-                row[f"{m}_cpu_s"] = float(by.loc[m, "cpu_seconds"])
-            else:
-                row[f"{m}_status"], row[f"{m}_s"], row[f"{m}_cpu_s"] = "not run", math.nan, math.nan
-        row["auto_used"] = by.loc["auto", "used"] if "auto" in by.index else ""
-        answered = {m: row[f"{m}_s"] for m in THREE if row[f"{m}_status"] == "answered"}
-        row["fastest"] = min(answered, key=answered.get) if answered else ""
-        row["fastest_s"] = answered[row["fastest"]] if answered else math.nan
-        row["fastest_published_s"] = float(first["fastest_published_s"])
-        auto_ok = row["auto_status"] == "answered"
-        row["auto_over"] = bool(answered) and (not auto_ok or row["auto_s"] > 1.5 * row["fastest_s"] + 2.0)
-        # a method stopped at its time cap could still have been faster than auto by the target's margin
-        row["capped"] = ",".join(m for m in THREE if m in by.index and capped(by.loc[m]))
-        need = (row["auto_s"] - 2.0) / 1.5 if auto_ok else math.inf
-        row["auto_undecidable"] = any(need > float(by.loc[m, "cap_seconds"]) for m in row["capped"].split(",") if m)
-        # the same on CPU seconds, which the load changes less (a capped run's CPU seconds are its lower bound)
-        answered_cpu = {m: row[f"{m}_cpu_s"] for m in answered}
-        row["fastest_cpu"] = min(answered_cpu, key=answered_cpu.get) if answered_cpu else ""
-        row["fastest_cpu_s"] = answered_cpu[row["fastest_cpu"]] if answered_cpu else math.nan
-        row["auto_over_cpu"] = bool(answered) and (not auto_ok or row["auto_cpu_s"] > 1.5 * row["fastest_cpu_s"] + 2.0)
-        need_cpu = (row["auto_cpu_s"] - 2.0) / 1.5 if auto_ok else math.inf
-        row["auto_undecidable_cpu"] = any(need_cpu > row[f"{m}_cpu_s"] for m in row["capped"].split(",") if m)
-        row["load"] = float(group["load_start"].mean())
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def report(folder: Path, tsv: Path | None = None, out=sys.stdout) -> pd.DataFrame:
@@ -163,7 +117,7 @@ def report(folder: Path, tsv: Path | None = None, out=sys.stdout) -> pd.DataFram
             f"{d['runs_agreeing']} of {d['runs_answered']} runs")
 
     # reach and speed
-    times = times_table(exact, read)
+    times = instance_times(exact, read)
     say("\nper family: instances answered by an exact method within the caps, the fastest method and its seconds")
     for family, g in times.groupby("family", sort=False):
         answered = g[g["fastest"] != ""]
