@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The book's API page, rendered from the docstrings: what it documents, how it is written and checked.
+"""The book's API pages, rendered from the docstrings: what they document, how they are written and checked.
 
-``book/api.md`` documents every public name of ``prunelab`` (its ``__all__``) and every
-``prunelab`` function and class a chapter or an exercise calls (:func:`chapter_calls`:
+``book/api.md`` (the library) and ``book/api_lab.md`` (``prunelab.lab``: experiments,
+plots, the chapters' helpers; :func:`page_of`) document every public name of ``prunelab``
+(its ``__all__``) and every ``prunelab`` function and class a chapter or an exercise calls (:func:`chapter_calls`:
 the calls in the chapters' code cells, their imports followed, so ``from
 prunelab.indicators import sigma_t`` then ``sigma_t(...)`` is
 ``prunelab.indicators.sigma_t``). An object reached by two names (``prunelab.fit_alpha``
@@ -12,16 +13,16 @@ line of its docstring) above the full entries (``autofunction``, ``autoclass`` w
 public members, ``autoexception``, ``autodata``), which Sphinx renders from the numpydoc
 docstrings (``sphinx.ext.napoleon``).
 
-This file is also the book's Sphinx extension for the page (``_config.yml``,
+This file is also the book's Sphinx extension for the pages (``_config.yml``,
 ``local_extensions``): a documented object without a docstring, or a function or class
 whose docstring has no ``Examples`` section (:func:`without_example`), is a warning, which
 ``-W`` makes an error (:func:`docstring_problem`).
-The tests compare :func:`documented` of the page with :func:`page_entries` of the chapters,
-so a call a chapter adds must be on the page, and a name no chapter calls and ``__all__``
+The tests compare :func:`documented` of the pages with :func:`page_entries` of the chapters,
+so a call a chapter adds must be on a page, and a name no chapter calls and ``__all__``
 does not hold goes::
 
-    python scripts/api_page.py          # what the page misses, what is stale, what lacks a docstring or Examples
-    python scripts/api_page.py --write  # write the page again from the chapters (the header is kept)
+    python scripts/api_page.py          # what the pages miss, what is stale, what lacks a docstring or Examples
+    python scripts/api_page.py --write  # write both pages again from the chapters (their headers are kept)
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = ROOT / "book" / "api.md"
+LAB_PAGE = ROOT / "book" / "api_lab.md"
 _MODULE = re.compile(r"^## `(?P<module>prunelab[\w.]*)`\s*$")
 _ENTRY = re.compile(r"^\.\. (?:auto(?:function|class|exception|data)|py:data):: (?P<name>[\w.]+)\s*$")
 _VERSION = "prunelab.__version__"
@@ -153,11 +155,23 @@ def wanted() -> dict[str, list[str]]:
     return page_entries([*calls, *public_names()])
 
 
-def documented(page: Path = API_PAGE) -> dict[str, list[str]]:
-    """The page's entries as written (module heading -> the names of its entries, in page order)."""
+def page_of(name: str) -> Path:
+    """The page that documents a dotted name or module: ``prunelab.lab``'s on the lab's page, the rest on the library's.
+
+    Examples
+    --------
+    >>> page_of("prunelab.lab.notebook").name, page_of("prunelab.sample").name, page_of("prunelab.labels").name
+    ('api_lab.md', 'api.md', 'api.md')
+    """
+    return LAB_PAGE if name == "prunelab.lab" or name.startswith("prunelab.lab.") else API_PAGE
+
+
+def documented(*pages: Path) -> dict[str, list[str]]:
+    """The pages' entries as written (module heading -> the names of its entries, in page order); both by default."""
     modules: dict[str, list[str]] = {}
     module = None
-    for line in page.read_text(encoding="utf-8").split("\n"):
+    lines = [line for page in pages or (API_PAGE, LAB_PAGE) for line in page.read_text(encoding="utf-8").split("\n")]
+    for line in lines:
         if heading := _MODULE.match(line):
             module = heading["module"]
             modules.setdefault(module, [])
@@ -193,8 +207,8 @@ def page_text(entries: dict[str, list[str]], header: str) -> str:
 
 def write_page(entries: dict[str, list[str]], page: Path = API_PAGE) -> None:
     """Write the page from ``entries``, keeping its header (everything above the first module heading)."""
-    text = page.read_text(encoding="utf-8")
-    page.write_text(page_text(entries, text[: text.index("\n## `")]), encoding="utf-8")
+    header = page.read_text(encoding="utf-8").split("\n## `")[0]
+    page.write_text(page_text(entries, header), encoding="utf-8")
 
 
 def docstring_problem(name: str, obj) -> str | None:
@@ -246,12 +260,13 @@ def _check_docstring(app, what, name, obj, options, lines) -> None:
         if what == "data" and not lines:
             from sphinx.util import logging
 
-            logging.getLogger(__name__).warning(f"{name} has no docstring (book/api.md)", type="prunelab",
-                                                subtype="api")
+            logging.getLogger(__name__).warning(f"{name} has no docstring ({_shown(page_of(name))})",
+                                                type="prunelab", subtype="api")
         if problem := docstring_problem(name, obj):
             from sphinx.util import logging
 
-            logging.getLogger(__name__).warning(f"{problem} (book/api.md)", type="prunelab", subtype="api")
+            logging.getLogger(__name__).warning(f"{problem} ({_shown(page_of(name))})", type="prunelab",
+                                                subtype="api")
     if what == "property" and lines and lines[-1].startswith(":type: "):
         first = (inspect.getdoc(obj) or "").split("\n")[0]  # napoleon took "A digest of x: y" for "type: text"
         if first.startswith(f"{lines[-1][len(':type: '):]}:"):
@@ -261,6 +276,10 @@ def _check_docstring(app, what, name, obj, options, lines) -> None:
     for i, line in enumerate(lines):
         line = re.sub(r"\[(\d+)\]_", rf"[#{tag}-\1]_", re.sub(r"^(\s*)\.\. \[(\d+)\]", rf"\1.. [#{tag}-\2]", line))
         lines[i] = line if re.match(r"\s*(\+[-=+]+\s*$|\|.*\|\s*$)", line) else _absolute_values(line)  # a table row
+
+
+def _shown(page: Path) -> str:
+    return str(page.relative_to(ROOT))
 
 
 def _attribute_doc(name: str, obj) -> list[str]:
@@ -335,10 +354,11 @@ def referenced(target: str, module: str | None = None, cls: str | None = None):
 
 
 def _entries_by_object(app) -> dict[int, str]:
-    """id of each function, class and module the page documents -> its name on the page (built once)."""
+    """id of each function, class and module the pages document -> its name on its page (built once)."""
     if not hasattr(app.env, "prunelab_api_entries"):
         entries = {}
-        for name in [n for names in documented(Path(app.srcdir) / "book" / "api.md").values() for n in names]:
+        pages = [Path(app.srcdir) / page.relative_to(ROOT) for page in (API_PAGE, LAB_PAGE)]
+        for name in [n for names in documented(*pages).values() for n in names]:
             obj = _resolve(name)
             if inspect.isfunction(obj) or inspect.isclass(obj):
                 entries[id(obj)] = name
@@ -381,13 +401,16 @@ def setup(app):
 def main() -> int:
     need = wanted()
     if "--write" in sys.argv[1:]:
-        write_page(need)
+        for page in (API_PAGE, LAB_PAGE):
+            write_page({m: names for m, names in need.items() if page_of(m) == page}, page)
     have = documented()
     need_names = {n for names in need.values() for n in names}
     have_names = {n for names in have.values() for n in names}
-    problems = [f"missing from {API_PAGE.relative_to(ROOT)}: {n}" for n in sorted(need_names - have_names)]
-    problems += [f"on {API_PAGE.relative_to(ROOT)} but neither public nor called by a chapter: {n}"
+    problems = [f"missing from {_shown(page_of(n))}: {n}" for n in sorted(need_names - have_names)]
+    problems += [f"on {_shown(page_of(n))} but neither public nor called by a chapter: {n}"
                  for n in sorted(have_names - need_names)]
+    problems += [f"on {_shown(page)} but belongs on {_shown(page_of(m))}: {m}" for page in (API_PAGE, LAB_PAGE)
+                 for m in documented(page) if page_of(m) != page]
     problems += [p for n in sorted(have_names - {_VERSION}) if (p := docstring_problem(n, _resolve(n)))]
     for line in problems:
         print(line)

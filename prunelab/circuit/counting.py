@@ -53,7 +53,7 @@ from ..compiled import CompiledNetwork
 from ..extras import require
 from ..workers import checked_jobs, worker_count
 from .encoding import CircuitEncoding, encode_network, state_literal
-from .processes import checked_amount, checked_seconds, enter_child, parent_gone
+from .processes import checked_amount, checked_seconds, enter_child, parent_gone, process_bytes
 
 __all__ = ["CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "RECOUNT_BELOW",
            "count_inference", "log_counts"]
@@ -257,7 +257,7 @@ class _Counts:
                 hand_out(conn, child)
             while busy:
                 for child in busy.values():
-                    peaks[child.pid] = max(peaks[child.pid], _resident_bytes(child.pid))
+                    peaks[child.pid] = max(peaks[child.pid], process_bytes(child.pid))
                 self._check_caps(peaks)
                 for conn in wait(list(busy), _POLL_SECONDS):
                     child = busy[conn]
@@ -336,17 +336,6 @@ def _child(problem, queries, conn, inherited, parent: int, max_seconds: float, e
         return
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
         conn.send(("failed", k, f"{type(err).__name__}: {err}", 0))
-
-
-def _resident_bytes(pid: int) -> int:
-    """Resident memory of a process (Linux ``/proc``; 0 where it cannot be read)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 
 
 def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Sequence[int] | None, *,

@@ -31,7 +31,7 @@ import os
 import signal
 import sys
 
-__all__ = ["checked_amount", "checked_seconds", "enter_child", "parent_gone"]
+__all__ = ["checked_amount", "checked_seconds", "enter_child", "parent_gone", "process_bytes"]
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -75,13 +75,22 @@ def checked_amount(name: str, value, unit: str) -> int:
     return int(value)
 
 
-def _address_space() -> int | None:
-    """The mapped address space of this process in bytes (Linux ``/proc``), ``None`` where it cannot be read."""
+def process_bytes(pid: int | str = "self", field: int = 1) -> int:
+    """A process's resident memory (``field=1``) or address space (``field=0``) in bytes, from Linux ``/proc``.
+
+    0 where it cannot be read (another system, a process that has ended).
+
+    Examples
+    --------
+    >>> import os
+    >>> 0 < process_bytes(os.getpid()) <= process_bytes(field=0)
+    True
+    """
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
-        return None
+        return 0
 
 
 def enter_child(parent: int, *, cpu_seconds: float, extra_bytes: int) -> None:
@@ -112,8 +121,8 @@ def enter_child(parent: int, *, cpu_seconds: float, extra_bytes: int) -> None:
         return
     _lower(resource, resource.RLIMIT_CORE, 0)
     _lower(resource, resource.RLIMIT_CPU, math.ceil(cpu_seconds) + 1)
-    size = _address_space()
-    if size is not None and hasattr(resource, "RLIMIT_AS"):
+    size = process_bytes(field=0)
+    if size and hasattr(resource, "RLIMIT_AS"):
         _lower(resource, resource.RLIMIT_AS, size + extra_bytes)
 
 

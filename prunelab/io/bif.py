@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..network import BayesianNetwork, NetworkError, format_config, format_listing
-from .assemble import TableBudget
+from .assemble import TableBudget, build_network
 from .tokens import COUNT, FileFormatError, Tokens, line_comment, open_text
 
 __all__ = ["read_bif"]
@@ -104,16 +104,7 @@ def read_bif(path, normalize: bool = False, name: str | None = None) -> Bayesian
     missing = [v for v in states if v not in cpts]
     if missing:
         raise FileFormatError(f"{path}: no probability block for variable(s) {format_listing(missing)}")
-    try:
-        return BayesianNetwork(
-            states={v: tuple(s) for v, s in states.items()},
-            parents=parents,
-            cpts=cpts,
-            name=name or path.name.split(".")[0],
-            normalize=normalize,
-        )
-    except NetworkError as exc:
-        raise NetworkError(f"{path}: {exc}") from None
+    return build_network(path, states, parents, cpts, {}, name, normalize)
 
 
 def _parse_variable_body(tokens: Tokens, var: str) -> dict[str, int]:

@@ -183,6 +183,9 @@ def test_the_api_page_documents_every_public_name_and_every_function_the_chapter
     calls = api_page.chapter_calls(CHAPTERS)
     assert all(any(api_page._resolve(c) is api_page._resolve(n) for n in names) for c in calls)
     assert [n for n in sorted(names) if api_page.docstring_problem(n, api_page._resolve(n))] == []
+    library, lab = api_page.documented(api_page.API_PAGE), api_page.documented(api_page.LAB_PAGE)
+    assert library and lab and not any(m.startswith("prunelab.lab") for m in library)  # two pages, split at the lab
+    assert all(m == "prunelab.lab" or m.startswith("prunelab.lab.") for m in lab)
 
 
 def test_the_api_check_sees_a_planted_call_a_stale_entry_a_missing_docstring_and_missing_examples(tmp_path,
@@ -229,7 +232,9 @@ def test_the_api_check_sees_a_planted_call_a_stale_entry_a_missing_docstring_and
     monkeypatch.setattr(sphinx_logging, "getLogger", lambda name: Logger())
     for name, obj in (("prunelab.bare", bare), ("prunelab.checked_kept", checked_kept)):
         api_page._check_docstring(None, "function", name, obj, {}, (inspect.getdoc(obj) or "").split("\n"))
-    assert warned == ["prunelab.bare has no Examples section (book/api.md)"]  # the book's -W makes it an error
+    api_page._check_docstring(None, "function", "prunelab.lab.bare", bare, {}, inspect.getdoc(bare).split("\n"))
+    assert warned == ["prunelab.bare has no Examples section (book/api.md)",  # the book's -W makes it an error
+                      "prunelab.lab.bare has no Examples section (book/api_lab.md)"]
 
 
 def test_a_docstring_reference_to_nothing_is_not_resolved_and_one_to_a_real_object_is():

@@ -13,8 +13,8 @@ import pytest  # noqa: E402
 from prunelab import load_network  # noqa: E402
 from prunelab.compiled import compile_network, entry_label, state_labels  # noqa: E402
 from prunelab.lab.plots import (  # noqa: E402
+    depth_layers,
     draw_network,
-    layered_positions,
     plot_transition_matrix,
     state_label,
 )
@@ -154,8 +154,7 @@ def test_state_label_and_layers():
         "(k_g, l_b, b_e, s_y, m_e)",
         "(k_g, l_b, b_e, s_n, m_e)",
     ]
-    pos = layered_positions(bn)
-    assert pos["Kidney"][1] == pos["Lifestyle"][1] > pos["BloodPressure"][1] > pos["Measurement"][1]
+    assert depth_layers(bn) == [["Kidney", "Lifestyle"], ["BloodPressure", "Sports"], ["Measurement"]]
 
 
 @pytest.mark.parametrize("name", ["blood_pressure", "deterministic_pair", "block_chain"])

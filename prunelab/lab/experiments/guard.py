@@ -12,6 +12,8 @@ import multiprocessing as mp
 import os
 import time
 
+from prunelab.circuit.processes import process_bytes
+
 __all__ = ["REFUSALS", "clipped_message", "guarded"]
 
 REFUSALS = ("TablesTooLargeError", "CircuitTooLargeError", "CountTooHardError")
@@ -30,18 +32,6 @@ def _descendants(pid: int) -> list[int]:
         except (OSError, ValueError):
             pass
     return out
-
-
-def _resident_bytes(pid: int) -> int:
-    """Resident memory of a process and its descendants (Linux ``/proc``; 0 where it cannot be read)."""
-    total = 0
-    for p in _descendants(pid):
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
 
 
 def _children_cpu() -> float:
@@ -114,7 +104,7 @@ def guarded(fn, timeout: float, max_bytes: int) -> dict:
     try:
         while True:
             seconds = time.perf_counter() - start
-            peak = max(peak, _resident_bytes(child.pid))
+            peak = max(peak, sum(process_bytes(p) for p in _descendants(child.pid)))
             if seconds > timeout or peak > max_bytes:
                 status = "timed out" if seconds > timeout else "memory cap"
                 cap = f"{timeout:g} s" if seconds > timeout else f"{max_bytes / 2**30:g} GiB"

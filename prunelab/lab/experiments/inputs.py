@@ -14,11 +14,11 @@ read these files and never regenerate them. The evidence of the other pgmpy netw
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from .provenance import provenance_record
+from .store import write_atomic
 from prunelab import make_grid, write_uai
 from prunelab import load_network, query_variable, random_evidence
 from prunelab.catalogue import data_dir
@@ -37,12 +37,7 @@ REGENERATE = "python data/make_networks.py"
 
 def _write_json(record: dict, path: Path) -> None:
     """``record`` as indented JSON in its own key order (the evidence's order is the draw's), atomically."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(record, indent=1) + "\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomic(path, lambda tmp: tmp.write_text(json.dumps(record, indent=1) + "\n"))
 
 
 def freeze_grids(folder: Path) -> list[Path]:

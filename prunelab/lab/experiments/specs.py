@@ -51,7 +51,6 @@ __all__ = [
     "PAPER_SAMPLERS",
     "PROFILES",
     "Profile",
-    "TOY_BENCHMARKS",
     "case_exact_marginals",
     "case_fingerprint",
     "case_key",
@@ -68,9 +67,6 @@ the case, see :data:`FIXED_START_SPAWN`)."""
 
 FIXED_START_SPAWN = 2**32 - 1
 """The replicate of a case's seed series that draws its fixed start state (no run has it)."""
-
-TOY_BENCHMARKS = ("deterministic_pair", "block_chain")
-"""The paper's two toy networks (Figures 1-2: Gibbs trapped, prune sampling not)."""
 
 BENCHMARKS = {
     # benchmark id: (network, evidence name)

@@ -29,6 +29,7 @@ __all__ = [
     "plain_json",
     "read_json",
     "remove_stale_tmp",
+    "write_atomic",
     "write_json_atomic",
     "write_table_atomic",
 ]
@@ -48,18 +49,22 @@ def _tmp_path(path: Path) -> Path:
 _TMP_NAME = re.compile(r"\..+\.(\d+)\.tmp")
 
 
-def write_table_atomic(table: pa.Table, path: Path, compression: str = "zstd") -> Path:
-    """Write a parquet file so that it is either absent or complete: tmp file, then ``os.replace``."""
+def write_atomic(path: Path, write) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then move it onto ``path``: absent or complete."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp_path(path)
     try:
-        pq.write_table(table, tmp, compression=compression)
+        write(tmp)
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
     return path
+
+
+def write_table_atomic(table: pa.Table, path: Path, compression: str = "zstd") -> Path:
+    """Write a parquet file so that it is either absent or complete (:func:`write_atomic`)."""
+    return write_atomic(path, lambda tmp: pq.write_table(table, tmp, compression=compression))
 
 
 def write_json_atomic(obj, path: Path) -> Path:
@@ -68,18 +73,9 @@ def write_json_atomic(obj, path: Path) -> Path:
     NaN is written as ``null``, an infinity as ``1e999`` / ``-1e999`` (which JSON
     readers, Python's among them, read as one): a bare ``NaN`` is not JSON.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_path(path)
     text = json.dumps(_strict(obj), indent=1, sort_keys=True, default=_json_default, allow_nan=False)
     text = text.replace(json.dumps(_POS_INF), "1e999").replace(json.dumps(_NEG_INF), "-1e999")
-    try:
-        tmp.write_text(text + "\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    return write_atomic(path, lambda tmp: tmp.write_text(text + "\n"))
 
 
 _POS_INF, _NEG_INF = "\x00+inf\x00", "\x00-inf\x00"  # placeholders no real string holds

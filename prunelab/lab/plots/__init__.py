@@ -26,7 +26,7 @@ helper works out itself are the plain means and quantiles of what it is handed
     Tables 2-3 beside the paper's, for display (:func:`style_paper_table`).
 """
 
-from .networks import PAPER_LAYOUTS, draw_network, layered_positions, plot_transition_matrix, state_label
+from .networks import PAPER_LAYOUTS, depth_layers, draw_network, plot_transition_matrix, state_label
 from .alpha import (
     alpha_procedure_figure,
     plot_alpha_by_query,
@@ -67,9 +67,9 @@ __all__ = [
     "T_LABEL",
     "ahd_figure",
     "alpha_procedure_figure",
+    "depth_layers",
     "draw_network",
     "given_or_new_axes",
-    "layered_positions",
     "plot_ahd",
     "plot_alpha_by_query",
     "plot_final_estimates",

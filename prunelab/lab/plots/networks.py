@@ -40,10 +40,10 @@ from prunelab.network import BayesianNetwork
 
 __all__ = [
     "PAPER_LAYOUTS",
+    "depth_layers",
     "draw_network",
     "plot_transition_matrix",
     "state_label",
-    "layered_positions",
 ]
 
 _CELL_H = 0.28  # table row height, inches (one data unit is one inch)
@@ -105,40 +105,23 @@ def state_label(bn: BayesianNetwork, x, variables: Sequence[str] | None = None, 
 
 
 # ------------------------------------------------------------------ layout
-def layered_positions(
-    bn: BayesianNetwork, dx: float = 3.2, dy: float = 1.6
-) -> dict[str, tuple[float, float]]:
-    """Node centres by depth: roots on top, each variable one layer below its deepest parent.
-
-    Parameters
-    ----------
-    bn : BayesianNetwork
-    dx, dy : float
-        Horizontal spacing within a layer and vertical spacing of layers (inches).
-
-    Returns
-    -------
-    dict of str to (x, y)
+def depth_layers(bn: BayesianNetwork) -> list[list[str]]:
+    """The variables by depth: the roots first, each variable one layer below its deepest parent.
 
     Examples
     --------
     >>> from prunelab import load_network
-    >>> from prunelab.lab.plots import layered_positions
-    >>> layered_positions(load_network("deterministic_pair"))
-    {'A': (0.0, 0.0), 'B': (0.0, -1.6)}
+    >>> from prunelab.lab.plots import depth_layers
+    >>> depth_layers(load_network("blood_pressure"))
+    [['Kidney', 'Lifestyle'], ['BloodPressure', 'Sports'], ['Measurement']]
     """
     depth: dict[str, int] = {}
+    layers: list[list[str]] = []
     for v in bn.variables:  # topological order
         depth[v] = 1 + max((depth[p] for p in bn.parents[v]), default=-1)
-    layers: dict[int, list[str]] = {}
-    for v in bn.variables:
-        layers.setdefault(depth[v], []).append(v)
-    positions = {}
-    for d, members in layers.items():
-        width = (len(members) - 1) * dx
-        for k, v in enumerate(members):
-            positions[v] = (float(k * dx - width / 2), float(-d * dy))
-    return positions
+        layers += [[] for _ in range(depth[v] + 1 - len(layers))]
+        layers[depth[v]].append(v)
+    return layers
 
 
 # ------------------------------------------------------------------ the network
@@ -163,16 +146,10 @@ def _default_offset(size) -> tuple[float, float]:
 
 def _auto_layout(bn: BayesianNetwork, sizes) -> dict[str, tuple[float, float]]:
     """Layers by depth, each node followed by its table, nothing overlapping."""
-    depth: dict[str, int] = {}
-    for v in bn.variables:
-        depth[v] = 1 + max((depth[p] for p in bn.parents[v]), default=-1)
-    layers: dict[int, list[str]] = {}
-    for v in bn.variables:
-        layers.setdefault(depth[v], []).append(v)
+    layers = depth_layers(bn)
     positions = {}
     y = 0.0
-    for d in sorted(layers):
-        members = layers[d]
+    for d, members in enumerate(layers):
         spans = [sizes[v][0] + _GAP + sizes[v][1] for v in members]
         total = sum(spans) + 0.6 * (len(members) - 1)
         x = -total / 2
@@ -181,7 +158,7 @@ def _auto_layout(bn: BayesianNetwork, sizes) -> dict[str, tuple[float, float]]:
             x += span + 0.6
         height = max(max(sizes[v][2] for v in members), _NODE_H)
         y -= height / 2 + 0.9 + max(
-            (max(sizes[v][2] for v in layers[d + 1]) / 2 if d + 1 in layers else 0.0), _NODE_H / 2
+            (max(sizes[v][2] for v in layers[d + 1]) / 2 if d + 1 < len(layers) else 0.0), _NODE_H / 2
         )
     return positions
 
@@ -228,7 +205,7 @@ def draw_network(
     positions : mapping of str to (x, y), optional
         Node centres in inches. Default: the hand-made layout of
         :data:`PAPER_LAYOUTS` if the network's name is there, otherwise layers by
-        depth (as :func:`layered_positions`), spaced so that no two tables overlap.
+        depth (:func:`depth_layers`), spaced so that no two tables overlap.
     table_offsets : mapping of str to (dx, dy), optional
         Centre of each CPT table relative to its node. Default: from
         :data:`PAPER_LAYOUTS` (with its positions), otherwise to the right.

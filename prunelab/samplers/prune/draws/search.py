@@ -11,7 +11,7 @@ import numpy as np
 
 from .primitives import constants_kept_nb, integer_below_nb, label_nb
 
-__all__ = ["draw_member_arrays", "heuristic_nb", "search_arrays", "search_nb"]
+__all__ = ["draw_member_arrays", "heuristic_nb", "search_arrays"]
 
 # Arrays are taken out of the network/plan tuples once, at the top of each kernel:
 # reading a field of a numba tuple inside a loop costs a reference-count update.
@@ -41,24 +41,15 @@ def _consistent_nb(card, offset, parent_ptr, parent_index, parent_stride, order,
 
 
 @_jit
-def search_nb(net, plan, kept, y, value, budget, target, members):
-    """Depth-first search over ``S`` in lexicographic order of ``dfs_order``.
+def search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order, check_ptr, check_var,
+                  look_ptr, look_var, const_label, kept, y, value, budget, target, members):
+    """Depth-first search over ``S`` in lexicographic order of ``order`` (the plan's ``dfs_order``).
 
     Counts members of ``S`` and copies the first ``len(members)`` of them (free
     variables, in search order) into ``members``. Stops early when the count
     reaches ``target + 1`` (then ``y`` holds that member) or when more than
     ``budget`` nodes (tried values) were visited (then the count is -1).
     ``budget < 0`` or ``target < 0``: no limit. Returns ``(count, nodes)``.
-    """
-    return search_arrays(net.cardinality, net.cpt_offset, net.parent_ptr, net.parent_index, net.parent_stride,
-                         plan.dfs_order, plan.check_ptr, plan.check_var, plan.look_ptr, plan.look_var,
-                         plan.const_label, kept, y, value, budget, target, members)
-
-
-@_jit
-def search_arrays(card, offset, parent_ptr, parent_index, parent_stride, order, check_ptr, check_var,
-                  look_ptr, look_var, const_label, kept, y, value, budget, target, members):
-    """:func:`search_nb` on the arrays themselves.
 
     Per-step kernels take arrays, not the plan's named tuple: numba updates a
     reference count for every field read from a tuple, which on small networks
