@@ -72,7 +72,7 @@ def verdict(res: dict) -> dict:
     Returns
     -------
     dict
-        The paper's sweep: ``n_benchmarks``, ``n_trapped`` (benchmarks where Gibbs and Metropolis
+        Plain Python numbers (and names), by key. The paper's sweep: ``n_benchmarks``, ``n_trapped`` (benchmarks where Gibbs and Metropolis
         both carry a mark of :mod:`prunelab.lab.mixing`), ``prune_unmixed``, ``rhat_max`` (their
         largest finite R̂ there); where all three mix, ``n_all_mix``, ``per_draw_low``/``_high``
         (prune's ESS per draw over Gibbs's), ``per_second_low``/``_high`` (prune's seconds to
@@ -150,5 +150,5 @@ def verdict(res: dict) -> dict:
           "reach_winner": top or NONE_MEASURED, "reach_wins": int(tally.get(top, 0)),
           "reach_winner_ahd": float(max(won)) if won else float("nan"),
           "reach_count_max": float(res["reach"]["truth"]["count_seconds"].max())}
-    return v
+    return {k: x.item() if hasattr(x, "item") else x for k, x in v.items()}  # plain numbers: glue prints them
 

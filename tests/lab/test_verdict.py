@@ -46,6 +46,7 @@ def test_verdict_agrees_with_the_lab_readers_on_the_frozen_results():
     assert v["families_counted_past_jt"] <= v["families_jt_refused"] <= v["families_instances"]
     assert v["frontier_answered"] <= v["frontier_pairs"] and v["large_det"] <= v["large_pairs"]
     assert v["reach_winner"] == NONE_MEASURED or v["reach_wins"] <= v["reach_measured"] <= v["reach_networks"]
+    assert all(type(x) in (int, float, str, bool) for x in v.values())  # glue prints plain numbers, not np.float64(…)
 
 
 def test_no_untrapped_estimate_means_none_measured():
