@@ -72,11 +72,12 @@ def verdict(res: dict) -> dict:
     Returns
     -------
     dict
-        Plain Python numbers (and names), by key. The paper's sweep: ``n_benchmarks``, ``n_trapped`` (benchmarks where Gibbs and Metropolis
-        both carry a mark of :mod:`prunelab.lab.mixing`), ``prune_unmixed``, ``rhat_max`` (their
-        largest finite R̂ there); where all three mix, ``n_all_mix``, ``per_draw_low``/``_high``
-        (prune's ESS per draw over Gibbs's), ``per_second_low``/``_high`` (prune's seconds to
-        σₜ = 0.01 over Gibbs's).
+        Plain Python numbers (and names), by key. The paper's sweep: ``n_benchmarks``,
+        ``n_trapped`` (benchmarks where Gibbs and Metropolis both carry a mark of
+        :mod:`prunelab.lab.mixing`), ``prune_unmixed``, ``rhat_max`` (their largest finite R̂
+        there); where all three mix, ``n_all_mix``, ``per_draw_low``/``_high`` (prune's ESS per
+        draw over Gibbs's), ``per_second_low``/``_high`` (prune's seconds to σₜ = 0.01 over
+        Gibbs's).
         The pgmpy networks: ``large_pairs``, ``large_exact_refused``, ``large_exact_max`` (seconds),
         ``large_budget``, ``large_long_budget``, ``large_det``, ``large_prune_wins`` (the best of
         prune's variants has the lowest AHD), ``temper_lower`` of ``temper_networks`` (tempered
@@ -90,6 +91,12 @@ def verdict(res: dict) -> dict:
         with an untrapped estimate), ``reach_winner`` (the sampler that won most of them, or
         :data:`NONE_MEASURED`), ``reach_wins``, ``reach_winner_ahd`` (its largest AHD where it won),
         ``reach_count_max`` (the counter's seconds for the truth).
+
+    Examples
+    --------
+    >>> v = verdict(frozen_results())
+    >>> v["prune_unmixed"], v["per_draw_low"] > 1, v["frontier_answered"] == v["frontier_pairs"]
+    (0, True, True)
     """
     v = {}
     summary = forward_cases(res["paper"]["summary"]).set_index(["benchmark", "sampler"])
