@@ -397,6 +397,13 @@ def reach_table(tables):
         check flags a variable: the check judges the chains together). ``ahd`` is the mean over the counted
         variables of the Hellinger distance between the pooled estimate and the counted posterior; NaN where
         the sampler refused or the counts did.
+
+    Examples
+    --------
+    >>> from prunelab.lab.experiments import REACH, results
+    >>> table = reach_table(results(REACH, "paper"))
+    >>> set(table["status"]) <= {"ok", "refused"}, bool((table["ahd"].dropna() <= 1).all())
+    (True, True)
     """
     import pandas as pd
 
