@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-import shutil
 import time
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -14,7 +12,7 @@ from prunelab import exact_marginals, load_network
 from prunelab.lab.experiments.families import benchmark_instances
 from prunelab.lab.experiments.guard import guarded
 from prunelab.lab.experiments.literature import (KINDS, REACH_LABELS, exact_table, family_table, instance_times,
-                                                 network_kind, planner_reason, reach_results, refusal_kind,
+                                                 network_kind, planner_reason, refusal_kind,
                                                  sampler_grid, sampler_table)
 from prunelab.lab.experiments.reach import REACH_SAMPLERS
 
@@ -118,20 +116,3 @@ def test_the_sampler_grid_shows_the_uniform_guess_refusals_and_each_budget():
                                 "Gibbs (Rao-Blackwell), 600 s", "MC-SAT, exact steps, 600 s", "uniform guess"]
     assert grid.loc["Gibbs (Rao-Blackwell), 600 s", "n"] == "0.000, trapped"  # B split at 600 s
 
-
-def test_the_long_stage_is_added_to_the_paper_results_where_it_is_frozen(tmp_path, monkeypatch):
-    from prunelab.catalogue import data_dir
-
-    frozen = data_dir() / "results" / "reach"
-    shutil.copytree(frozen, tmp_path / "results" / "reach")
-    long = tmp_path / "results" / "reach-long"
-    long.mkdir()
-    shutil.copy(frozen / "provenance.json", long)
-    budget = pd.read_parquet(frozen / "budget.parquet")
-    extra = budget.iloc[:2].copy()
-    extra.loc[extra.index[0], "id"] = "budget.long-only.600s"  # a new run; the second is one already frozen
-    extra.to_parquet(long / "budget.parquet")
-    monkeypatch.setenv("PRUNELAB_DATA", str(tmp_path))
-    tables = reach_results("paper")
-    assert len(tables["budget"]) == len(budget) + 1 and tables["budget"]["id"].is_unique
-    assert np.array_equal(tables["truth"]["network"], pd.read_parquet(frozen / "truth.parquet")["network"])

@@ -73,7 +73,13 @@ TINY = 1e-300
 
 
 def benchmarks_dir() -> Path:
-    """``<data>/benchmarks`` (:func:`prunelab.catalogue.data_dir`)."""
+    """``<data>/benchmarks`` (:func:`prunelab.catalogue.data_dir`).
+
+    Examples
+    --------
+    >>> (benchmarks_dir() / "2004-pgm").is_dir()
+    True
+    """
     from prunelab.catalogue import data_dir
 
     return data_dir() / "benchmarks"
@@ -130,6 +136,12 @@ def benchmark_instances(folder=None) -> tuple[Instance, ...]:
 
     A network file no row names is asked by the families' rule without evidence (``P(goal = v)``), with no
     published answer.
+
+    Examples
+    --------
+    >>> instances = benchmark_instances()
+    >>> len(instances), instances[0].key
+    (298, 'blockmap_05_01-0000')
     """
     return _instances(str(benchmarks_dir() if folder is None else folder))
 
@@ -177,6 +189,13 @@ def load_instance(instance: Instance, folder=None):
     ------
     ValueError
         The file's declared nodes are not the network's variables (the goal cannot be named).
+
+    Examples
+    --------
+    >>> instance = {i.key: i for i in benchmark_instances()}["fs-01"]
+    >>> bn, evidence, goal, state, seconds = load_instance(instance)
+    >>> goal is None, len(evidence) > 0
+    (True, True)
     """
     from prunelab import read_instantiation
 

@@ -26,7 +26,7 @@ from .families import FAMILIES_METHODS
 from .reach import reach_table
 
 __all__ = ["KINDS", "REACH_LABELS", "determinism_by_kind", "exact_table", "family_table", "instance_times",
-           "network_kind", "planner_reason", "reach_results", "refusal_kind", "sampler_grid", "sampler_table",
+           "network_kind", "planner_reason", "refusal_kind", "sampler_grid", "sampler_table",
            "table_entries"]
 
 THREE = FAMILIES_METHODS[:3]  # junction tree, circuit, counter
@@ -384,20 +384,3 @@ def sampler_grid(table: pd.DataFrame) -> pd.DataFrame:
     grid.index.name, grid.columns.name = "sampler", None
     return grid.fillna("not run")
 
-
-def reach_results(profile) -> dict:
-    """The reach results of the book's profile; at ``paper``, with the frozen ``long`` stage's budget runs beside.
-
-    The ``long`` profile (600 s for the best three at 60 s) writes ``<data>/results/reach-long``;
-    where that folder holds results, its budget runs not already in the ``paper`` results are added.
-    """
-    from .framework import load_folder, results, results_folder
-    from .reach import REACH
-
-    tables = results(REACH, profile)
-    long = results_folder(REACH, "long")
-    if profile == "paper" and (long / "provenance.json").is_file():
-        extra = load_folder(long)["budget"]
-        tables["budget"] = pd.concat([tables["budget"], extra[~extra["id"].isin(tables["budget"]["id"])]],
-                                     ignore_index=True)
-    return tables
