@@ -45,7 +45,8 @@ was tried before it. Every caller of exact inference goes through here:
 :func:`prunelab.exact.exact_marginals`, :func:`~prunelab.exact.probability_of_evidence`,
 :func:`~prunelab.exact.log_probability_of_evidence`, and the exact start state of the
 samplers (:func:`draw_method`: the junction tree's tables, else the circuit; the
-counter draws no states).
+counter draws no states, and a start past both is a SAT solver's model,
+:func:`prunelab.samplers.circuit_start.solver_start_state`).
 
 References
 ----------
@@ -340,7 +341,9 @@ def draw_method(bn: BayesianNetwork, evidence: Mapping) -> ExactPlan:
     """How an exact posterior state is drawn: from the junction tree's tables where they fit, else a circuit.
 
     The counter draws no states (one would need a count per variable and state), so a
-    network past both is refused by the circuit's cap.
+    network past both is refused by the circuit's cap; a sampler's start then takes one
+    model of the support CNF from a SAT solver instead (feasible, not a posterior draw:
+    :func:`prunelab.samplers.circuit_start.solver_start_state`).
 
     Examples
     --------
