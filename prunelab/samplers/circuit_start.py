@@ -17,35 +17,21 @@ import numpy as np
 
 from ..circuit import CircuitTooLargeError, ImpossibleEvidenceError, circuit_for, inference, posterior_state
 from ..compiled import compile_network
+from ..evidence import impossible_evidence
 from ..extras import MissingExtraError, require
 from ..network import BayesianNetwork, EvidenceError
 from ..planner import ExactPlan
 
-__all__ = ["ExactStartRefusedError", "circuit_posterior_state", "impossible_evidence", "solver_start_state"]
+__all__ = ["ExactStartRefusedError", "circuit_posterior_state", "solver_start_state"]
 
 
 class ExactStartRefusedError(EvidenceError):
     """Exact inference cannot draw a start from ``P(x | e)``: the junction tree and the circuit refused."""
 
 
-def _named(bn: BayesianNetwork, evidence) -> str:
-    return ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
-
-
-def impossible_evidence(bn: BayesianNetwork, evidence, how: str = "") -> EvidenceError:
-    """The error for evidence found impossible, naming it (``how``: what decided it).
-
-    Examples
-    --------
-    >>> from prunelab import load_network
-    >>> impossible_evidence(load_network("deterministic_pair"), {"A": "0", "B": "1"})
-    EvidenceError("evidence {A=0, B=1} is impossible in network 'deterministic_pair': P(e) = 0")
-    """
-    return EvidenceError(f"evidence {{{_named(bn, evidence)}}} is impossible in network {bn.name!r}: P(e) = 0{how}")
-
-
-def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: int, plan: ExactPlan):
-    """``x ~ P(x | e)`` drawn from the compiled circuit of ``(bn, evidence)``, capped at ``AUTO_COMPILE_SECONDS``.
+def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: int, plan: ExactPlan,
+                            max_seconds: float | None = None):
+    """``x ~ P(x | e)`` drawn from the compiled circuit of ``(bn, evidence)``, its compilation capped.
 
     Parameters
     ----------
@@ -56,6 +42,9 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
         The forward-sampling tries made before, for the message.
     plan : prunelab.planner.ExactPlan
         The planner's plan, whose ``tried`` names the junction tree's refusal.
+    max_seconds : float, optional
+        The compile cap; default :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS` (a circuit compiled before is
+        used whatever the cap).
 
     Raises
     ------
@@ -76,12 +65,14 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     net = compile_network(bn, evidence)
     try:
         # the cap is read per call, from the module that defines it, so that a changed cap holds
-        return posterior_state(rng, net, circuit_for(net, max_seconds=inference.AUTO_COMPILE_SECONDS))
+        cap = inference.AUTO_COMPILE_SECONDS if max_seconds is None else max_seconds
+        return posterior_state(rng, net, circuit_for(net, max_seconds=cap))
     except ImpossibleEvidenceError:
         raise impossible_evidence(bn, evidence) from None
     except (CircuitTooLargeError, MissingExtraError) as exc:
+        named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
         raise ExactStartRefusedError(
-            f"no state with P(x, e) > 0 found for the evidence {{{_named(bn, evidence)}}} in {max_restarts} "
+            f"no state with P(x, e) > 0 found for the evidence {{{named}}} in {max_restarts} "
             f"forward-sampling tries: it may be impossible, and exact inference cannot tell (the junction tree "
             f"refused: {plan.tried[0].removeprefix('junction_tree: ')}; and {exc})"
         ) from None

@@ -43,11 +43,12 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, draw_dtype, state_labels
-from ..evidence import as_evidence
+from ..evidence import as_evidence, impossible_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .. import junction_tree
-from ..planner import ExactPlan, draw_method
-from .circuit_start import ExactStartRefusedError, circuit_posterior_state, impossible_evidence, solver_start_state
+from ..extras import available
+from ..planner import START_COMPILE_SECONDS, ExactPlan, draw_method
+from .circuit_start import ExactStartRefusedError, circuit_posterior_state, solver_start_state
 from ..inverse_cdf import inverse_cdf_py
 
 __all__ = [
@@ -212,7 +213,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None) -> _Pos
 
 
 def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
-                           max_restarts: int) -> np.ndarray:
+                           max_restarts: int, compile_seconds: float | None = None) -> np.ndarray:
     """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling (a circuit's draw past the tree).
 
     The junction tree's upward pass (:mod:`prunelab.exact`) leaves in every clique
@@ -224,11 +225,12 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
     microseconds per variable. One ``rng.random()`` is used per free variable, in
     reverse elimination order. Where the junction tree's tables do not fit, the
     planner draws from a compiled circuit instead (:func:`prunelab.planner.draw_method`;
-    :func:`~prunelab.samplers.circuit_start.circuit_posterior_state`).
+    :func:`~prunelab.samplers.circuit_start.circuit_posterior_state`), its compilation capped at
+    ``compile_seconds`` (default :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`).
     """
     tables = _posterior_tables_for(bn, evidence)
     if isinstance(tables, ExactPlan):
-        return circuit_posterior_state(rng, bn, evidence, max_restarts, tables)
+        return circuit_posterior_state(rng, bn, evidence, max_restarts, tables, compile_seconds)
     x = np.empty(bn.n_variables, dtype=np.int64)
     for i, s in tables.evidence:
         x[i] = s
@@ -307,9 +309,11 @@ def initial_state(
     ``InitInfo.init == "exact"`` records that it happened. It costs one upward
     pass of exact inference per (network, evidence), cached and shared by later
     calls, then one table row per free variable. Where the junction tree and the
-    circuit refuse (the circuit after up to :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`),
-    the start is one CMSGen model of the support CNF (``"solver"``: feasible, not a
-    posterior draw; :func:`~prunelab.samplers.circuit_start.solver_start_state`).
+    circuit refuse, the start is one CMSGen model of the support CNF (``"solver"``:
+    feasible, not a posterior draw; :func:`~prunelab.samplers.circuit_start.solver_start_state`);
+    with CMSGen installed the circuit gets :data:`~prunelab.planner.START_COMPILE_SECONDS`
+    to compile (a circuit compiled before is used at once), without it
+    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`.
 
     References
     ----------
@@ -367,7 +371,9 @@ def initial_state(
                 "pass the BayesianNetwork (not a CompiledNetwork) to fall back on exact inference"
             )
         try:
-            x, how = exact_posterior_state(rng, bn, evidence, max_restarts), "exact"
+            # with a solver to take over, a circuit that is slow to compile is not worth a start's wait
+            cap = START_COMPILE_SECONDS if available("pycmsgen") else None
+            x, how = exact_posterior_state(rng, bn, evidence, max_restarts, cap), "exact"
         except ExactStartRefusedError as refused:
             x, how = solver_start_state(rng, bn, evidence, refused), "solver"
         info = InitInfo(how, max_restarts)

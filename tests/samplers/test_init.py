@@ -272,27 +272,38 @@ def xor_network(eps: float = 1e-12) -> BayesianNetwork:
     )
 
 
-def _exact_inference_refuses(monkeypatch):
-    """No junction tree fits, and the circuit refuses: the start-state search of a network far past both."""
+def _exact_inference_refuses(monkeypatch) -> list:
+    """No junction tree fits, and the circuit refuses: the start-state search of a network far past both.
+
+    Returns the list that receives each refused compilation's cap.
+    """
     import prunelab.elimination as elimination
     import prunelab.samplers.circuit_start as circuit_start
     from prunelab.circuit import CircuitTooLargeError
 
-    def refuse(*args, **kwargs):
+    caps = []
+
+    def refuse(net, max_seconds):
+        caps.append(max_seconds)
         raise CircuitTooLargeError("compiling stopped (a refusal made by the test)")
 
     monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 1)
     monkeypatch.setattr(circuit_start, "circuit_for", refuse)
+    return caps
 
 
 def test_past_the_tree_and_the_circuit_the_start_is_a_solvers_model(monkeypatch):
     pytest.importorskip("pycmsgen")
     from prunelab.samplers.circuit_start import ExactStartRefusedError
 
-    _exact_inference_refuses(monkeypatch)
+    from prunelab.circuit import AUTO_COMPILE_SECONDS
+    from prunelab.planner import START_COMPILE_SECONDS
+
+    caps = _exact_inference_refuses(monkeypatch)
     bn, evidence = xor_network(), {"B": "1"}
     with pytest.raises(ExactStartRefusedError, match=r"cannot tell.*junction tree refused.*refusal made by the test"):
         exact_posterior_state(np.random.default_rng(0), bn, evidence, 1)  # the search as it was: no state
+    assert caps == [AUTO_COMPILE_SECONDS]  # an exact draw asked for waits for the circuit as long as before
     net = compile_network(bn, evidence)
     starts = set()
     for seed in range(12):
@@ -304,6 +315,7 @@ def test_past_the_tree_and_the_circuit_the_start_is_a_solvers_model(monkeypatch)
         assert again.tolist() == x.tolist()  # one seed, one state
         starts.add(tuple(x.tolist()))
     assert starts <= {(1, 1, 0, 1), (1, 1, 1, 0)}
+    assert set(caps[1:]) == {START_COMPILE_SECONDS} and START_COMPILE_SECONDS < AUTO_COMPILE_SECONDS  # a start
 
 
 def test_past_the_tree_and_the_circuit_impossible_evidence_is_refused_by_name(monkeypatch, rng):
@@ -321,11 +333,14 @@ def test_past_the_tree_and_the_circuit_without_the_solver_the_extra_is_named(mon
 
     from prunelab.extras import MissingExtraError
 
-    _exact_inference_refuses(monkeypatch)
+    from prunelab.circuit import AUTO_COMPILE_SECONDS
+
+    caps = _exact_inference_refuses(monkeypatch)
     monkeypatch.setitem(sys.modules, "pycmsgen", None)  # import pycmsgen fails
     with pytest.raises(MissingExtraError, match=r"junction tree refused.*A start state past them .*needs the "
                                                 r"package pycmsgen.*prunelab\[solvers\]"):
         initial_state(rng, xor_network(), evidence={"B": "1"}, max_restarts=1)
+    assert caps == [AUTO_COMPILE_SECONDS]  # no solver to take over: the circuit gets its full cap
 
 
 def test_restart_budget_on_a_compiled_network_raises(rng):
