@@ -161,8 +161,8 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"root seed (default {DEFAULT_ROOT_SEED})")
     run.add_argument("--no-progress", action="store_true", help="no line per finished run")
     run.add_argument("--extend", action="store_true",
-                     help="add the runs of a profile that only adds cases, samplers, networks or budgets to the "
-                          "one the folder was made with, keeping its runs")
+                     help="add the runs of a profile that only adds cases, samplers, networks, budgets or new settings "
+                          "(reach's 600 s stage) to the one the folder was made with, keeping its runs")
     run.add_argument("--cases", nargs="+", metavar="PATTERN",
                      help="paper only: case ids or shell patterns, e.g. 'asia_ev0' '*.prune' (default: the "
                           "profile's cases)")

@@ -17,7 +17,7 @@ import numpy as np
 from .inverse_cdf import inverse_cdf_py
 from .network import BayesianNetwork, EvidenceError
 
-__all__ = ["as_evidence", "as_seed_sequence", "random_evidence", "forward_sample"]
+__all__ = ["as_evidence", "as_seed_sequence", "impossible_evidence", "random_evidence", "forward_sample"]
 
 
 def as_seed_sequence(seed) -> np.random.SeedSequence:
@@ -127,6 +127,19 @@ def as_evidence(evidence) -> dict | None:
     raise TypeError(
         f"evidence must be a mapping {{variable: state}} or a pandas Series, got a {type(evidence).__name__}: {text}"
     )
+
+
+def impossible_evidence(bn: BayesianNetwork, evidence: Mapping, how: str = "") -> EvidenceError:
+    """The error for evidence found impossible, naming it (``how``: what decided it).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> impossible_evidence(load_network("deterministic_pair"), {"A": "0", "B": "1"})
+    EvidenceError("evidence {A=0, B=1} is impossible in network 'deterministic_pair': P(e) = 0")
+    """
+    named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
+    return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0{how}")
 
 
 def forward_sample(bn: BayesianNetwork, rng: np.random.Generator) -> np.ndarray:

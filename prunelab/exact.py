@@ -43,9 +43,9 @@ from collections.abc import Mapping, Sequence
 
 
 from .elimination import HEURISTICS, evaluate_order, find_order, greedy_order
-from .evidence import as_evidence
+from .evidence import as_evidence, impossible_evidence
 from .junction_tree import distribute, free_moral_graph
-from .network import BayesianNetwork, EvidenceError
+from .network import BayesianNetwork
 from .planner import EXACT_METHODS, ExactPlan, plan_and_answer
 from .workers import checked_jobs
 
@@ -287,11 +287,6 @@ def _chosen(bn: BayesianNetwork, evidence: Mapping, variables) -> list[int] | No
     return out
 
 
-def _impossible(bn: BayesianNetwork, evidence: Mapping) -> EvidenceError:
-    named = ", ".join(f"{v}={s}" for v, s in bn.evidence_names(evidence).items())
-    return EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
-
-
 def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, method: str = "auto",
                     variables: Sequence[str] | None = None, n_jobs: int = 1,
                     progress: bool = False) -> ExactMarginals:
@@ -391,7 +386,7 @@ def exact_marginals(bn: BayesianNetwork, evidence: Mapping | None = None, *, met
     answer = plan_and_answer(bn, evidence, method, chosen, chosen != [], n_jobs=checked_jobs(n_jobs),
                              progress=progress)
     if answer.log_probability == -math.inf:
-        raise _impossible(bn, evidence)
+        raise impossible_evidence(bn, evidence)
     marginals = answer.marginals
     if answer.calibrated is not None:
         if chosen == []:

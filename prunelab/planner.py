@@ -45,7 +45,8 @@ was tried before it. Every caller of exact inference goes through here:
 :func:`prunelab.exact.exact_marginals`, :func:`~prunelab.exact.probability_of_evidence`,
 :func:`~prunelab.exact.log_probability_of_evidence`, and the exact start state of the
 samplers (:func:`draw_method`: the junction tree's tables, else the circuit; the
-counter draws no states).
+counter draws no states, and a start past both is a SAT solver's model,
+:func:`prunelab.samplers.circuit_start.solver_start_state`).
 
 References
 ----------
@@ -71,7 +72,7 @@ from .network import BayesianNetwork
 
 __all__ = [
     "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PlanFacts", "QUICK_TABLE_ENTRIES",
-    "SECONDS_PER_TABLE_ENTRY", "TRY_SECONDS", "draw_method", "plan_and_answer",
+    "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method", "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -94,6 +95,13 @@ ORDER_SEARCH_WORK = 1e8
 """Cap on the work of the planner's elimination-order search (about 1 s; pgmpy's networks need at most 3.7e6):
 a network whose greedy searches pass it is far past the tables' caps (a relational network of 6,252
 variables spent 52 s in min-fill alone to learn that)."""
+
+
+START_COMPILE_SECONDS = 10.0
+"""Compile cap of the circuit a sampler's start is drawn from past the junction tree when a SAT solver can take
+over (:func:`prunelab.samplers.init.initial_state`): a posterior draw saves a start nothing a chain needs, and a
+circuit that refuses at :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS` held every chain of the reach experiment
+on mastermind_05_08_03-0014 past its 150 s of set-up, where the solver's model takes 0.2 s."""
 
 
 class PlanFacts(NamedTuple):
@@ -340,7 +348,9 @@ def draw_method(bn: BayesianNetwork, evidence: Mapping) -> ExactPlan:
     """How an exact posterior state is drawn: from the junction tree's tables where they fit, else a circuit.
 
     The counter draws no states (one would need a count per variable and state), so a
-    network past both is refused by the circuit's cap.
+    network past both is refused by the circuit's cap; a sampler's start then takes one
+    model of the support CNF from a SAT solver instead (feasible, not a posterior draw:
+    :func:`prunelab.samplers.circuit_start.solver_start_state`).
 
     Examples
     --------

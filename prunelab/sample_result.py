@@ -41,7 +41,8 @@ class SampleResult:
         The start of each chain (not among ``draws``: draw 1 is after one sweep).
     inits_used : tuple of str
         Per chain: the initialiser used (``"exact"`` when forward sampling ran out
-        of restarts, ``"given"`` for an explicit start).
+        of restarts, ``"solver"`` when exact inference refused too, ``"given"`` for an
+        explicit start).
     rb_checkpoints : int64 (checkpoint,) or None
         Draw counts at which Rao-Blackwell sums were recorded.
     rb_sums : float64 (chain, checkpoint, sum of cardinalities) or None

@@ -22,7 +22,9 @@ budget is spent, :func:`initial_state` falls back on exact inference
 ``P(e) = 0`` and otherwise draws ``x`` from the exact posterior ``P(x | e)``: one
 upward pass of the junction tree, then backward sampling through its cliques in
 reverse elimination order. The upward pass is cached per (network, evidence), so
-the chains of one :func:`prunelab.sample` call share one exact inference.
+the chains of one :func:`prunelab.sample` call share one exact inference. Where the
+tables do not fit, the planner draws from a circuit, and where that refuses too, a
+SAT solver's model of the support CNF is the start (:mod:`.circuit_start`).
 Nothing loops without a bound.
 
 Every sampler's ``run_chain`` opens with :func:`start_chain`: the start state checked
@@ -41,11 +43,12 @@ import numba
 import numpy as np
 
 from ..compiled import CompiledNetwork, compile_network, draw_dtype, state_labels
-from ..evidence import as_evidence
+from ..evidence import as_evidence, impossible_evidence
 from ..network import BayesianNetwork, EvidenceError
 from .. import junction_tree
-from ..planner import ExactPlan, draw_method
-from .circuit_start import circuit_posterior_state
+from ..extras import available
+from ..planner import START_COMPILE_SECONDS, ExactPlan, draw_method
+from .circuit_start import ExactStartRefusedError, circuit_posterior_state, solver_start_state
 from ..inverse_cdf import inverse_cdf_py
 
 __all__ = [
@@ -77,8 +80,9 @@ class InitInfo(NamedTuple):
     Attributes
     ----------
     init : str
-        ``"forward"``, ``"random_forward"``, ``"hybrid"``, or ``"exact"`` when the
-        restart budget was spent and the state was drawn from ``P(x | e)``.
+        ``"forward"``, ``"random_forward"``, ``"hybrid"``; ``"exact"`` when the
+        restart budget was spent and the state was drawn from ``P(x | e)``; ``"solver"``
+        when exact inference refused too and the state is a SAT solver's model.
     n_tries : int
         Forward-sampling tries used (``max_restarts`` when it fell back on exact).
     """
@@ -201,8 +205,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None) -> _Pos
         return plan
     tree, calibration = junction_tree.calibrate(bn, named_evidence)
     if calibration.log_probability == -np.inf:
-        named = ", ".join(f"{v}={s}" for v, s in named_evidence.items())
-        raise EvidenceError(f"evidence {{{named}}} is impossible in network {bn.name!r}: P(e) = 0")
+        raise impossible_evidence(bn, named_evidence)
     tables = _PosteriorTables(key, tree.order, tree.cliques, tuple(calibration.potentials))
     with _posterior_lock:
         _posterior_tables[bn] = tables
@@ -210,7 +213,7 @@ def _posterior_tables_for(bn: BayesianNetwork, evidence: Mapping | None) -> _Pos
 
 
 def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidence: Mapping | None,
-                           max_restarts: int) -> np.ndarray:
+                           max_restarts: int, compile_seconds: float | None = None) -> np.ndarray:
     """Draw ``x ~ P(x | e)`` exactly: one upward pass, then backward sampling (a circuit's draw past the tree).
 
     The junction tree's upward pass (:mod:`prunelab.exact`) leaves in every clique
@@ -222,11 +225,12 @@ def exact_posterior_state(rng: np.random.Generator, bn: BayesianNetwork, evidenc
     microseconds per variable. One ``rng.random()`` is used per free variable, in
     reverse elimination order. Where the junction tree's tables do not fit, the
     planner draws from a compiled circuit instead (:func:`prunelab.planner.draw_method`;
-    :func:`~prunelab.samplers.circuit_start.circuit_posterior_state`).
+    :func:`~prunelab.samplers.circuit_start.circuit_posterior_state`), its compilation capped at
+    ``compile_seconds`` (default :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`).
     """
     tables = _posterior_tables_for(bn, evidence)
     if isinstance(tables, ExactPlan):
-        return circuit_posterior_state(rng, bn, evidence, max_restarts, tables)
+        return circuit_posterior_state(rng, bn, evidence, max_restarts, tables, compile_seconds)
     x = np.empty(bn.n_variables, dtype=np.int64)
     for i, s in tables.evidence:
         x[i] = s
@@ -286,10 +290,12 @@ def initial_state(
     EvidenceError
         If the evidence is impossible, ``P(e) = 0`` (found by exact inference after
         the restart budget, on ``log P(e)`` so that tiny probabilities do not
-        underflow to "impossible"; the message names the evidence), if exact
-        inference cannot decide on a network too wide for it (the message names the
-        evidence and the clique), or if the budget is spent on a bare
-        :class:`CompiledNetwork`, which has no network to run exact inference on.
+        underflow to "impossible", or by the SAT solver past it; the message names
+        the evidence), if neither can decide (the message names every refusal), or
+        if the budget is spent on a bare :class:`CompiledNetwork`, which has no
+        network to run exact inference on.
+    prunelab.extras.MissingExtraError
+        Exact inference refused and ``pycmsgen`` (the extra ``solvers``) is not installed.
 
     See Also
     --------
@@ -302,7 +308,12 @@ def initial_state(
     paper discusses. The exact fallback instead yields a draw from the posterior;
     ``InitInfo.init == "exact"`` records that it happened. It costs one upward
     pass of exact inference per (network, evidence), cached and shared by later
-    calls, then one table row per free variable.
+    calls, then one table row per free variable. Where the junction tree and the
+    circuit refuse, the start is one CMSGen model of the support CNF (``"solver"``:
+    feasible, not a posterior draw; :func:`~prunelab.samplers.circuit_start.solver_start_state`);
+    with CMSGen installed the circuit gets :data:`~prunelab.planner.START_COMPILE_SECONDS`
+    to compile (a circuit compiled before is used at once), without it
+    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`.
 
     References
     ----------
@@ -359,8 +370,13 @@ def initial_state(
                 f"no state consistent with the evidence in {max_restarts} forward-sampling tries; "
                 "pass the BayesianNetwork (not a CompiledNetwork) to fall back on exact inference"
             )
-        x = exact_posterior_state(rng, bn, evidence, max_restarts)
-        info = InitInfo("exact", max_restarts)
+        try:
+            # with a solver to take over, a circuit that is slow to compile is not worth a start's wait
+            cap = START_COMPILE_SECONDS if available("pycmsgen") else None
+            x, how = exact_posterior_state(rng, bn, evidence, max_restarts, cap), "exact"
+        except ExactStartRefusedError as refused:
+            x, how = solver_start_state(rng, bn, evidence, refused), "solver"
+        info = InitInfo(how, max_restarts)
     if not _feasible(net, x):  # cannot happen; a cheap guard for the kernel itself
         raise AssertionError(f"initialiser produced an infeasible state {x.tolist()}")
     return (x, info) if return_info else x

@@ -9,11 +9,21 @@ import pandas as pd
 import pytest
 
 from prunelab import exact_marginals
-from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder, sweep
+from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder, store, sweep
+from prunelab.lab.experiments.framework import _check_settings, extends, record_path
 from prunelab.lab.experiments.reach import REACH, ReachProfile, ReachRun, reach_case, reach_table, truth_variables
 
 TINY = ReachProfile("tiny", networks=("grid-d90-5x5-s1",), samplers=("prune-count", "gibbs-rb", "pyagrum-lbp"),
-                    budgets=(0.3,), n_truth=5, count_seconds=120.0, grace_seconds=120.0)
+                    budgets=(0.3,), n_truth=5, count_seconds=120.0, grace_seconds=120.0, long_samplers=("gibbs-rb",),
+                    long_budget=0.6)
+
+OLD_PAPER = {"budgets": [60.0], "chains": 2, "count_seconds": 3600.0, "grace_seconds": 150.0, "max_gib": 6.0,
+             "n_truth": 30, "name": "paper",
+             "networks": ["mastermind_05_08_03-0000", "mastermind_05_08_03-0014", "blockmap_10_02-0000",
+                          "grid-d90-50x50-s1", "grid-d90-50x50-s5"],
+             "samplers": ["gibbs-rb", "pyagrum-lbp", "pyagrum-importance", "mc-sat-samplesat", "prune-per-step",
+                          "prune-count", "prune-count-rb", "prune-tempered", "mc-sat"]}
+"""The ``paper`` profile's settings as the 60 s store (made before the profile had a long stage) holds them."""
 
 BUDGET_COLUMNS = {"id", "network", "sampler", "budget", "n_chains", "variables", "status", "reason", "n_steps", "steps",
                   "seconds", "setup_seconds", "move_rate", "estimates", "trap_judged", "trap_note", "trap_split",
@@ -32,9 +42,31 @@ def test_plan_counts_first_and_ids_are_unique_and_name_the_run():
     assert len(set(ids)) == len(ids) and {r.kind for r in runs} == set(REACH.tables)
     n_networks = len(REACH.profiles["paper"].networks)
     assert [r.kind for r in runs[:n_networks]] == ["truth"] * n_networks
-    assert len(runs) == n_networks * (1 + len(REACH.profiles["paper"].samplers))
+    paper = REACH.profiles["paper"]
+    assert len(runs) == n_networks * (1 + len(paper.samplers) + len(paper.long_samplers))
     assert ReachRun("budget", "grid-d90-50x50-s1", "mc-sat", 60.0).id == "budget.grid-d90-50x50-s1.mc-sat.60s"
     assert EXPERIMENTS["reach"] is REACH
+
+
+def test_the_paper_profile_extends_the_store_made_before_its_long_stage(tmp_path):
+    old = {"profile": OLD_PAPER, "root_seed": "20170901"}
+    new = store.plain_json({"profile": REACH.profiles["paper"].to_dict(), "root_seed": "20170901"})
+    assert extends(new, old) and not extends(old, new)
+    _check_settings(tmp_path, old)  # the store as the sweep began it: its sweep.json, then a record
+    truth = ReachRun("truth", "mastermind_05_08_03-0000")
+    store.write_json_atomic({"id": truth.id, "network": truth.network, "status": "ok", "settings": old},
+                            record_path(tmp_path, truth.id))
+    with pytest.raises(store.SweepMismatchError, match="other settings"):
+        _check_settings(tmp_path, new)
+    _check_settings(tmp_path, new, extend=True)
+    assert store.read_json(tmp_path / "sweep.json", "") == new
+    old_plan = REACH.plan(ReachProfile(**{k: tuple(v) if isinstance(v, list) else v for k, v in OLD_PAPER.items()}))
+    plan = REACH.plan(REACH.profiles["paper"])
+    long = [ReachRun("budget", n, s, 600.0) for n in OLD_PAPER["networks"]
+            for s in ("gibbs-rb", "pyagrum-lbp", "pyagrum-importance")]
+    assert plan == (*old_plan, *long) and len(long) == 15
+    todo = [r for r in plan if not record_path(tmp_path, r.id).exists()]
+    assert truth not in todo and len(todo) == len(plan) - 1  # the counted truth is not made again
 
 
 def test_cases_and_counted_variables_are_fixed_by_the_network_and_refused_by_name():
@@ -51,7 +83,7 @@ def test_cases_and_counted_variables_are_fixed_by_the_network_and_refused_by_nam
 
 def test_sweep_records_have_the_schema_and_the_counted_truth_is_exact(tmp_path):
     report = sweep(REACH, TINY, out=tmp_path, root_seed=5)
-    assert tuple(report) == PROVENANCE_KEYS and report["missing"] == [] and report["n_done"] == 4
+    assert tuple(report) == PROVENANCE_KEYS and report["missing"] == [] and report["n_done"] == 5
     tables = load_folder(tmp_path)
     assert set(tables["truth"].columns) == TRUTH_COLUMNS and set(tables["budget"].columns) == BUDGET_COLUMNS
     truth = tables["truth"].iloc[0]
@@ -60,14 +92,20 @@ def test_sweep_records_have_the_schema_and_the_counted_truth_is_exact(tmp_path):
     exact = exact_marginals(bn, evidence, method="junction_tree")
     for v, m in zip(truth["variables"], truth["marginals"]):  # the counter's answer is the junction tree's
         np.testing.assert_allclose(np.asarray(m, float), exact[v], rtol=0, atol=1e-9)
-    budget = tables["budget"].set_index("sampler")
-    assert (budget["status"] == "ok").all() and (budget["reason"] == "").all()
+    assert (tables["budget"]["status"] == "ok").all() and (tables["budget"]["reason"] == "").all()
+    table = reach_table(tables)
+    assert sorted(zip(table["sampler"], table["budget"])) == [  # the long stage's row beside the short one's
+        ("gibbs-rb", 0.3), ("gibbs-rb", 0.6), ("prune-count", 0.3), ("pyagrum-lbp", 0.3)]
+    steps = table.set_index(["sampler", "budget"])["n_steps"]
+    assert steps[("gibbs-rb", 0.3)] > 0 and steps[("gibbs-rb", 0.6)] > 0
+    assert steps[("gibbs-rb", 0.3)] != steps[("gibbs-rb", 0.6)]  # two runs, not one row twice
+    budget = tables["budget"][tables["budget"]["budget"] == 0.3].set_index("sampler")
     assert list(budget.loc["prune-count", "steps"]) and budget.loc["prune-count", "n_chains"] == 2
     assert budget.loc["prune-count", "n_steps"] == sum(budget.loc["prune-count", "steps"])
     assert budget.loc["pyagrum-lbp", "n_chains"] == 1 and not budget.loc["pyagrum-lbp", "trap_judged"]
     for sampler in ("prune-count", "gibbs-rb"):  # two chains of hundreds of draws: judged
         assert budget.loc[sampler, "trap_judged"], budget.loc[sampler, "trap_note"]
-    table = reach_table(tables).set_index("sampler")
+    table = table[table["budget"] == 0.3].set_index("sampler")
     for sampler, row in budget.iterrows():  # AHD over the counted variables, from the records by hand
         estimates = [np.asarray(e, float) for e in row["estimates"]]
         assert all(abs(e.sum() - 1) < 1e-9 for e in estimates)

@@ -21,6 +21,7 @@ from prunelab.exact import exact_marginals
 from prunelab.io import read_bif
 from prunelab.samplers.init import (
     InfeasibleStateError,
+    InitInfo,
     exact_posterior_state,
     check_state,
     initial_state,
@@ -260,6 +261,86 @@ def test_exact_fallback_on_a_large_network_with_evidence(rng):
         np.testing.assert_array_equal(x[net.evidence_value >= 0], net.evidence_value[net.evidence_value >= 0])
         starts.append(x)
     assert len({tuple(x) for x in starts}) == 3  # independent draws, not one cached state
+
+
+def xor_network(eps: float = 1e-12) -> BayesianNetwork:
+    """``B = A`` with ``P(A = 1) = eps``, ``C`` random given ``B``, ``D = B xor C``: with ``B = 1``, ``D = 1 - C``."""
+    copy, xor = np.eye(2), np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]])
+    return BayesianNetwork(
+        states={v: ["0", "1"] for v in "ABCD"}, parents={"B": ["A"], "C": ["B"], "D": ["B", "C"]},
+        cpts={"A": [1 - eps, eps], "B": copy, "C": [[0.5, 0.5], [0.2, 0.8]], "D": xor},
+    )
+
+
+def _exact_inference_refuses(monkeypatch) -> list:
+    """No junction tree fits, and the circuit refuses: the start-state search of a network far past both.
+
+    Returns the list that receives each refused compilation's cap.
+    """
+    import prunelab.elimination as elimination
+    import prunelab.samplers.circuit_start as circuit_start
+    from prunelab.circuit import CircuitTooLargeError
+
+    caps = []
+
+    def refuse(net, max_seconds):
+        caps.append(max_seconds)
+        raise CircuitTooLargeError("compiling stopped (a refusal made by the test)")
+
+    monkeypatch.setattr(elimination, "MAX_CLIQUE_ENTRIES", 1)
+    monkeypatch.setattr(circuit_start, "circuit_for", refuse)
+    return caps
+
+
+def test_past_the_tree_and_the_circuit_the_start_is_a_solvers_model(monkeypatch):
+    pytest.importorskip("pycmsgen")
+    from prunelab.samplers.circuit_start import ExactStartRefusedError
+
+    from prunelab.circuit import AUTO_COMPILE_SECONDS
+    from prunelab.planner import START_COMPILE_SECONDS
+
+    caps = _exact_inference_refuses(monkeypatch)
+    bn, evidence = xor_network(), {"B": "1"}
+    with pytest.raises(ExactStartRefusedError, match=r"cannot tell.*junction tree refused.*refusal made by the test"):
+        exact_posterior_state(np.random.default_rng(0), bn, evidence, 1)  # the search as it was: no state
+    assert caps == [AUTO_COMPILE_SECONDS]  # an exact draw asked for waits for the circuit as long as before
+    net = compile_network(bn, evidence)
+    starts = set()
+    for seed in range(12):
+        x, info = initial_state(np.random.default_rng(seed), bn, evidence=evidence, max_restarts=1, return_info=True)
+        assert info == InitInfo("solver", 1)
+        assert feasible(net, x) and bn.log_probability(x) > -np.inf  # P(x, e) > 0
+        assert x[1] == 1 and x[0] == 1 and x[3] == 1 - x[2]
+        again = initial_state(np.random.default_rng(seed), bn, evidence=evidence, max_restarts=1)
+        assert again.tolist() == x.tolist()  # one seed, one state
+        starts.add(tuple(x.tolist()))
+    assert starts <= {(1, 1, 0, 1), (1, 1, 1, 0)}
+    assert set(caps[1:]) == {START_COMPILE_SECONDS} and START_COMPILE_SECONDS < AUTO_COMPILE_SECONDS  # a start
+
+
+def test_past_the_tree_and_the_circuit_impossible_evidence_is_refused_by_name(monkeypatch, rng):
+    pytest.importorskip("pycmsgen")
+    _exact_inference_refuses(monkeypatch)
+    bn = xor_network()
+    evidence = {"A": "0", "C": "0", "D": "1"}  # B = 0, so D = 0: impossible, and no single table says so
+    with pytest.raises(EvidenceError, match=r"evidence \{A=0, C=0, D=1\} is impossible in network .*P\(e\) = 0 "
+                                            r"\(its support CNF has no model"):
+        initial_state(rng, bn, evidence=evidence, max_restarts=1)
+
+
+def test_past_the_tree_and_the_circuit_without_the_solver_the_extra_is_named(monkeypatch, rng):
+    import sys
+
+    from prunelab.extras import MissingExtraError
+
+    from prunelab.circuit import AUTO_COMPILE_SECONDS
+
+    caps = _exact_inference_refuses(monkeypatch)
+    monkeypatch.setitem(sys.modules, "pycmsgen", None)  # import pycmsgen fails
+    with pytest.raises(MissingExtraError, match=r"junction tree refused.*A start state past them .*needs the "
+                                                r"package pycmsgen.*prunelab\[solvers\]"):
+        initial_state(rng, xor_network(), evidence={"B": "1"}, max_restarts=1)
+    assert caps == [AUTO_COMPILE_SECONDS]  # no solver to take over: the circuit gets its full cap
 
 
 def test_restart_budget_on_a_compiled_network_raises(rng):

@@ -16,7 +16,8 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     (:func:`prunelab.circuit.count_inference`: ``P(e)`` once, then ``k - 1`` counts per
     variable), the variables' names, ``log P(e)``, wall and CPU seconds, or the refusal;
 ``budget``
-    one sampler on one network for ``budget`` seconds: :data:`REACH_SAMPLERS` of prunelab
+    one sampler on one network for ``budget`` seconds (each of the profile's ``budgets`` for its
+    ``samplers``, then its ``long_budget`` for its ``long_samplers``): :data:`REACH_SAMPLERS` of prunelab
     run ``chains`` chains of ``budget / chains`` seconds each, each in a forked child stopped
     at its share plus the profile's ``grace_seconds`` (:func:`~prunelab.lab.experiments.guard.guarded`),
     through the lab's budget loop (:func:`~prunelab.lab.peers.budget.fill_budget`); pyAgrum's
@@ -36,8 +37,8 @@ Hellinger distance, and whether the chains were flagged as trapped.
     from prunelab.lab.experiments.reach import reach_table
     table = reach_table(results(EXPERIMENTS["reach"], "smoke"))
 
-or ``python -m prunelab run reach --profile paper`` (60 s per sampler) and
-``python -m prunelab run reach --profile long`` (600 s for the best three at 60 s).
+or ``python -m prunelab run reach --profile paper`` (60 s per sampler, then 600 s for the best three at 60 s;
+``--extend`` adds the 600 s stage to a store made before the profile had it, its truth kept).
 """
 
 from __future__ import annotations
@@ -103,6 +104,10 @@ class ReachProfile:
         (a refusal, ``"timed out"``).
     max_gib : float
         Memory cap of a chain's child and of the counts.
+    long_samplers : tuple of str
+        Keys of :data:`REACH_SAMPLERS` also run for ``long_budget`` seconds (none: no long stage).
+    long_budget : float
+        Wall-clock seconds of the long stage, per sampler and network.
     """
 
     name: str
@@ -114,6 +119,8 @@ class ReachProfile:
     count_seconds: float = 3600.0
     grace_seconds: float = 150.0
     max_gib: float = 6.0
+    long_samplers: tuple[str, ...] = ()
+    long_budget: float = 600.0
 
     def to_dict(self) -> dict:
         """The spec as plain JSON-ready values."""
@@ -126,18 +133,16 @@ PAPER_NETWORKS = ("mastermind_05_08_03-0000", "mastermind_05_08_03-0014", "block
 quickest to count first."""
 
 REACH_PROFILES = {
-    "paper": ReachProfile("paper", networks=PAPER_NETWORKS),
-    "long": ReachProfile("long", networks=PAPER_NETWORKS, samplers=("gibbs-rb", "pyagrum-lbp", "pyagrum-importance"),
-                         budgets=(600.0,)),
+    "paper": ReachProfile("paper", networks=PAPER_NETWORKS,
+                          long_samplers=("gibbs-rb", "pyagrum-lbp", "pyagrum-importance")),
     "smoke": ReachProfile("smoke", networks=("grid-d90-5x5-s1", "grid-d90-5x5-s2"), budgets=(0.4,), n_truth=6,
                           count_seconds=120.0, grace_seconds=120.0),
 }
 """``paper``: 60 s per sampler on five networks (two 90 % 50 x 50 grids whose circuit refuses, blockmap_10_02
-without evidence, mastermind_05_08_03 without and with ``-0014.inst``), 30 counted variables each;
-``long``: 600 s for the three
-best at 60 s (Gibbs, the only one that ran on blockmap_10_02; pyAgrum's importance sampling and loopy belief
-propagation, the lowest AHD on mastermind_05_08_03); ``smoke``: two tiny grids (seconds, for the tests and the
-book's smoke build)."""
+without evidence, mastermind_05_08_03 without and with ``-0014.inst``), 30 counted variables each, then 600 s
+for the three best at 60 s (Gibbs, the only one that ran on blockmap_10_02; pyAgrum's importance sampling and
+loopy belief propagation, the lowest AHD on mastermind_05_08_03); ``smoke``: two tiny grids (seconds, for the
+tests and the book's smoke build)."""
 
 
 @dataclass(frozen=True)
@@ -442,17 +447,19 @@ class _Reach:
     libraries = ("pyagrum", "pysdd", "pyganak")
 
     def plan(self, profile: ReachProfile) -> tuple[ReachRun, ...]:
-        """The truth of every network, then the budget runs, shortest budgets first, network by network."""
+        """The truth of every network, the budget runs (shortest first, network by network), the long stage last."""
+        stages = [(b, profile.samplers) for b in sorted(profile.budgets)] + [(profile.long_budget,
+                                                                              profile.long_samplers)]
         runs = [ReachRun("truth", n) for n in profile.networks]
-        runs += [ReachRun("budget", n, s, float(b)) for b in sorted(profile.budgets) for n in profile.networks
-                 for s in profile.samplers]
-        return tuple(runs)
+        runs += [ReachRun("budget", n, s, float(b)) for b, samplers in stages for n in profile.networks
+                 for s in samplers]
+        return tuple(dict.fromkeys(runs))  # a long stage whose budget is one of the budgets: each run once
 
     def run(self, run: ReachRun, profile: ReachProfile, root_seed: int) -> dict:
         """One run's record (its seed: :func:`~prunelab.lab.experiments.framework.run_seed_sequence` of its id)."""
         from .provenance import current_load
 
-        unknown = [s for s in profile.samplers if s not in REACH_SAMPLERS]
+        unknown = [s for s in (*profile.samplers, *profile.long_samplers) if s not in REACH_SAMPLERS]
         if unknown:
             raise ValueError(f"unknown reach sampler(s) {unknown}; known: {list(REACH_SAMPLERS)}")
         load, tic = current_load(), time.perf_counter()
