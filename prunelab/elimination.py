@@ -457,9 +457,17 @@ def find_order(
     best_cost = math.inf
 
     # A candidate is given up once its entries pass the best cost (cost >= entries): it cannot be chosen.
+    # An order seen before is not costed again: it was not cheaper then, nor is it now (on a chain or a tree
+    # the greedy heuristics agree, and costing is a third of the search).
+    seen: set[tuple[int, ...]] = set()
+
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
-        candidate = _evaluated(adjacency, card, tuple(int(v) for v in order), heuristic, bound())
+        order = tuple(int(v) for v in order)
+        if order in seen:
+            return
+        seen.add(order)
+        candidate = _evaluated(adjacency, card, order, heuristic, bound())
         if candidate is None:
             return
         candidate_cost = float(cost(candidate))

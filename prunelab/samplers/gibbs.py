@@ -199,14 +199,18 @@ def _gibbs_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride
             xi = x[i]
             f0 = family_ptr[i]
             f1 = family_ptr[i + 1]
+            # factor by factor: each factor's label and stride are read once for every candidate (each
+            # candidate's product is multiplied in the same order as candidate by candidate)
+            for s in range(card):
+                weights[s] = 1.0
+            for k in range(f0, f1):
+                stride = family_stride[k]
+                lab = labels[family_var[k]] - xi * stride
+                for s in range(card):
+                    weights[s] *= cpt[lab + s * stride]
             total = 0.0
             for s in range(card):
-                delta = s - xi
-                w = 1.0
-                for k in range(f0, f1):
-                    w *= cpt[labels[family_var[k]] + delta * family_stride[k]]
-                weights[s] = w
-                total += w
+                total += weights[s]
             if not total > 0.0:
                 return i
             new = inverse_cdf_nb(weights, card, rng.random() * total)
