@@ -25,7 +25,7 @@ no such move could change (see ``SampleResult.trap``).
 
 What Gibbs and Metropolis share (the state that is just ``x``, ``init``) is written
 once in :mod:`prunelab.samplers.chain`; the start of every ``run_chain``
-(:func:`~prunelab.samplers.init.start_chain`) in :mod:`prunelab.samplers.init`; the
+(:func:`~prunelab.samplers.chain.start_chain`) in :mod:`prunelab.samplers.init`; the
 inverse-CDF draw in :mod:`prunelab.inverse_cdf`. Prune sampling, the paper's
 algorithm, is a wing of its own, :mod:`prunelab.samplers.prune` (its map is there):
 three samplers (``"prune"``, ``"prune-tempered"``, ``"prune+gibbs"``) and every

@@ -17,7 +17,7 @@ variable with a single state), in the same order in the numpy reference
 
 A zero-weight candidate is never chosen, so from a feasible state the chain never
 enters a state with probability zero. If every candidate has weight zero the
-current state was infeasible: :class:`~prunelab.samplers.init.InfeasibleStateError`.
+current state was infeasible: :class:`~prunelab.samplers.chain.InfeasibleStateError`.
 
 Rao-Blackwell estimate
 ----------------------
@@ -42,9 +42,8 @@ import numpy as np
 from ..checkpoints import checked_checkpoints
 from ..compiled import CompiledNetwork, state_labels
 from ..inverse_cdf import inverse_cdf_nb, inverse_cdf_py
-from .chain import ChainState
+from .chain import ChainState, InfeasibleStateError, start_chain
 from .chain import init_state as init
-from .init import InfeasibleStateError, start_chain
 
 __all__ = ["GibbsState", "GibbsInfo", "GibbsChain", "init", "step", "run_chain", "state_offsets", "RAO_BLACKWELL"]
 

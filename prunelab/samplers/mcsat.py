@@ -69,7 +69,7 @@ import numpy as np
 
 from ..clauses import WeightedClauses, network_clauses
 from ..compiled import CompiledNetwork, PlanCache
-from .init import check_state, start_chain
+from .chain import check_state, start_chain
 from .prune.draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES, UniformPlan, compile_uniform_plan
 from .prune.draws.kernels import uniform_draw_nb
 from .prune.draws.reference import uniform_draw_py

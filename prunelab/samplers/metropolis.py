@@ -30,7 +30,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, state_labels
 from .chain import ChainState
 from .chain import init_state as init
-from .init import start_chain
+from .chain import start_chain
 
 __all__ = ["MetropolisState", "MetropolisInfo", "MetropolisChain", "init", "step", "run_chain"]
 

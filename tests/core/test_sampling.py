@@ -8,7 +8,7 @@ import pytest
 from prunelab import EvidenceError, load_evidence, load_network
 from prunelab.samplers import available_samplers, register_sampler
 from prunelab.checkpoints import log_checkpoints
-from prunelab.samplers.init import InfeasibleStateError
+from prunelab.samplers.chain import InfeasibleStateError
 from prunelab.sampling import DEFAULT_N_CHECKPOINTS, SampleResult, sample
 
 SAMPLERS = ["gibbs", "metropolis"]

@@ -26,7 +26,8 @@ from prunelab import BayesianNetwork, load_evidence, load_network, random_eviden
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers import gibbs, metropolis
-from prunelab.samplers.init import InfeasibleStateError, initial_state
+from prunelab.samplers.init import initial_state
+from prunelab.samplers.chain import InfeasibleStateError
 from prunelab.traps import SamplerTrappedWarning
 from prunelab.sampling import sample
 from tests.helpers import Z_MULTI, pooled_errors

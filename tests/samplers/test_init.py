@@ -19,14 +19,8 @@ from prunelab.catalogue import pgmpy_example_path
 from prunelab.compiled import compile_network, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.io import read_bif
-from prunelab.samplers.init import (
-    InfeasibleStateError,
-    InitInfo,
-    exact_posterior_state,
-    check_state,
-    initial_state,
-    start_state_from,
-)
+from prunelab.samplers.init import InitInfo, exact_posterior_state, initial_state, start_state_from
+from prunelab.samplers.chain import InfeasibleStateError, check_state
 
 Z_IID = 5.0
 """Bound on |frequency - p| / binomial standard error."""

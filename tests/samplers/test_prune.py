@@ -22,7 +22,8 @@ from prunelab import BayesianNetwork, load_network, random_evidence
 from prunelab.compiled import compile_network, label_entry, state_labels
 from prunelab.exact import exact_marginals
 from prunelab.samplers.prune import sampler as prune, plan as prune_plans
-from prunelab.samplers.init import InfeasibleStateError, initial_state
+from prunelab.samplers.init import initial_state
+from prunelab.samplers.chain import InfeasibleStateError
 from prunelab.theory import prune_transition_matrix
 from prunelab.samplers.prune.pruning import prune_around
 from prunelab.samplers.prune.draws.registry import UNIFORM_NAMES

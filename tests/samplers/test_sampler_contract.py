@@ -16,7 +16,8 @@ from prunelab import load_network
 from prunelab.compiled import compile_network, draw_dtype, state_labels
 from prunelab.network import EvidenceError
 from prunelab.samplers import REQUIRED_ATTRIBUTES, available_samplers, get_sampler
-from prunelab.samplers.init import InfeasibleStateError, initial_state
+from prunelab.samplers.init import initial_state
+from prunelab.samplers.chain import InfeasibleStateError
 from tests.conftest import TEST_SEED
 
 SAMPLERS = available_samplers()

@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from prunelab.compiled import CompiledNetwork
-from prunelab.samplers.init import check_state, start_chain
+from prunelab.samplers.chain import check_state, start_chain
 
 from .auto import auto_searches, draw_plan
 from .draws.compiler import DEFAULT_MAX_RESTARTS, DEFAULT_N_CANDIDATES

@@ -94,7 +94,7 @@ import numpy as np
 
 from prunelab.circuit import CircuitPasses, passes_for
 from prunelab.compiled import CompiledNetwork, state_labels
-from prunelab.samplers.init import check_state, start_chain
+from prunelab.samplers.chain import check_state, start_chain
 
 from .auto import draw_plan
 from .draws.circuit import circuit_prune_chain_nb

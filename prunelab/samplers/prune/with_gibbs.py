@@ -31,7 +31,7 @@ import numpy as np
 from prunelab.compiled import CompiledNetwork
 from prunelab.samplers import gibbs
 from prunelab.samplers.chain import ChainState
-from prunelab.samplers.init import check_state, start_chain
+from prunelab.samplers.chain import check_state, start_chain
 
 from . import sampler as prune
 from .plan import PrunePlan, prune_plan

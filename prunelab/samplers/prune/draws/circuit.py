@@ -46,7 +46,7 @@ from prunelab.circuit.passes import (
     vtree_log_sums_py,
 )
 from prunelab.compiled import CompiledNetwork, PlanCache
-from prunelab.samplers.init import start_chain
+from prunelab.samplers.chain import start_chain
 
 from ..plan import Pruning, pruning_of
 from ..pruning import prune_around_nb

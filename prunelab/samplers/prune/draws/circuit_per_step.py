@@ -28,7 +28,7 @@ from prunelab.circuit.encoding import encode_states
 from prunelab.circuit.passes import decode_nb, draw_nb, upward_nb, vtree_log_sums_nb
 from prunelab.circuit.vtree import Vtree, dissection_vtree
 from prunelab.compiled import CompiledNetwork, PlanCache
-from prunelab.samplers.init import start_chain
+from prunelab.samplers.chain import start_chain
 
 from ..plan import Pruning, pruning_of
 from ..pruning import prune_around

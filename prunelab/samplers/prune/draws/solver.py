@@ -38,7 +38,7 @@ import numpy as np
 
 from prunelab.circuit.encoding import CircuitEncoding, encode_network
 from prunelab.compiled import CompiledNetwork, PlanCache, state_labels
-from prunelab.samplers.init import start_chain
+from prunelab.samplers.chain import start_chain
 
 from ..plan import Pruning, pruning_of
 from ..pruning import prune_around
