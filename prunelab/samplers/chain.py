@@ -1,4 +1,6 @@
-"""What the single-site samplers share: the chain state that is just ``x``, and ``init``.
+"""What every sampler's chain shares: the checked start, the draws buffer, and the state that is just ``x``.
+
+A start state is checked by :func:`check_state` and the draws buffer allocated by :func:`start_chain`.
 
 The interface every sampler follows is written in :mod:`prunelab.samplers` (the
 registry); this module holds the code that Gibbs and Metropolis would otherwise
@@ -16,7 +18,7 @@ import numpy as np
 from ..compiled import CompiledNetwork, draw_dtype, state_labels
 from ..network import BayesianNetwork, EvidenceError
 
-__all__ = ["ChainStart", "ChainState", "InfeasibleStateError", "check_state", "init_state", "start_chain"]
+__all__ = ["ChainStart", "ChainState", "InfeasibleStateError", "check_state", "feasible", "init_state", "start_chain"]
 
 
 class InfeasibleStateError(ValueError):
@@ -56,7 +58,17 @@ def init_state(net: CompiledNetwork, x0) -> ChainState:
 
 
 # ------------------------------------------------------------------ checking states
-def _feasible(net: CompiledNetwork, x: np.ndarray) -> bool:
+def feasible(net: CompiledNetwork, x: np.ndarray) -> bool:
+    """Whether every CPT entry of the full state ``x`` is positive (``P(x, e) > 0`` for a state that keeps ``e``).
+
+    Examples
+    --------
+    >>> from prunelab import load_network
+    >>> from prunelab.compiled import compile_network
+    >>> net = compile_network(load_network("deterministic_pair"))
+    >>> feasible(net, np.array([1, 1])), feasible(net, np.array([1, 0]))
+    (True, False)
+    """
     return bool(np.all(net.cpt[state_labels(net, x)] > 0.0))
 
 

@@ -27,8 +27,8 @@ tables do not fit, the planner draws from a circuit, and where that refuses too,
 SAT solver's model of the support CNF is the start (:mod:`.circuit_start`).
 Nothing loops without a bound.
 
-Every sampler's ``run_chain`` opens with :func:`start_chain`: the start state checked
-(:func:`check_state`) and the draws buffer allocated.
+Every sampler's ``run_chain`` opens with :func:`~prunelab.samplers.chain.start_chain`: the start state checked
+(:func:`~prunelab.samplers.chain.check_state`) and the draws buffer allocated.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from ..extras import available
 from ..planner import START_COMPILE_SECONDS, ExactPlan, draw_method
 from .circuit_start import ExactStartRefusedError, circuit_posterior_state, solver_start_state
 from ..inverse_cdf import inverse_cdf_py
-from .chain import _feasible, check_state
+from .chain import check_state, feasible
 
 __all__ = [
     "MAX_RESTARTS",
@@ -370,13 +370,13 @@ def initial_state(
         except ExactStartRefusedError as refused:
             x, how = solver_start_state(rng, bn, evidence, refused), "solver"
         info = InitInfo(how, max_restarts)
-    if not _feasible(net, x):  # cannot happen; a cheap guard for the kernel itself
+    if not feasible(net, x):  # cannot happen; a cheap guard for the kernel itself
         raise AssertionError(f"initialiser produced an infeasible state {x.tolist()}")
     return (x, info) if return_info else x
 
 
 def start_state_from(bn: BayesianNetwork, net: CompiledNetwork, state) -> np.ndarray:
-    """An explicit start state, as a dict of names or an int array, checked by :func:`check_state`.
+    """An explicit start state, as a dict of names or an int array, checked by :func:`.chain.check_state`.
 
     Parameters
     ----------
