@@ -9,7 +9,8 @@ import pytest
 
 from prunelab import read_network
 from prunelab.lab.experiments import EXPERIMENTS, PROVENANCE_KEYS, load_folder, sweep
-from prunelab.lab.experiments.families import (FAMILIES, FAMILIES_METHODS, FamiliesRun, Instance, agreement,
+from prunelab.lab.experiments.answers import agreement
+from prunelab.lab.experiments.families import (FAMILIES, FAMILIES_METHODS, FamiliesRun, Instance,
                                                benchmark_instances, benchmarks_dir, declared_nodes, load_instance)
 
 SMOKE = FAMILIES.profiles["smoke"]

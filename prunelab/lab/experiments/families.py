@@ -24,7 +24,7 @@ Two kinds of run, each a flat record (:func:`prunelab.lab.experiments.framework.
     :func:`prunelab.exact.exact_marginals` with ``variables=[goal]``), and ``pyagrum``
     (``pyagrum.loadBN`` of the same file, then ``LazyPropagation``): the answer as
     ``log P`` and ``P`` or the refusal (exception class and message), wall and CPU
-    seconds, and its agreement with the published answer (:func:`agreement`).
+    seconds, and its agreement with the published answer (:func:`~prunelab.lab.experiments.answers.agreement`).
 
 Every method runs in a forked child process (:func:`~prunelab.lab.experiments.guard.guarded`) stopped at the profile's
 wall-clock cap (past its own cap, for the circuit and the counter, which have one:
@@ -52,24 +52,15 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .answers import agreement
 from .guard import clipped_message, guarded
 
 __all__ = ["DECIDE_FLOOR_SECONDS", "FAMILIES", "FAMILIES_METHODS", "FAMILIES_PROFILES", "REFERENCE_SECONDS",
-           "FamiliesProfile", "FamiliesRun", "Instance", "agreement", "benchmark_instances",
+           "FamiliesProfile", "FamiliesRun", "Instance", "benchmark_instances",
            "benchmarks_dir", "declared_nodes", "load_instance"]
 
 FAMILIES_METHODS = ("junction_tree", "circuit", "counter", "auto", "pyagrum")
 """The methods of the exact runs: prunelab's three exact methods alone, its ``auto`` and pyAgrum's junction tree."""
-
-
-STUDY_AGREEMENT = 1e-4
-"""Relative difference within which the study's solver runs count as agreeing (``answers.tsv``)."""
-
-TARGET_RELATIVE = 1e-6
-"""Relative error of a reproduced answer (or absolute on ``log P`` where the answer is under :data:`TINY`)."""
-
-TINY = 1e-300
-"""Published answers under this are compared on ``log P``."""
 
 
 def benchmarks_dir() -> Path:
@@ -344,50 +335,46 @@ def _log(x: float) -> float:
     return math.log(x) if x > 0 else -math.inf
 
 
+def _goal_log(marginals, bn, goal, state) -> float:
+    return _log(float(marginals[goal][list(bn.states[goal]).index(state)]))
+
+
 def _junction_tree(bn, evidence, goal, state):
     from prunelab.exact import exact_marginals, log_probability_of_evidence
 
     if goal is None:
         return {"log_p": log_probability_of_evidence(bn, evidence, method="junction_tree"), "used": "junction_tree"}
     post = exact_marginals(bn, evidence, method="junction_tree", variables=[goal])
-    return {"log_p": _log(float(post[goal][list(bn.states[goal]).index(state)])), "used": post.method}
+    return {"log_p": _goal_log(post, bn, goal, state), "used": post.method}
 
 
-def _circuit(bn, evidence, goal, state, cap):
-    from prunelab.circuit import ImpossibleEvidenceError, circuit_for, circuit_inference
+def _compiled(method, bn, evidence, goal, state, cap):
+    """The ``circuit`` (compiled, raced) or the ``counter`` (weighted counts of the goal) alone, at ``cap``."""
+    from prunelab.circuit import ImpossibleEvidenceError, circuit_for, circuit_inference, count_inference
     from prunelab.compiled import compile_network
 
-    net = compile_network(bn, evidence)
+    net, size = compile_network(bn, evidence), {}
     try:
-        circuit = circuit_for(net, max_seconds=cap, race=True)
+        if method == "circuit":
+            circuit = circuit_for(net, max_seconds=cap, race=True)
+        else:
+            log_p, marginals = count_inference(bn.variables, net, None if goal is None else [bn.index(goal)],
+                                               max_seconds=cap, what=f"network {bn.name!r}")
     except ImpossibleEvidenceError:
-        return {"log_p": -math.inf, "used": "circuit"}
-    log_p, marginals = circuit_inference(bn, net, circuit)
+        return {"log_p": -math.inf, "used": method}
+    if method == "circuit":
+        log_p, marginals = circuit_inference(bn, net, circuit)
+        size = {"size": int(circuit.size)}
     if goal is not None:
-        log_p = _log(float(marginals[goal][list(bn.states[goal]).index(state)]))
-    return {"log_p": float(log_p), "used": "circuit", "size": int(circuit.size)}
-
-
-def _counter(bn, evidence, goal, state, cap):
-    from prunelab.circuit import ImpossibleEvidenceError, count_inference
-    from prunelab.compiled import compile_network
-
-    net = compile_network(bn, evidence)
-    try:
-        log_p, marginals = count_inference(bn.variables, net, None if goal is None else [bn.index(goal)],
-                                           max_seconds=cap, what=f"network {bn.name!r}")
-    except ImpossibleEvidenceError:
-        return {"log_p": -math.inf, "used": "counter"}
-    if goal is not None:
-        log_p = _log(float(marginals[goal][list(bn.states[goal]).index(state)]))
-    return {"log_p": float(log_p), "used": "counter"}
+        log_p = _goal_log(marginals, bn, goal, state)
+    return {"log_p": float(log_p), "used": method, **size}
 
 
 def _auto(bn, evidence, goal, state):
     from prunelab.exact import exact_marginals
 
     post = exact_marginals(bn, evidence, method="auto", variables=[] if goal is None else [goal])
-    log_p = post.log_probability if goal is None else _log(float(post[goal][list(bn.states[goal]).index(state)]))
+    log_p = post.log_probability if goal is None else _goal_log(post, bn, goal, state)
     return {"log_p": log_p, "used": post.method, "reason": post.plan.reason}
 
 
@@ -419,81 +406,12 @@ def _warm() -> None:
                          cpts={"A": [0.3, 0.7], "B": [[0.5, 0.5], [0.0, 1.0]]}, name="warm")
     for evidence, goal in (({"B": "true"}, None), ({}, "B")):
         _junction_tree(bn, evidence, goal, "true")
-        _circuit(bn, evidence, goal, "true", 60.0)
-        _counter(bn, evidence, goal, "true", 60.0)
+        _compiled("circuit", bn, evidence, goal, "true", 60.0)
+        _compiled("counter", bn, evidence, goal, "true", 60.0)
         _auto(bn, evidence, goal, "true")
     from ..peers.convert import import_pyagrum
 
     import_pyagrum()  # once, not in every child
-
-
-def _printed_precision(answer: str) -> float:
-    """Half a unit of the last digit printed in a published answer, relative to it (0 for an answer of 0).
-
-    Examples
-    --------
-    >>> round(_printed_precision("2.64312e-06") * 1e6, 3)
-    1.892
-    """
-    mantissa, _, exponent = answer.lower().partition("e")
-    if float(mantissa) == 0:
-        return 0.0
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** -decimals / abs(float(mantissa))  # the exponent cancels
-
-
-def agreement(log_p: float, published: tuple) -> dict:
-    """Our answer beside the published one: errors and whether it is reproduced or with which side it agrees.
-
-    Parameters
-    ----------
-    log_p : float
-        Our answer, ``log P`` (``-inf`` for 0; NaN where the method gave none).
-    published : tuple
-        The row of :attr:`Instance.published` (empty where there is none).
-
-    Returns
-    -------
-    dict
-        ``published_p``; ``rel_error`` (``|P - P_pub| / P_pub``; 0 where both are 0,
-        inf where only the published one is), ``log_error`` (``|log P - log P_pub|``);
-        ``agrees`` (relative error within :data:`TARGET_RELATIVE` or half a unit of the
-        last digit printed, whichever is larger; where the published answer is under
-        :data:`TINY`, the same on ``log P``; disputed rows within the study's own rule,
-        :data:`STUDY_AGREEMENT`); ``agreement``: ``"reproduced"`` or ``"not
-        reproduced"`` for undisputed rows, ``"consensus"`` or ``"minority"`` for disputed
-        ones, ``""`` without an answer or a published row.
-
-    Examples
-    --------
-    >>> agreement(math.log(0.4), ("P(goal)", "0.4", "12", "12", "no", "0.29"))["agreement"]
-    'reproduced'
-    >>> agreement(math.log(2.6e-13), ("P(e)", "0", "7", "12", "yes", "0.59"))["agreement"]
-    'minority'
-    """
-    if not published:
-        return {"published_p": math.nan, "rel_error": math.nan, "log_error": math.nan, "agrees": None,
-                "agreement": ""}
-    _, answer, _, _, disputed, _ = published
-    ref = float(answer)
-    if math.isnan(log_p):
-        return {"published_p": ref, "rel_error": math.nan, "log_error": math.nan, "agrees": None, "agreement": ""}
-    p = math.exp(log_p)
-    if ref > 0 or float(answer.lower().partition("e")[0]) > 0:
-        mantissa, _, exponent = answer.lower().partition("e")  # log P_pub from the text: exact under the floats
-        log_ref = math.log(float(mantissa)) + int(exponent or 0) * math.log(10.0)
-        rel, log_error = abs(p - ref) / ref if ref > 0 else math.inf, abs(log_p - log_ref)
-    else:
-        rel = log_error = 0.0 if log_p == -math.inf else math.inf
-    tiny = ref < TINY and log_error < math.inf
-    if disputed == "yes":
-        agrees = log_error <= STUDY_AGREEMENT if tiny else rel <= STUDY_AGREEMENT
-        label = "consensus" if agrees else "minority"
-    else:
-        tolerance = max(TARGET_RELATIVE, _printed_precision(answer))
-        agrees = log_error <= tolerance if tiny else rel <= tolerance
-        label = "reproduced" if agrees else "not reproduced"
-    return {"published_p": ref, "rel_error": rel, "log_error": log_error, "agrees": bool(agrees), "agreement": label}
 
 
 def _published_fields(instance: Instance) -> dict:
@@ -533,8 +451,8 @@ def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
     cap = prof.cap_of(method, instance)
     body, timeout = {
         "junction_tree": (lambda: _junction_tree(bn, evidence, goal, state), cap),
-        "circuit": (lambda: _circuit(bn, evidence, goal, state, cap), cap + prof.grace_seconds),
-        "counter": (lambda: _counter(bn, evidence, goal, state, cap), cap + prof.grace_seconds),
+        "circuit": (lambda: _compiled("circuit", bn, evidence, goal, state, cap), cap + prof.grace_seconds),
+        "counter": (lambda: _compiled("counter", bn, evidence, goal, state, cap), cap + prof.grace_seconds),
         "auto": (lambda: _auto(bn, evidence, goal, state), cap),
         "pyagrum": (lambda: _pyagrum(benchmarks_dir() / instance.network_file, evidence, goal, state), cap),
     }[method]
