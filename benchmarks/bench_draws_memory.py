@@ -93,16 +93,22 @@ def gibbs_oracle_nb(rng, card, offset, parent_ptr, parent_index, parent_stride, 
 
 
 @numba.njit(cache=True, nogil=True)
+def _prune(rng, offset, parent_ptr, parent_index, parent_stride, cpt, x, kept):
+    """The paper's pruning: keep each label with its probability, and the labels of ``x`` always."""
+    for label in range(cpt.shape[0]):
+        kept[label] = rng.random() < cpt[label]
+    for j in range(x.shape[0]):
+        kept[_entry(offset, parent_ptr, parent_index, parent_stride, x, j)] = True
+
+
+@numba.njit(cache=True, nogil=True)
 def prune_oracle_nb(rng, card, offset, parent_ptr, parent_index, parent_stride, cpt, x, out):
-    """``out.shape[0]`` prune steps from ``x``: prune, then a reservoir draw over a depth-first search."""
+    """``out.shape[0]`` prune steps from ``x``: :func:`_prune`, then a reservoir draw over a depth-first search."""
     n = x.shape[0]
     kept = np.zeros(cpt.shape[0], dtype=np.bool_)
     y = np.zeros(n, dtype=np.int64)
     for t in range(out.shape[0]):
-        for label in range(cpt.shape[0]):
-            kept[label] = rng.random() < cpt[label]
-        for j in range(n):
-            kept[_entry(offset, parent_ptr, parent_index, parent_stride, x, j)] = True
+        _prune(rng, offset, parent_ptr, parent_index, parent_stride, cpt, x, kept)
         # depth-first over variables in topological order: a variable's label is checked when it is set
         found = 0
         depth = 0
@@ -130,7 +136,7 @@ def prune_oracle_nb(rng, card, offset, parent_ptr, parent_index, parent_stride, 
 def prune_listing_oracle_nb(rng, card, offset, parent_ptr, parent_index, parent_stride, cpt, evidence, x, out):
     """``out.shape[0]`` prune steps from ``x`` as the paper lists ``S``: every full state checked, then one drawn.
 
-    The pruning as in :func:`prune_oracle_nb`; then an odometer over every state that agrees with the evidence,
+    The pruning of :func:`_prune`; then an odometer over every state that agrees with the evidence,
     all ``n`` labels of each checked, the survivors listed, and one picked by ``rng.integers``.
     """
     n = x.shape[0]
@@ -142,10 +148,7 @@ def prune_listing_oracle_nb(rng, card, offset, parent_ptr, parent_index, parent_
     listed = np.empty((total, n), dtype=out.dtype)
     y = np.zeros(n, dtype=np.int64)
     for t in range(out.shape[0]):
-        for label in range(cpt.shape[0]):
-            kept[label] = rng.random() < cpt[label]
-        for j in range(n):
-            kept[_entry(offset, parent_ptr, parent_index, parent_stride, x, j)] = True
+        _prune(rng, offset, parent_ptr, parent_index, parent_stride, cpt, x, kept)
         for j in range(n):
             y[j] = evidence[j] if evidence[j] >= 0 else 0
         found = 0
