@@ -42,8 +42,15 @@ def frozen_results() -> dict:
     return {e.name: results(e, "paper") for e in (PAPER, LARGE, FRONTIER, FAMILIES, REACH)}
 
 
+def _first_stage(reach: dict) -> pd.DataFrame:
+    table = reach_table(reach)
+    return table[table["budget"].eq(table["budget"].min())]
+
+
 def reach_winners(reach: dict) -> pd.Series:
     """Per network of the reach experiment: the sampler of the lowest AHD among untrapped estimates (or None).
+
+    Read at the shortest budget, the stage every sampler ran (the longer one holds only the best three).
 
     Parameters
     ----------
@@ -55,7 +62,7 @@ def reach_winners(reach: dict) -> pd.Series:
     >>> reach_winners(frozen_results()["reach"]).index.name
     'network'
     """
-    table = reach_table(reach)
+    table = _first_stage(reach)
     fair = table[table["status"].eq("ok") & table["ahd"].notna() & ~table["trapped"].eq(True)]
     best = fair.loc[fair.groupby("network")["ahd"].idxmin()].set_index("network")["sampler"]
     return best.reindex(sorted(table["network"].unique())).rename_axis("network")
@@ -90,7 +97,8 @@ def verdict(res: dict) -> dict:
         Where only samplers give every marginal: ``reach_networks``, ``reach_measured`` (networks
         with an untrapped estimate), ``reach_winner`` (the sampler that won most of them, or
         :data:`NONE_MEASURED`), ``reach_wins``, ``reach_winner_ahd`` (its largest AHD where it won),
-        ``reach_count_max`` (the counter's seconds for the truth).
+        ``reach_budget`` (the seconds of that stage, the shortest), ``reach_count_max`` (the counter's
+        seconds for the truth).
 
     Examples
     --------
@@ -151,11 +159,12 @@ def verdict(res: dict) -> dict:
     winners = reach_winners(res["reach"])
     tally = winners.value_counts()
     top = tally.index[0] if len(tally) and (len(tally) == 1 or tally.iloc[0] > tally.iloc[1]) else None
-    rt = reach_table(res["reach"]).set_index(["network", "sampler"])["ahd"]
+    rt = _first_stage(res["reach"]).set_index(["network", "sampler"])["ahd"]
     won = [rt[(n, s)] for n, s in winners.dropna().items() if s == top]
     v |= {"reach_networks": len(winners), "reach_measured": int(winners.notna().sum()),
           "reach_winner": top or NONE_MEASURED, "reach_wins": int(tally.get(top, 0)),
           "reach_winner_ahd": float(max(won)) if won else float("nan"),
+          "reach_budget": float(res["reach"]["budget"]["budget"].min()),
           "reach_count_max": float(res["reach"]["truth"]["count_seconds"].max())}
     return {k: x.item() if hasattr(x, "item") else x for k, x in v.items()}  # plain numbers: glue prints them
 
