@@ -152,7 +152,7 @@ def family_table(read: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
         One row per kind (:data:`KINDS`): ``networks, instances, variables_min, variables_max``;
         ``p_e`` and ``p_goal`` (instances asking ``P(e)`` and ``P(goal = v)``); ``files`` and
         ``files_read`` (network and evidence files); ``undisputed`` published answers and
-        ``reproduced`` (by every method of ours that answered, :func:`~.answers.agreement`);
+        ``reproduced`` (by every method of ours that answered, ``answers.agreement``);
         ``disputed``, ``consensus`` and ``minority`` (ours with the study's consensus or with
         its minority); ``unanswered`` (no method of ours answered); ``pyagrum`` (instances
         pyAgrum's junction tree answered, of those it was run on: ``pyagrum_run``).
