@@ -275,7 +275,7 @@ def refusal_kind(reason: str) -> str:
     --------
     >>> refusal_kind("refused: TablesTooLargeError: the counting plan of prune sampling ... needs a clique")
     'tables too large'
-    >>> refusal_kind("timed out: : stopped at its cap of 180 s after 180.0 s and 0.24 GiB")
+    >>> refusal_kind("timed out: : stopped at its cap of 180 s")
     'stopped at its cap'
     """
     for needle, kind in (("TablesTooLargeError", "tables too large"), ("timed out", "stopped at its cap"),
