@@ -50,7 +50,7 @@ from prunelab import load_network
 from prunelab.compiled import compile_network, draw_dtype
 from prunelab.samplers import gibbs
 from prunelab.samplers.prune import sampler as prune
-from prunelab.samplers import init as init_module
+from prunelab.samplers import chain as chain_module
 from prunelab.samplers.init import initial_state
 
 
@@ -185,11 +185,11 @@ class int64_draws:
     """Within the block, ``start_chain`` allocates ``int64`` draws, as every sampler did before."""
 
     def __enter__(self):
-        self._saved = init_module.draw_dtype
-        init_module.draw_dtype = lambda cardinality: np.int64
+        self._saved = chain_module.draw_dtype
+        chain_module.draw_dtype = lambda cardinality: np.int64
 
     def __exit__(self, *exc):
-        init_module.draw_dtype = self._saved
+        chain_module.draw_dtype = self._saved
 
 
 def compare(name: str, chain, oracle, repeats: int) -> None:

@@ -200,19 +200,35 @@ def _gibbs_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride
             f1 = family_ptr[i + 1]
             # factor by factor: each factor's label and stride are read once for every candidate (each
             # candidate's product is multiplied in the same order as candidate by candidate)
-            for s in range(card):
-                weights[s] = 1.0
-            for k in range(f0, f1):
-                stride = family_stride[k]
-                lab = labels[family_var[k]] - xi * stride
+            if card == 2:
+                # a binary site in two registers: the same products, sum and inverse CDF as below, bit for bit
+                w0 = 1.0
+                w1 = 1.0
+                for k in range(f0, f1):
+                    stride = family_stride[k]
+                    lab = labels[family_var[k]] - xi * stride
+                    w0 *= cpt[lab]
+                    w1 *= cpt[lab + stride]
+                total = w0 + w1
+                if not total > 0.0:
+                    return i
+                new = 0 if w0 > rng.random() * total or w1 == 0.0 else 1
+                weights[0] = w0
+                weights[1] = w1
+            else:
                 for s in range(card):
-                    weights[s] *= cpt[lab + s * stride]
-            total = 0.0
-            for s in range(card):
-                total += weights[s]
-            if not total > 0.0:
-                return i
-            new = inverse_cdf_nb(weights, card, rng.random() * total)
+                    weights[s] = 1.0
+                for k in range(f0, f1):
+                    stride = family_stride[k]
+                    lab = labels[family_var[k]] - xi * stride
+                    for s in range(card):
+                        weights[s] *= cpt[lab + s * stride]
+                total = 0.0
+                for s in range(card):
+                    total += weights[s]
+                if not total > 0.0:
+                    return i
+                new = inverse_cdf_nb(weights, card, rng.random() * total)
             if rb_on:
                 base = offsets[i]
                 for s in range(card):
