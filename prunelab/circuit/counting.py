@@ -211,6 +211,7 @@ class _Counts:
         self.problem: tuple = ()  # set by the caller once the caps are checked (_problem)
         self.start = time.perf_counter()
         self.done = self.asked = 0
+        self.workers: int | None = None  # counting processes, set by the first round
 
     def run(self, queries: list[list[int]], bar) -> list[float]:
         """The log counts of ``queries``, in their order."""
@@ -227,7 +228,9 @@ class _Counts:
                 if bar is not None:
                     bar.update()
             return out
-        n_workers = worker_count(self.n_jobs, len(queries), "counts") if self.n_jobs != 1 else 1
+        if self.workers is None:  # the call's first round: a lowered n_jobs is the caller's to hear
+            self.workers = worker_count(self.n_jobs, len(queries), "counts") if self.n_jobs != 1 else 1
+        n_workers = min(self.workers, len(queries))  # a later round of fewer counts: no second warning
         out: list[float | None] = [None] * len(queries)
         pending = iter(range(len(queries)))
         busy: dict = {}  # connection -> child, for the children counting a query

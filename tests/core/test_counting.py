@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -292,6 +293,19 @@ def test_k_minus_one_counts_per_variable_and_the_rare_last_states_counted_too(mo
         np.testing.assert_allclose(got[v], p, rtol=1e-9, atol=0, err_msg=v)  # relative: the rare states too
     assert got["A"][2] == 0.0
     assert 0 < got["D"][1] < 1e-8  # the share 1 - P(d0) would have kept about 7 of its digits
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="two cores")
+def test_the_round_of_rare_last_states_does_not_warn_that_it_lowered_n_jobs():
+    bn = _rare_states()
+    net = compile_network(bn, {"C": "c0"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 3 counts, then a round of 1 (A's a2): below n_jobs, not the caller's doing
+        _, got = counting.count_inference(bn.variables, net, [bn.index("A")], n_jobs=2)
+        assert got["A"][2] == 0.0  # the second round ran
+    too_many = usable_cores() + 1
+    with pytest.warns(UserWarning, match=f"n_jobs={too_many} lowered"):  # the call's own n_jobs still is heard
+        counting.count_inference(bn.variables, net, net.free.tolist(), n_jobs=too_many)
 
 
 def test_progress_bar_goes_to_the_standard_error_and_nothing_is_written_without_it(capfd):
