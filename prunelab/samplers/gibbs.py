@@ -201,7 +201,7 @@ def _gibbs_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride
             # factor by factor: each factor's label and stride are read once for every candidate (each
             # candidate's product is multiplied in the same order as candidate by candidate)
             if card == 2:
-                # a binary site in two registers: the same products, sum and inverse CDF as below, bit for bit
+                # a binary site in registers: the same products, sum and inverse CDF as the loops below, bit for bit
                 w0 = 1.0
                 w1 = 1.0
                 for k in range(f0, f1):
@@ -215,6 +215,28 @@ def _gibbs_chain_nb(rng, cardinality, cpt, family_ptr, family_var, family_stride
                 new = 0 if w0 > rng.random() * total or w1 == 0.0 else 1
                 weights[0] = w0
                 weights[1] = w1
+            elif card == 3:  # the same for three states (most of alarm's sites)
+                w0 = 1.0
+                w1 = 1.0
+                w2 = 1.0
+                for k in range(f0, f1):
+                    stride = family_stride[k]
+                    lab = labels[family_var[k]] - xi * stride
+                    w0 *= cpt[lab]
+                    w1 *= cpt[lab + stride]
+                    w2 *= cpt[lab + 2 * stride]
+                total = w0 + w1 + w2
+                if not total > 0.0:
+                    return i
+                u = rng.random() * total
+                new = 0 if w0 > u else 1 if w0 + w1 > u else 2
+                if new == 2 and w2 == 0.0:
+                    new = 1
+                if new == 1 and w1 == 0.0:
+                    new = 0
+                weights[0] = w0
+                weights[1] = w1
+                weights[2] = w2
             else:
                 for s in range(card):
                     weights[s] = 1.0
