@@ -14,6 +14,7 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
+from prunelab.network import collector_paused
 
 __all__ = [
     "DEFAULT_MAX_RESTARTS",
@@ -237,6 +238,7 @@ def _symbolic_elimination(order, scopes, card, position):
     return steps, cost
 
 
+@collector_paused()
 def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True,
                          max_work: float = math.inf) -> UniformPlan:
     """Compile the search order and the elimination program for ``net``.
