@@ -308,17 +308,19 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     # ---- indicator factors: one per CPT that mentions a free variable
     scopes: list[tuple[int, ...]] = []
     fixed_labels, scope_strides = [], []
+    where = [-1] * n  # search position of every free variable, -1 for an observed one
+    for p, v in enumerate(free):
+        where[v] = p
     for i in range(n):
-        family = index_l[ptr_l[i]:ptr_l[i + 1]] + [i]
-        family_stride = stride_l[ptr_l[i]:ptr_l[i + 1]] + [1]
-        scope = sorted((u for u in family if not observed_l[u]), key=position.__getitem__)
-        if not scope:
+        lo, hi = ptr_l[i], ptr_l[i + 1]
+        family = list(zip(index_l[lo:hi], stride_l[lo:hi]))
+        family.append((i, 1))
+        members = sorted((where[u], u, st) for u, st in family if where[u] >= 0)  # positions differ: no ties
+        if not members:
             continue
-        fixed = offset_l[i] + sum(ev_l[u] * st for u, st in zip(family, family_stride) if observed_l[u])
-        stride_of = dict(zip(family, family_stride))
-        scopes.append(tuple(scope))
-        fixed_labels.append(fixed)
-        scope_strides.append([stride_of[u] for u in scope])
+        scopes.append(tuple(u for _p, u, _st in members))
+        fixed_labels.append(offset_l[i] + sum(ev_l[u] * st for u, st in family if where[u] < 0))
+        scope_strides.append([st for _p, _u, st in members])
     cards = card.tolist()  # Python ints: numpy scalars cost ~100 ns each
     labels, label_sizes = _grid_rows(fixed_labels, scope_strides, [[cards[u] for u in scope] for scope in scopes])
 
