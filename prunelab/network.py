@@ -126,13 +126,15 @@ def _names(items, owner: str, kind: str) -> tuple[str, ...]:
     if type(items) not in (list, tuple) and (  # the common case first: the ABC checks cost microseconds
             isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable)):
         raise NetworkError(f"{owner}: {kind} names must be an ordered list of strings, found {items!r}")
-    items = list(items)
-    if all(type(s) is str for s in items):  # the common case, in a few set operations
+    items = tuple(items)
+    if not items or set(map(type, items)) == {str}:  # the common case, in a few calls that loop in C
         given = set(items)
         if len(given) == len(items):
-            odd = [s for s in items if not s.isascii()]  # an ASCII name is its own NFC form
-            if not odd or len(given.difference(odd).union(unicodedata.normalize("NFC", s) for s in odd)) == len(items):
-                return tuple(items)
+            if "".join(items).isascii():  # an ASCII name is its own NFC form
+                return items
+            odd = [s for s in items if not s.isascii()]
+            if len(given.difference(odd).union(unicodedata.normalize("NFC", s) for s in odd)) == len(items):
+                return items
     given = set()  # the names as given: one hash lookup per name, so linear in their number
     seen: dict[str, str] = {}  # NFC form -> the name as given
     for s in items:
