@@ -212,18 +212,25 @@ def interaction_graph(scopes: Iterable[Iterable[int]], variables: Iterable[int])
     return adjacency
 
 
-def _fill(adjacency: Mapping[int, set[int]], v: int) -> int:
-    """Edges that eliminating ``v`` would add among its neighbours."""
-    nb = adjacency[v]
-    return (sum(len(nb - adjacency[u]) for u in nb) - len(nb)) // 2
+def _fill(adj: Sequence[set[int]], nb: set[int]) -> int:
+    """Edges that eliminating a variable with neighbours ``nb`` would add among them (``adj`` by variable)."""
+    d = len(nb)
+    if d < 2:
+        return 0
+    if d == 2:
+        # The general count below with nb = {a, b}: nb - adj[a] is {a} plus b unless adjacent (no self-loops),
+        # and likewise for b (the graph is symmetric), so it gives (2 + 2 * [b not in adj[a]] - 2) // 2.
+        a, b = nb
+        return 0 if b in adj[a] else 1
+    return (sum(len(nb - adj[u]) for u in nb) - d) // 2
 
 
-def _weight(adjacency: Mapping[int, set[int]], card: Sequence[float], v: int) -> float:
-    """Entries of ``v``'s clique table, in float64 (``card`` a list of floats: numpy scalars are slow)."""
-    w = card[v]
-    for u in adjacency[v]:
-        w *= card[u]
-    return w
+def _weight(card: Sequence[float], v: int, nb: Iterable[int]) -> float:
+    """Entries of ``v``'s clique table, in float64 (``card`` a list of floats: numpy scalars are slow).
+
+    ``math.prod`` multiplies floats in iteration order from ``start``, as a loop of ``*=`` would.
+    """
+    return math.prod(map(card.__getitem__, nb), start=card[v])
 
 
 def greedy_order(
@@ -286,41 +293,61 @@ def _greedy(adjacency, card: np.ndarray, heuristic: str, rng, stop_above: float 
     network of 6,252 variables); a randomised restart can do the same where the
     deterministic run did not.
     """
-    adj = {v: set(nb) for v, nb in adjacency.items()}
     card = [float(c) for c in card]
-    nodes = sorted(adj)
-    tie = dict(zip(nodes, rng.permutation(len(nodes)).tolist())) if rng is not None else {v: v for v in nodes}
+    adj: list[set[int] | None] = [None] * len(card)  # by variable: a list index is cheaper than a dict lookup
+    for v, nb in adjacency.items():
+        adj[v] = set(nb)
+    nodes = sorted(adjacency)
+    tie = list(range(len(card)))
+    if rng is not None:
+        for v, t in zip(nodes, rng.permutation(len(nodes)).tolist()):
+            tie[v] = t
+    fill, prod = _fill, math.prod
+    at = card.__getitem__
+
+    # An entry is the key with the variable last (a flat tuple compares faster than (key, v)); current[v] is v's
+    # entry object, so a stale entry fails an identity test. An equal stale copy of the current entry is then
+    # skipped instead of taken, but the current one pops next among equals: the same order.
+    if heuristic == "min-fill":
+        def entry(v, nb):
+            return fill(adj, nb), prod(map(at, nb), start=card[v]), tie[v], v
+    elif heuristic == "min-weight":
+        def entry(v, nb):
+            return prod(map(at, nb), start=card[v]), fill(adj, nb), tie[v], v
+    else:
+        def entry(v, nb):
+            return len(nb), prod(map(at, nb), start=card[v]), tie[v], v
+    # A current entry's weight is v's weight now: adj[v] changes only when v is rescored, after the step's changes.
+    weight_at = 0 if heuristic == "min-weight" else 1
     uses_fill = heuristic != "min-degree"
+
     work = 0.0
-
-    def key(v: int):
-        nonlocal work
-        work += (len(adj[v]) + 1) ** 2
-        if heuristic == "min-fill":
-            return (_fill(adj, v), _weight(adj, card, v), tie[v])
-        if heuristic == "min-weight":
-            return (_weight(adj, card, v), _fill(adj, v), tie[v])
-        return (len(adj[v]), _weight(adj, card, v), tie[v])
-
-    current = {v: key(v) for v in nodes}
-    heap = [(k, v) for v, k in current.items()]
+    current: list[tuple | None] = [None] * len(card)
+    for v in nodes:
+        nb = adj[v]
+        work += (len(nb) + 1) ** 2
+        current[v] = entry(v, nb)
+    heap = [current[v] for v in nodes]
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     order: list[int] = []
     total = 0.0
     while heap:
-        k, v = heapq.heappop(heap)
-        if current.get(v) != k:
+        e = pop(heap)
+        v = e[-1]
+        if current[v] is not e:
             continue  # stale entry
-        total += _weight(adj, card, v)
+        total += e[weight_at]
         if total > stop_above or work > max_work:
             return order + [v], work, False
-        del current[v]
+        current[v] = None
         order.append(v)
-        nb = adj.pop(v)
+        nb = adj[v]
+        adj[v] = None
         for a in nb:
             adj[a].discard(v)
         stale = set(nb)
-        if uses_fill:
+        if uses_fill and len(nb) > 1:
             # an added edge a-b lowers the fill of every common neighbour of a and b
             for a in nb:
                 for b in nb - adj[a]:
@@ -330,10 +357,12 @@ def _greedy(adjacency, card: np.ndarray, heuristic: str, rng, stop_above: float 
             adj[a] |= nb
             adj[a].discard(a)
         for u in stale:
-            k = key(u)
+            nu = adj[u]
+            work += (len(nu) + 1) ** 2
+            k = entry(u, nu)
             if k != current[u]:
                 current[u] = k
-                heapq.heappush(heap, (k, u))
+                push(heap, k)
     return order, work, True
 
 
@@ -389,9 +418,7 @@ def _evaluated(adjacency, cardinality, order: tuple[int, ...], heuristic: str, l
     total = 0.0
     for v in order:
         nb = adj.pop(v)
-        size = card[v]
-        for a in nb:
-            size *= card[a]
+        size = _weight(card, v, nb)
         total += size
         if total > limit:
             return None
@@ -463,7 +490,7 @@ def find_order(
 
     def consider(order, heuristic: str) -> None:
         nonlocal best, best_cost
-        order = tuple(int(v) for v in order)
+        order = tuple(map(int, order))
         if order in seen:
             return
         seen.add(order)

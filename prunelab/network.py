@@ -8,6 +8,8 @@ the child's own state, so ``cpt[p1, ..., pk]`` is the conditional distribution
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import math
 import unicodedata
@@ -17,7 +19,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["BayesianNetwork", "NetworkError", "EvidenceError", "MAX_CPT_ENTRIES", "check_cpt_size"]
+__all__ = ["BayesianNetwork", "NetworkError", "EvidenceError", "MAX_CPT_ENTRIES", "check_cpt_size", "collector_paused"]
 
 SUM_TOLERANCE = 1e-6
 
@@ -75,6 +77,35 @@ def check_cpt_size(variable: str, shape: Sequence[int]) -> int:
     return size
 
 
+@contextlib.contextmanager
+def collector_paused():
+    """Pause Python's cyclic garbage collector for a block (or, as a decorator, a function); restore it after.
+
+    For a construction or compilation that allocates millions of small sets, lists and tuples and makes no
+    reference cycles: the collector's passes over them (a full pass visits every live container) cost 1.0
+    of 2.8 CPU seconds of a 65,536-node chain's counting plan, 0.15 of 0.8 of its construction. Garbage is
+    freed by reference counting meanwhile, as always. The collector is on again after the outermost block if
+    it was on before (a block in another thread may find it on early: only its speed depends on it).
+
+    Examples
+    --------
+    >>> import gc
+    >>> from prunelab.network import collector_paused
+    >>> with collector_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def format_listing(names: Sequence, limit: int = 10) -> str:
     """``names`` as a list for a message; long lists are cut after ``limit`` items."""
     names = list(names)
@@ -95,13 +126,15 @@ def _names(items, owner: str, kind: str) -> tuple[str, ...]:
     if type(items) not in (list, tuple) and (  # the common case first: the ABC checks cost microseconds
             isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable)):
         raise NetworkError(f"{owner}: {kind} names must be an ordered list of strings, found {items!r}")
-    items = list(items)
-    if all(type(s) is str for s in items):  # the common case, in a few set operations
+    items = tuple(items)
+    if not items or set(map(type, items)) == {str}:  # the common case, in a few calls that loop in C
         given = set(items)
         if len(given) == len(items):
-            odd = [s for s in items if not s.isascii()]  # an ASCII name is its own NFC form
-            if not odd or len(given.difference(odd).union(unicodedata.normalize("NFC", s) for s in odd)) == len(items):
-                return tuple(items)
+            if "".join(items).isascii():  # an ASCII name is its own NFC form
+                return items
+            odd = [s for s in items if not s.isascii()]
+            if len(given.difference(odd).union(unicodedata.normalize("NFC", s) for s in odd)) == len(items):
+                return items
     given = set()  # the names as given: one hash lookup per name, so linear in their number
     seen: dict[str, str] = {}  # NFC form -> the name as given
     for s in items:
@@ -128,29 +161,33 @@ def _topological_order(names: Sequence[str], parents: Mapping[str, Sequence[str]
     variable whose parents are all placed; this computes it in time linear in the
     number of variables and edges (Kahn's algorithm with a work list).
     """
-    children: dict[str, list[str]] = {v: [] for v in names}
-    waiting = {}
-    for v in names:
-        waiting[v] = len(parents[v])
+    # Over indices into names, in lists: a dict lookup by name is a cache miss on a large network (on a chain of
+    # 262,144 variables the dicts of names made this 48 times slower than at 16,384).
+    index = {v: i for i, v in enumerate(names)}
+    children: list[list[int]] = [[] for _ in names]
+    waiting = [len(parents[v]) for v in names]
+    for i, v in enumerate(names):
         for p in parents[v]:
-            children[p].append(v)
-    depth = dict.fromkeys(names, 0)
-    ready = [v for v in names if not waiting[v]]
+            children[index[p]].append(i)
+    depth = [0] * len(names)
+    ready = [i for i, w in enumerate(waiting) if not w]
     while ready:
-        v = ready.pop()
-        for c in children[v]:
-            depth[c] = max(depth[c], depth[v] + 1)
+        i = ready.pop()
+        below = depth[i] + 1
+        for c in children[i]:
+            if depth[c] < below:
+                depth[c] = below
             waiting[c] -= 1
             if not waiting[c]:
                 ready.append(c)
-    stuck = {v: parents[v] for v in names if waiting[v]}
+    stuck = {v: parents[v] for v, w in zip(names, waiting) if w}
     if stuck:
         cycle = _find_cycle(stuck)
         shown = cycle + [cycle[0]] if len(cycle) <= 10 else cycle[:10] + [f"... ({len(cycle)} variables)"]
         raise NetworkError("the graph has a cycle: " + " -> ".join(shown))
-    layers: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
-    for v in names:
-        layers[depth[v]].append(v)
+    layers: list[list[str]] = [[] for _ in range(max(depth) + 1)]
+    for v, d in zip(names, depth):
+        layers[d].append(v)
     return tuple(v for layer in layers for v in layer)
 
 
@@ -233,6 +270,7 @@ class BayesianNetwork:
     normalize: bool = field(default=False, repr=False)
     variables: tuple[str, ...] = field(init=False)
 
+    @collector_paused()
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise NetworkError(f"the network's name must be a string, found {type(self.name).__name__} {self.name!r}")
@@ -243,8 +281,8 @@ class BayesianNetwork:
         if not names:
             raise NetworkError("a network needs at least one variable")
         states = {}
-        for v in names:
-            sv = _names(self.states[v], f"variable {v!r}", "state")
+        for v, given in zip(names, self.states.values()):  # values in the order of the names, no lookups
+            sv = _names(given, f"variable {v!r}", "state")
             if not sv:
                 raise NetworkError(f"variable {v!r} has no states")
             states[v] = sv
@@ -268,8 +306,10 @@ class BayesianNetwork:
             parents[v] = pv
         order = _topological_order(names, parents)
         cpts = self._checked_cpts(order, states, parents)
-        object.__setattr__(self, "states", MappingProxyType({v: states[v] for v in order}))
-        object.__setattr__(self, "parents", MappingProxyType({v: parents[v] for v in order}))
+        if order != tuple(names):  # the dicts in topological order (as given, usually: kept)
+            states, parents = {v: states[v] for v in order}, {v: parents[v] for v in order}
+        object.__setattr__(self, "states", MappingProxyType(states))
+        object.__setattr__(self, "parents", MappingProxyType(parents))
         object.__setattr__(self, "cpts", MappingProxyType(cpts))
         object.__setattr__(self, "variables", order)
 

@@ -8,6 +8,8 @@ references, draw for draw.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -390,6 +392,33 @@ def test_sparse_count_compiles_alike_from_counter_steps(monkeypatch):
     assert a.cost == b.cost > 0
     for x, y in zip(a[:-1], b[:-1]):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("name,evidence_seed", [("asia", None), ("alarm", 5), ("win95pts", 5), ("grid-8x8", 6)])
+@pytest.mark.parametrize("gather_limit", [None, 0])
+def test_the_sparse_count_kernel_equals_its_reference(name, evidence_seed, gather_limit, monkeypatch):
+    """sparse_count_nb gives sparse_count_py's arrays, from unrolled steps and from counter steps, and its refusal."""
+    from prunelab.samplers.prune.draws import compiler
+    from prunelab.samplers.prune.draws.counting import sparse_count_nb
+    from prunelab.samplers.prune.draws.reference import sparse_count_py
+    from prunelab.samplers.prune.plan import make_workspace
+
+    bn = load_network(name)
+    net = compile_network(bn, random_evidence(bn, 0.25, seed=evidence_seed) if evidence_seed else None)
+    if gather_limit is not None:
+        monkeypatch.setattr(compiler, "GATHER_LIMIT", gather_limit)
+    plan = compiler.compile_uniform_plan(net)
+    possible = used_labels(net, net.cpt > 0, plan)
+    variable = possible & (net.cpt < 1)
+    tables = make_workspace(net, plan, 1, fill=possible).tables
+    expected, n_gather = sparse_count_py(plan, tables, variable, math.inf)
+    got = sparse_count_nb(plan, tables, variable, 2**62)
+    assert got[0] == n_gather > 0
+    for field, array in zip(expected, got[1:]):
+        np.testing.assert_array_equal(array, expected[field], err_msg=field)
+        assert array.dtype == expected[field].dtype
+    assert sparse_count_py(plan, tables, variable, n_gather - 1) is None
+    assert sparse_count_nb(plan, tables, variable, n_gather - 1)[0] == -1
 
 
 def test_the_reference_enumerate_draw_counts_then_draws_and_keeps_no_member():

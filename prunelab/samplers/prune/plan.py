@@ -22,7 +22,7 @@ from prunelab.compiled import CompiledNetwork, PlanCache
 
 from .draws.compiler import (DEFAULT_N_CANDIDATES, GATHER_LIMIT, MEMBER_CAPACITY, UniformPlan, compile_uniform_plan,
                              uniform_plan)
-from .draws.counting import count_nb, support_nb
+from .draws.counting import count_nb, sparse_count_nb, support_nb
 
 __all__ = ["Pruning", "pruning_of", "PrunePlan", "compile_prune_plan", "prune_plan", "NODE_UNITS", "BACKWARD_UNITS",
            "used_labels", "checked_kept", "UniformWorkspace", "make_workspace", "SparseCount", "compile_sparse_count"]
@@ -377,67 +377,12 @@ def compile_sparse_count(
     (4, 4)
     """
     possible = np.ascontiguousarray(possible, dtype=np.bool_)
-    variable = np.asarray(variable, dtype=bool)
+    variable = np.ascontiguousarray(variable, dtype=np.bool_)
     ws = make_workspace(net, plan, 1, fill=possible)  # a full count with every possible label kept
-    card = net.cardinality
-    dirty_factor = np.zeros(int(plan.factor_ptr.shape[0] - 1), dtype=bool)
-    live_entry, live_row, n_label, n_input, gathers, root_factor = [], [], [], [], [], []
-    n_gather = 0
-    for k in range(plan.n_steps):
-        t0, t1 = int(plan.table_ptr[k]), int(plan.table_ptr[k + 1])
-        scope = plan.step_scope_var[plan.step_scope_ptr[k] : plan.step_scope_ptr[k + 1]]
-        out = plan.n_indicator + k
-        o0 = int(plan.factor_ptr[out])
-        if scope.size == 1:
-            root_factor.append(o0)
-        live = np.flatnonzero(ws.tables[t0:t1] != 0.0)
-        unrolled = plan.gather_ptr[k + 1] > plan.gather_ptr[k]
-        if not unrolled:
-            digits = np.stack(np.unravel_index(live, tuple(int(card[u]) for u in scope)))
-        labels, messages, varies = [], [], False
-        for a, g in enumerate(range(int(plan.step_input_ptr[k]), int(plan.step_input_ptr[k + 1]))):
-            f = int(plan.step_input_factor[g])
-            if unrolled:  # the positions are in the full program's gather already
-                position = plan.gather[plan.gather_ptr[k] + a * (t1 - t0) + live]
-            else:
-                stride = plan.input_stride[plan.input_stride_ptr[g] : plan.input_stride_ptr[g + 1]]
-                position = plan.factor_ptr[f] + stride @ digits
-            if f < plan.n_indicator:
-                label = plan.factor_label[position]
-                if variable[label].any():
-                    labels.append(label)
-                    varies = True
-            else:
-                messages.append(position)
-                varies |= bool(dirty_factor[f])
-        if not varies or live.size == 0:
-            continue
-        dirty_factor[out] = True
-        inputs = labels + messages
-        n_gather += live.size * len(inputs)
-        if n_gather > GATHER_LIMIT:
-            return None
-        live_entry.append(t0 + live)
-        live_row.append(o0 + live // int(card[scope[-1]]))
-        n_label.append(len(labels))
-        n_input.append(len(inputs))
-        gathers.append(np.concatenate(inputs))
-
-    def flat(parts):
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-    sizes = [len(e) for e in live_entry]
-    arrays = dict(
-        possible=possible,
-        live_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-        live_entry=flat(live_entry),
-        live_row=flat(live_row),
-        n_label=np.asarray(n_label, dtype=np.int64),
-        n_input=np.asarray(n_input, dtype=np.int64),
-        gather_ptr=np.concatenate([[0], np.cumsum([len(g) for g in gathers])]).astype(np.int64),
-        gather=flat(gathers),
-        root_factor=np.asarray(root_factor, dtype=np.int64),
-    )
+    n_gather, *parts = sparse_count_nb(plan, ws.tables, variable, GATHER_LIMIT)
+    if n_gather < 0:
+        return None
+    arrays = dict(zip(SparseCount._fields[1:-1], parts), possible=possible)
     for a in arrays.values():
         a.setflags(write=False)
     return SparseCount(**arrays, cost=int(n_gather))

@@ -6,6 +6,7 @@ See :mod:`prunelab.samplers.prune.draws` for what the plan is for.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import NamedTuple
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from prunelab.compiled import CompiledNetwork, PlanCache
 from prunelab.elimination import check_fits, find_order, interaction_graph
+from prunelab.network import collector_paused
 
 __all__ = [
     "DEFAULT_MAX_RESTARTS",
@@ -128,28 +130,40 @@ class UniformPlan(NamedTuple):
 def _csr(lists) -> tuple[np.ndarray, np.ndarray]:
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(items) for items in lists], out=ptr[1:])
-    flat = np.fromiter((v for items in lists for v in items), dtype=np.int64, count=int(ptr[-1]))
+    flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=int(ptr[-1]))
     return ptr, flat
 
 
-def _grid_rows(bases, strides, shapes) -> list[np.ndarray]:
+def _grid_rows(bases, strides, shapes) -> tuple[np.ndarray, np.ndarray]:
     """``bases[k] + sum_a index_a * strides[k][a]`` over the states of ``shapes[k]`` in C order, for every ``k``.
 
-    The label or entry lists of many small tables: computed with one matrix
-    product per distinct shape rather than a few numpy calls per table (which
-    dominated the plan's compilation on networks of many small CPTs).
+    The label or entry lists of many small tables, one after another, and their lengths: computed with one
+    matrix product per distinct shape rather than a few numpy calls per table (which dominated the plan's
+    compilation on networks of many small CPTs), and written into one array (not one row per table).
     """
     groups: dict[tuple[int, ...], list[int]] = {}
     for k, shape in enumerate(shapes):
         groups.setdefault(tuple(shape), []).append(k)
-    rows: list[np.ndarray] = [None] * len(shapes)  # type: ignore[list-item]
+    sizes = np.zeros(len(shapes), dtype=np.int64)
+    for shape, members in groups.items():
+        sizes[members] = math.prod(shape)
+    start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    flat = np.zeros(int(start[-1]), dtype=np.int64)
     for shape, members in groups.items():
         grid = np.indices(shape, dtype=np.int64).reshape(len(shape), -1)
         stride = np.array([strides[k] for k in members], dtype=np.int64).reshape(len(members), len(shape))
         table = np.array([bases[k] for k in members], dtype=np.int64)[:, None] + stride @ grid
-        for k, row in zip(members, table):
-            rows[k] = row
-    return rows
+        flat[start[members][:, None] + np.arange(grid.shape[1])] = table
+    return flat, sizes
+
+
+def _holding(scopes, n_variables: int) -> list[set[int]]:
+    """For every variable, the factors (indices into ``scopes``) that mention it."""
+    holding: list[set[int]] = [set() for _ in range(n_variables)]
+    for f, scope in enumerate(scopes):
+        for u in scope:
+            holding[u].add(f)
+    return holding
 
 
 def _elimination_cost(order, scopes, card) -> int:
@@ -159,27 +173,21 @@ def _elimination_cost(order, scopes, card) -> int:
     multiplied into it: what :func:`find_order` weighs each candidate order by.
     """
     card = [int(c) for c in card]
-    active = {f: set(s) for f, s in enumerate(scopes)}
-    holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
-    for f, s in active.items():
-        for u in s:
-            holding.setdefault(u, set()).add(f)
-    next_id = len(scopes)
+    active = [set(s) for s in scopes]  # by factor id; the factors produced are appended
+    holding = _holding(scopes, len(card))  # variable -> active factors that mention it
     cost = 0
     for v in order:
-        inputs = holding.pop(v, ())
+        inputs = holding[v]
         union = set()
         for f in inputs:
-            union |= active.pop(f)
+            union |= active[f]
         union.discard(v)
-        size = card[v]
+        out = len(active)
         for u in union:
-            size *= card[u]
             holding[u] -= inputs
-            holding[u].add(next_id)
-        cost += size * len(inputs)
-        active[next_id] = union
-        next_id += 1
+            holding[u].add(out)
+        cost += math.prod(map(card.__getitem__, union), start=card[v]) * len(inputs)
+        active.append(union)
     return cost
 
 
@@ -195,49 +203,42 @@ def _symbolic_elimination(order, scopes, card, position):
     for u, p in position.items():
         where[u] = p
     at = where.__getitem__
-    active = {f: tuple(s) for f, s in enumerate(scopes)}
-    holding: dict[int, set[int]] = {}  # variable -> active factors that mention it
-    for f, s in active.items():
-        for u in s:
-            holding.setdefault(u, set()).add(f)
-    next_id = len(scopes)
+    active = [tuple(s) for s in scopes]  # by factor id; the factors produced are appended
+    holding = _holding(active, len(card))  # variable -> active factors that mention it
     steps = []
     cost = 0
     for v in order:
         # indicator factors first: they are sparse and stop the product early (the factors produced are
         # numbered after them, from len(scopes) up, so the numbers alone give that order)
-        inputs = sorted(holding.pop(v, ()))
+        held = holding[v]
+        inputs = sorted(held)
         union = set()
         for f in inputs:
             union.update(active[f])
         union.discard(v)
         outer = sorted(union, key=at)
         combined = outer + [v]
-        size = card[v]
-        for u in outer:
-            size *= card[u]
-        cost += size * len(inputs)
+        column = {u: a for a, u in enumerate(combined)}
+        cost += math.prod(map(card.__getitem__, outer), start=card[v]) * len(inputs)
         strides = []
         for f in inputs:
-            s = active.pop(f)
-            own = {}
+            row = [0] * len(combined)
             stride = 1
-            for u in reversed(s):
-                own[u] = stride
+            for u in reversed(active[f]):
+                row[column[u]] = stride
                 stride *= card[u]
-            strides.append([own.get(u, 0) for u in combined])
-            for u in s:
-                if u != v:
-                    holding[u].discard(f)
+            strides.append(row)
+        out_id = len(active)
         out = tuple(outer)
-        active[next_id] = out
+        active.append(out)
         for u in outer:
-            holding[u].add(next_id)
-        steps.append((v, combined, inputs, strides, next_id, out))
-        next_id += 1
+            holding[u] -= held
+            holding[u].add(out_id)
+        steps.append((v, combined, inputs, strides, out_id, out))
     return steps, cost
 
 
+@collector_paused()
 def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, counting: bool = True,
                          max_work: float = math.inf) -> UniformPlan:
     """Compile the search order and the elimination program for ``net``.
@@ -307,41 +308,49 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
     # ---- indicator factors: one per CPT that mentions a free variable
     scopes: list[tuple[int, ...]] = []
     fixed_labels, scope_strides = [], []
+    where = [-1] * n  # search position of every free variable, -1 for an observed one
+    for p, v in enumerate(free):
+        where[v] = p
     for i in range(n):
-        family = index_l[ptr_l[i]:ptr_l[i + 1]] + [i]
-        family_stride = stride_l[ptr_l[i]:ptr_l[i + 1]] + [1]
-        scope = sorted((u for u in family if not observed_l[u]), key=position.__getitem__)
-        if not scope:
+        lo, hi = ptr_l[i], ptr_l[i + 1]
+        family = list(zip(index_l[lo:hi], stride_l[lo:hi]))
+        family.append((i, 1))
+        members = sorted((where[u], u, st) for u, st in family if where[u] >= 0)  # positions differ: no ties
+        if not members:
             continue
-        fixed = offset_l[i] + sum(ev_l[u] * st for u, st in zip(family, family_stride) if observed_l[u])
-        stride_of = dict(zip(family, family_stride))
-        scopes.append(tuple(scope))
-        fixed_labels.append(fixed)
-        scope_strides.append([stride_of[u] for u in scope])
+        scopes.append(tuple(u for _p, u, _st in members))
+        fixed_labels.append(offset_l[i] + sum(ev_l[u] * st for u, st in family if where[u] < 0))
+        scope_strides.append([st for _p, _u, st in members])
     cards = card.tolist()  # Python ints: numpy scalars cost ~100 ns each
-    labels = _grid_rows(fixed_labels, scope_strides, [[cards[u] for u in scope] for scope in scopes])
+    labels, label_sizes = _grid_rows(fixed_labels, scope_strides, [[cards[u] for u in scope] for scope in scopes])
 
     # ---- elimination program: the cheapest order found, refused before allocating if too large
+    first = {}  # the program of the first candidate costed, the min-fill order: usually the one chosen
+
     def count_cost(candidate) -> float:
-        return float(_elimination_cost(candidate.order, scopes, card))
+        if first:
+            return float(_elimination_cost(candidate.order, scopes, card))
+        first[candidate.order] = _symbolic_elimination(candidate.order, scopes, card, position)
+        return float(first[candidate.order][1])
 
     if counting:
         best = find_order(interaction_graph(scopes, free), card, cost=count_cost, max_work=max_work)
         check_fits(best, "the counting plan of prune sampling and of uniform draws (sampler 'prune', "
                    "'prune-tempered', or 'mc-sat' with uniform='exact')")
-        steps, cost = _symbolic_elimination(best.order, scopes, card, position)
+        steps, cost = first.get(best.order) or _symbolic_elimination(best.order, scopes, card, position)
     else:
         steps, cost = [], 0
 
-    factor_sizes = [len(lab) for lab in labels]
+    factor_sizes = label_sizes.tolist()
     factor_scopes = list(scopes)
     step_scopes, step_inputs, input_strides, table_sizes = [], [], [], []
-    for _v, combined, inputs, strides, _out_id, out_scope in steps:
+    for v, combined, inputs, strides, _out_id, out_scope in steps:
         step_scopes.append(combined)
         step_inputs.append(inputs)
         input_strides.extend(strides)
-        table_sizes.append(math.prod(cards[u] for u in combined))
-        factor_sizes.append(math.prod(cards[u] for u in out_scope))
+        out_size = math.prod(map(cards.__getitem__, out_scope))
+        table_sizes.append(out_size * cards[v])
+        factor_sizes.append(out_size)
         factor_scopes.append(out_scope)
     factor_ptr = np.concatenate([[0], np.cumsum(factor_sizes)]).astype(np.int64)
     table_ptr = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
@@ -361,8 +370,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
             gather_shape.append(shape)
         gather_sizes.append(unrolled)
         gathered += unrolled
-    gathers = _grid_rows(gather_base, gather_stride, gather_shape)
-    gather = np.concatenate(gathers).astype(np.int64) if gathers else np.zeros(0, np.int64)
+    gather = _grid_rows(gather_base, gather_stride, gather_shape)[0]
     gather_ptr = np.concatenate([[0], np.cumsum(gather_sizes)]).astype(np.int64)
     factor_scope_ptr, factor_scope_var = _csr(factor_scopes)
     step_scope_ptr, step_scope_var = _csr(step_scopes)
@@ -378,7 +386,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         look_ptr=look_ptr,
         look_var=look_var,
         factor_ptr=factor_ptr,
-        factor_label=(np.concatenate(labels) if labels else np.zeros(0, np.int64)).astype(np.int64),
+        factor_label=labels,
         factor_scope_ptr=factor_scope_ptr,
         factor_scope_var=factor_scope_var,
         step_scope_ptr=step_scope_ptr,
@@ -396,7 +404,7 @@ def compile_uniform_plan(net: CompiledNetwork, node_budget: int | None = None, c
         a.setflags(write=False)
     return UniformPlan(
         **arrays,
-        n_indicator=len(labels),
+        n_indicator=len(scopes),
         count_cost=int(cost),
         node_budget=int(node_budget),
     )

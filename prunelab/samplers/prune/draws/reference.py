@@ -10,7 +10,7 @@ import numpy as np
 from .compiler import EXACT_COUNT_LIMIT
 from .registry import AUTO, COUNT, ENUMERATE, HEURISTIC
 
-__all__ = ["count_py", "search_py", "uniform_draw_py"]
+__all__ = ["count_py", "search_py", "sparse_count_py", "uniform_draw_py"]
 
 
 def _label_py(net, y, i):
@@ -186,3 +186,69 @@ def uniform_draw_py(rng, net, plan, kept, x, y, uniform_code, n_candidates, max_
     if total > 0:
         _backward_py(rng, plan, tables, y)
     return total, COUNT, nodes
+
+
+def sparse_count_py(plan, tables, variable, limit):
+    """The arrays of a :class:`~prunelab.samplers.prune.plan.SparseCount` and its cost, or None past ``limit``.
+
+    The arrays are all but ``possible``; ``tables``: the workspace's combined tables after a full count with
+    every possible label kept; ``limit``: the most gather entries allowed. What
+    :func:`~.counting.sparse_count_nb` computes, step by step.
+    """
+    card = plan.step_scope_card
+    dirty_factor = np.zeros(int(plan.factor_ptr.shape[0] - 1), dtype=bool)
+    live_entry, live_row, n_label, n_input, gathers, root_factor = [], [], [], [], [], []
+    n_gather = 0
+    for k in range(plan.n_steps):
+        t0, t1 = int(plan.table_ptr[k]), int(plan.table_ptr[k + 1])
+        s0, s1 = int(plan.step_scope_ptr[k]), int(plan.step_scope_ptr[k + 1])
+        out = plan.n_indicator + k
+        o0 = int(plan.factor_ptr[out])
+        if s1 - s0 == 1:
+            root_factor.append(o0)
+        live = np.flatnonzero(tables[t0:t1] != 0.0)
+        unrolled = plan.gather_ptr[k + 1] > plan.gather_ptr[k]
+        if not unrolled:
+            digits = np.stack(np.unravel_index(live, tuple(int(c) for c in card[s0:s1])))
+        labels, messages, varies = [], [], False
+        for a, g in enumerate(range(int(plan.step_input_ptr[k]), int(plan.step_input_ptr[k + 1]))):
+            f = int(plan.step_input_factor[g])
+            if unrolled:  # the positions are in the full program's gather already
+                position = plan.gather[plan.gather_ptr[k] + a * (t1 - t0) + live]
+            else:
+                stride = plan.input_stride[plan.input_stride_ptr[g] : plan.input_stride_ptr[g + 1]]
+                position = plan.factor_ptr[f] + stride @ digits
+            if f < plan.n_indicator:
+                label = plan.factor_label[position]
+                if variable[label].any():
+                    labels.append(label)
+                    varies = True
+            else:
+                messages.append(position)
+                varies |= bool(dirty_factor[f])
+        if not varies or live.size == 0:
+            continue
+        dirty_factor[out] = True
+        inputs = labels + messages
+        n_gather += live.size * len(inputs)
+        if n_gather > limit:
+            return None
+        live_entry.append(t0 + live)
+        live_row.append(o0 + live // int(card[s1 - 1]))
+        n_label.append(len(labels))
+        n_input.append(len(inputs))
+        gathers.append(np.concatenate(inputs))
+
+    def flat(parts):
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+    return dict(
+        live_ptr=np.concatenate([[0], np.cumsum([len(e) for e in live_entry])]).astype(np.int64),
+        live_entry=flat(live_entry),
+        live_row=flat(live_row),
+        n_label=np.asarray(n_label, dtype=np.int64),
+        n_input=np.asarray(n_input, dtype=np.int64),
+        gather_ptr=np.concatenate([[0], np.cumsum([len(g) for g in gathers])]).astype(np.int64),
+        gather=flat(gathers),
+        root_factor=np.asarray(root_factor, dtype=np.int64),
+    ), n_gather
