@@ -36,7 +36,6 @@ import argparse
 import csv
 import os
 import resource
-import sys
 import time
 
 import numpy as np
@@ -118,7 +117,6 @@ def main() -> None:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t")
             writer.writeheader()
             writer.writerows(rows)
-    sys.exit(0)
 
 
 if __name__ == "__main__":
