@@ -71,8 +71,9 @@ from .junction_tree import JunctionTree, calibrate, junction_tree
 from .network import BayesianNetwork
 
 __all__ = [
-    "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PlanFacts", "QUICK_TABLE_ENTRIES",
-    "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method", "plan_and_answer",
+    "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PLAN_RULES", "PlanFacts",
+    "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method",
+    "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -102,6 +103,24 @@ START_COMPILE_SECONDS = 10.0
 over (:func:`prunelab.samplers.init.initial_state`): a posterior draw saves a start nothing a chain needs, and a
 circuit that refuses at :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS` held every chain of the reach experiment
 on mastermind_05_08_03-0014 past its 150 s of set-up, where the solver's model takes 0.2 s."""
+
+
+PLAN_RULES = {
+    "named": "the method was asked for by name",
+    "small tables": "the junction tree's tables are small (rule 1)",
+    "no determinism": "the tables fit and no CPT entry is 0 or 1: nothing for a rival to exploit",
+    "rival not installed": "the tables fit and the method that exploits determinism is not installed",
+    "race: counter": "the counter won the race against the junction tree (rule 2)",
+    "race: circuit": "the circuit won the race against the junction tree (rule 2)",
+    "race: junction tree": "the junction tree won the race (rule 2)",
+    "tables do not fit: counter": "the tables do not fit and the counter answers the question (rule 3)",
+    "tables do not fit: circuit": "the tables do not fit and a circuit answers (rule 3)",
+    "past the circuit: counter": "neither the tables nor a circuit fit: the counter answers every posterior (rule 3)",
+    "draw: tables": "an exact state is drawn from the junction tree's tables",
+    "draw: circuit": "an exact state is drawn from a circuit: the tables do not fit",
+}
+"""The rules that choose a method, by the key :attr:`ExactPlan.rule` carries: the same key wherever the same rule
+chose, whatever the load (the reason's sentence names the network's figures)."""
 
 
 class PlanFacts(NamedTuple):
@@ -143,18 +162,27 @@ class ExactPlan(NamedTuple):
     ----------
     method : str
         ``"junction_tree"``, ``"circuit"`` or ``"counter"``.
+    rule : str
+        The rule that chose it: a key of :data:`PLAN_RULES`.
     reason : str
-        One sentence: the rule that chose it.
+        One sentence: the rule with the network's figures (table entries, counts); nothing measured, so the same
+        question on the same network gets the same sentence on any machine.
     tried : tuple of str
-        The methods tried before it, each with how it stopped (``"counter: budget 3.1 s"``).
+        The methods tried before it, each with how it stopped (``"counter: not done within its budget of 3.1 s
+        (3.1 s)"``).
     facts : PlanFacts or None
         What was known before choosing (``None`` when the method was named).
+    race_budget : float or None
+        Wall-clock seconds a race gave the rival of the junction tree (half the tree's predicted seconds times
+        :attr:`PlanFacts.slowdown`, plus :data:`TRY_SECONDS`); ``None`` where no race was run.
     """
 
     method: str
+    rule: str
     reason: str
     tried: tuple[str, ...] = ()
     facts: PlanFacts | None = None
+    race_budget: float | None = None
 
 
 class _Answer(NamedTuple):
@@ -227,20 +255,21 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
     >>> from prunelab import load_network
     >>> from prunelab.planner import plan_and_answer
     >>> answer = plan_and_answer(load_network("asia"), {"dysp": "yes"}, "auto", None, True)
-    >>> answer.plan.method, answer.plan.reason
-    ('junction_tree', 'the junction tree is small: 38 table entries')
+    >>> answer.plan.method, answer.plan.rule, answer.plan.reason
+    ('junction_tree', 'small tables', 'the junction tree is small: 38 table entries')
     """
     if method not in EXACT_METHODS:
         raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
     if method == "junction_tree":
-        return _junction_tree_answer(bn, evidence, ExactPlan("junction_tree", "asked for by name"))
+        return _junction_tree_answer(bn, evidence, ExactPlan("junction_tree", "named", "asked for by name"))
     observed = frozenset(bn.evidence_indices(evidence))
     if method == "circuit":
-        return _circuit_answer(bn, evidence, ExactPlan("circuit", "asked for by name"), None)
+        return _circuit_answer(bn, evidence, ExactPlan("circuit", "named", "asked for by name"), None)
     net = compile_network(bn, evidence)
     asked = _asked(net, variables, posteriors)
     if method == "counter":
-        return _count_answer(bn, net, asked, ExactPlan("counter", "asked for by name"), None, n_jobs, progress)
+        plan = ExactPlan("counter", "named", "asked for by name")
+        return _count_answer(bn, net, asked, plan, None, n_jobs, progress)
 
     wall, cpu = time.perf_counter(), time.process_time()
     tree, refusal = _tree(bn, observed)
@@ -257,29 +286,34 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
 
     if tree is not None:
         predicted = entries * SECONDS_PER_TABLE_ENTRY
-        plan = ExactPlan("junction_tree", f"the junction tree is small: {entries:.4g} table entries", (), facts)
+        plan = ExactPlan("junction_tree", "small tables", f"the junction tree is small: {entries:.4g} table entries",
+                         (), facts)
         rival = preferred[0] if have[preferred[0]] else None
         if rival is None or entries <= QUICK_TABLE_ENTRIES or facts.deterministic_share == 0.0 or facts.free == 0:
             if entries > QUICK_TABLE_ENTRIES:
-                why = ("no deterministic entries to exploit" if facts.deterministic_share == 0.0
-                       else f"the {preferred[0]} is not installed")
-                plan = plan._replace(reason=f"{why}: the junction tree ({entries:.4g} table entries)")
+                rule, why = (("no determinism", "no deterministic entries to exploit")
+                             if facts.deterministic_share == 0.0
+                             else ("rival not installed", f"the {preferred[0]} is not installed"))
+                plan = plan._replace(rule=rule, reason=f"{why}: the junction tree ({entries:.4g} table entries)")
             return _junction_tree_answer(bn, evidence, plan)
         budget = 0.5 * predicted * slowdown + TRY_SECONDS
         reason = (f"the {rival} won a race against the junction tree ({entries:.4g} table entries, predicted "
-                  f"{predicted:.3g} s, x {slowdown:.2g} for the load now; {rival} budget {budget:.3g} s, "
-                  f"{facts.deterministic_share:.0%} of the CPT entries 0 or 1)")
+                  f"{predicted:.3g} s on a core of its own; {facts.deterministic_share:.0%} of the CPT entries 0 "
+                  f"or 1)")
+        won = ExactPlan(rival, f"race: {rival}", reason, (), facts, budget)
         from .circuit import CircuitTooLargeError, CountTooHardError
 
         start = time.perf_counter()
         try:
             if rival == "circuit":
-                return _circuit_answer(bn, evidence, ExactPlan("circuit", reason, (), facts), net, budget)
-            return _count_answer(bn, net, asked, ExactPlan("counter", reason, (), facts), budget, n_jobs, progress)
+                return _circuit_answer(bn, evidence, won, net, budget)
+            return _count_answer(bn, net, asked, won, budget, n_jobs, progress)
         except (CircuitTooLargeError, CountTooHardError):
             spent = time.perf_counter() - start
-            plan = ExactPlan("junction_tree", f"it won a race against the {rival} ({entries:.4g} table entries)",
-                             (f"{rival}: not done within its budget of {budget:.3g} s ({spent:.3g} s)",), facts)
+            plan = ExactPlan("junction_tree", "race: junction tree",
+                             f"it won a race against the {rival} ({entries:.4g} table entries)",
+                             (f"{rival}: not done within its budget of {budget:.3g} s ({spent:.3g} s)",), facts,
+                             budget)
             return _junction_tree_answer(bn, evidence, plan)
 
     from .circuit import AUTO_COMPILE_SECONDS, CircuitTooLargeError
@@ -291,10 +325,12 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
                                 f"models: pip install 'prunelab[circuit,counter]'") from refusal
     if not all_posteriors and have["counter"]:
         answers = "one weighted count answers" if counts == 1 else f"{counts} weighted counts answer"
-        plan = ExactPlan("counter", f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
+        plan = ExactPlan("counter", "tables do not fit: counter",
+                         f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
         return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
     if have["circuit"]:
-        plan = ExactPlan("circuit", "the junction tree's tables do not fit, and a circuit answers every posterior "
+        plan = ExactPlan("circuit", "tables do not fit: circuit",
+                         "the junction tree's tables do not fit, and a circuit answers every posterior "
                                     "at once" if all_posteriors else "the junction tree's tables do not fit, and "
                                     "the counter is not installed", tried, facts)
         if not have["counter"]:
@@ -303,7 +339,8 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
             return _circuit_answer(bn, evidence, plan, net, AUTO_COMPILE_SECONDS)
         except CircuitTooLargeError as exc:
             tried = (*tried, f"circuit: {exc}")
-    plan = ExactPlan("counter", f"neither the junction tree nor a circuit answers: {counts} weighted counts answer "
+    plan = ExactPlan("counter", "past the circuit: counter",
+                     f"neither the junction tree nor a circuit answers: {counts} weighted counts answer "
                                 f"every posterior", tried, facts)
     return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
 
@@ -360,5 +397,7 @@ def draw_method(bn: BayesianNetwork, evidence: Mapping) -> ExactPlan:
     """
     tree, refusal = _tree(bn, frozenset(bn.evidence_indices(evidence)))
     if tree is not None:
-        return ExactPlan("junction_tree", f"the junction tree's tables fit ({_entries(tree)[0]:.4g} entries)")
-    return ExactPlan("circuit", "the junction tree's tables do not fit", (f"junction_tree: {refusal}",))
+        return ExactPlan("junction_tree", "draw: tables", f"the junction tree's tables fit ({_entries(tree)[0]:.4g} "
+                                                          f"entries)")
+    return ExactPlan("circuit", "draw: circuit", "the junction tree's tables do not fit",
+                     (f"junction_tree: {refusal}",))

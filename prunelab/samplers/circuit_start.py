@@ -58,7 +58,7 @@ def circuit_posterior_state(rng, bn: BayesianNetwork, evidence, max_restarts: in
     >>> import numpy as np
     >>> from prunelab import load_network
     >>> bn = load_network("deterministic_pair")
-    >>> plan = ExactPlan("circuit", "the junction tree's tables do not fit", ("junction_tree: (none)",))
+    >>> plan = ExactPlan("circuit", "draw: circuit", "the tables do not fit", ("junction_tree: (none)",))
     >>> circuit_posterior_state(np.random.default_rng(0), bn, {"B": "1"}, 10, plan).tolist()
     [1, 1]
     """

@@ -59,7 +59,7 @@ def _agrees(got, want):
 def test_small_tables_go_to_the_junction_tree_and_say_so():
     got = exact_marginals(load_network("asia"), {"dysp": "yes"})
     assert got.method == "junction_tree" == got.plan.method
-    assert got.plan.reason.startswith("the junction tree is small")
+    assert got.plan.rule == "small tables" and got.plan.reason.startswith("the junction tree is small")
     assert got.plan.facts.fits and got.plan.facts.table_entries <= planner.QUICK_TABLE_ENTRIES
     assert got.log_probability == pytest.approx(math.log(probability_of_evidence(load_network("asia"),
                                                                                  {"dysp": "yes"})), abs=1e-12)
@@ -69,7 +69,7 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(
     _tables_refuse(monkeypatch)
     _circuit_refuses(monkeypatch)  # were the circuit asked, this would raise
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
-    assert got.method == "counter"
+    assert got.method == "counter" and got.plan.rule == "tables do not fit: counter"
     assert got.plan.tried[0].startswith("junction_tree: ")
     assert got.plan.facts.counts == 3 and not got.plan.facts.fits
     _agrees(got, truth)
@@ -84,7 +84,7 @@ def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth)
     _tables_refuse(monkeypatch)
     got = exact_marginals(_grid(), EVIDENCE)
     assert got.method == "circuit"
-    assert "every posterior at once" in got.plan.reason
+    assert got.plan.rule == "tables do not fit: circuit" and "every posterior at once" in got.plan.reason
     _agrees(got, truth)
 
 
@@ -92,7 +92,7 @@ def test_past_the_circuit_every_posterior_is_counted(monkeypatch, truth):
     _tables_refuse(monkeypatch)
     _circuit_refuses(monkeypatch)
     got = exact_marginals(_grid(), EVIDENCE)
-    assert got.method == "counter"
+    assert got.method == "counter" and got.plan.rule == "past the circuit: counter"
     assert [t.split(":")[0] for t in got.plan.tried] == ["junction_tree", "circuit"]
     assert list(got) == list(truth)
     _agrees(got, truth)
@@ -112,10 +112,10 @@ def test_a_race_the_rival_wins_answers_by_the_rival(monkeypatch, truth):
     monkeypatch.setattr(planner, "TRY_SECONDS", 1e6)  # the rival always finishes
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
     assert got.method == "counter"
-    assert "won a race against the junction tree" in got.plan.reason
+    assert got.plan.rule == "race: counter" and "won a race against the junction tree" in got.plan.reason
     _agrees(got, truth)
     everything = exact_marginals(_grid(), EVIDENCE)
-    assert everything.method == "circuit"  # every posterior: the circuit is the rival
+    assert everything.method == "circuit" and everything.plan.rule == "race: circuit"  # every posterior: its rival
     _agrees(everything, truth)
 
 
@@ -124,7 +124,7 @@ def test_a_race_the_rival_loses_answers_by_the_junction_tree(monkeypatch, truth)
     monkeypatch.setattr(planner, "TRY_SECONDS", 0.0)
     monkeypatch.setattr(planner, "SECONDS_PER_TABLE_ENTRY", 0.0)  # a budget of 0 s: refused by rule
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
-    assert got.method == "junction_tree"
+    assert got.method == "junction_tree" and got.plan.rule == "race: junction tree" and got.plan.race_budget == 0.0
     assert got.plan.tried and got.plan.tried[0].startswith("counter: not done within its budget of 0 s")
     _agrees(got, truth)
 
@@ -136,7 +136,7 @@ def test_no_race_where_nothing_is_deterministic(monkeypatch):
     bn = make_grid(4, 0.0, seed=1)  # no deterministic nodes: its CPTs hold no 0 or 1
     got = exact_marginals(bn)
     assert bn and got.plan.facts.deterministic_share == 0.0
-    assert got.method == "junction_tree" and got.plan.reason.startswith("no deterministic entries")
+    assert got.plan.rule == "no determinism" and got.plan.reason.startswith("no deterministic entries")
 
 
 def test_without_the_extras_the_planner_uses_what_is_installed(monkeypatch, truth):
@@ -144,6 +144,7 @@ def test_without_the_extras_the_planner_uses_what_is_installed(monkeypatch, trut
     monkeypatch.setattr(planner, "available", lambda package: package != "pyganak")
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
     assert got.method == "circuit" and "the counter is not installed" in got.plan.reason
+    assert got.plan.rule == "tables do not fit: circuit"
     _agrees(got, truth)
     monkeypatch.setattr(planner, "available", lambda package: False)
     with pytest.raises(MissingExtraError, match=r"MAX_CLIQUE_ENTRIES.*pip install 'prunelab\[circuit,counter\]'"):
@@ -165,17 +166,17 @@ def test_a_named_method_is_run_alone():
     bn = _grid()
     for method in ("junction_tree", "circuit", "counter"):
         got = exact_marginals(bn, EVIDENCE, method=method, variables=["v_1_1"])
-        assert got.plan == ExactPlan(method, "asked for by name")
+        assert got.plan == ExactPlan(method, "named", "asked for by name")
     with pytest.raises(ValueError, match=r"unknown exact inference method 'fast'"):
         exact_marginals(bn, EVIDENCE, method="fast")
 
 
 def test_draws_come_from_the_tables_where_they_fit_else_from_a_circuit(monkeypatch):
-    assert draw_method(_grid(), EVIDENCE).method == "junction_tree"
+    assert draw_method(_grid(), EVIDENCE)[:2] == ("junction_tree", "draw: tables")
     _tables_refuse(monkeypatch)
     bn = _grid()
     plan = draw_method(bn, EVIDENCE)
-    assert plan.method == "circuit" and plan.tried[0].startswith("junction_tree: ")
+    assert plan[:2] == ("circuit", "draw: circuit") and plan.tried[0].startswith("junction_tree: ")
     with pytest.raises(TablesTooLargeError):
         exact_marginals(bn, EVIDENCE, method="junction_tree")
     x = exact_posterior_state(np.random.default_rng(1), bn, EVIDENCE, 10)
@@ -201,7 +202,9 @@ def test_a_race_budget_is_stretched_by_the_slowdown_the_order_search_measured(mo
         got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
         assert got.method == "counter" and got.plan.facts.slowdown == slowdown
         budgets[slowdown] = 0.5 * got.plan.facts.table_entries * slowdown
-        assert f"x {slowdown:.2g} for the load now; counter budget {budgets[slowdown]:.3g} s" in got.plan.reason
+        assert got.plan.rule == "race: counter" and got.plan.race_budget == pytest.approx(budgets[slowdown])
+        assert "load" not in got.plan.reason and f"{got.plan.race_budget:.3g}" not in got.plan.reason
     assert budgets[4.0] == 4 * budgets[1.0]
     assert measure(3.0, 1.0) == 3.0 and measure(0.5, 1.0) == 1.0  # never below a core's own
     assert measure(9.0, planner.MEASURE_CPU_SECONDS / 2) == 1.0  # too short to tell
+

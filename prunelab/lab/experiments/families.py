@@ -375,7 +375,7 @@ def _auto(bn, evidence, goal, state):
 
     post = exact_marginals(bn, evidence, method="auto", variables=[] if goal is None else [goal])
     log_p = post.log_probability if goal is None else _goal_log(post, bn, goal, state)
-    return {"log_p": log_p, "used": post.method, "reason": post.plan.reason}
+    return {"log_p": log_p, "used": post.method, "rule": post.plan.rule, "reason": post.plan.reason}
 
 
 def _pyagrum(path, evidence, goal, state):
@@ -463,7 +463,7 @@ def _exact_run(instance: Instance, method: str, prof: FamiliesProfile) -> dict:
     log_p = float(value.get("log_p", math.nan))
     record = {"query": "P(e)" if goal is None else "P(goal=v)", "goal": goal or "", "goal_state": state or "",
               "read_seconds": network_seconds, "status": out["status"], "used": value.get("used", ""),
-              "reason": value.get("reason", ""),
+              "rule": value.get("rule", ""), "reason": value.get("reason", ""),
               "error": out["error"], "message": out["message"], "log_p": log_p,
               "p": math.exp(log_p) if not math.isnan(log_p) else math.nan,
               "seconds": out["wall_seconds"], "cpu_seconds": out["cpu_seconds"], "peak_bytes": int(out["peak_bytes"]),
