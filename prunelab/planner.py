@@ -329,10 +329,9 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
                          f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
         return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
     if have["circuit"]:
-        plan = ExactPlan("circuit", "tables do not fit: circuit",
-                         "the junction tree's tables do not fit, and a circuit answers every posterior "
-                                    "at once" if all_posteriors else "the junction tree's tables do not fit, and "
-                                    "the counter is not installed", tried, facts)
+        why = "a circuit answers every posterior at once" if all_posteriors else "the counter is not installed"
+        plan = ExactPlan("circuit", "tables do not fit: circuit", f"the junction tree's tables do not fit, and {why}",
+                         tried, facts)
         if not have["counter"]:
             return _circuit_answer(bn, evidence, plan, net)
         try:
@@ -340,8 +339,8 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
         except CircuitTooLargeError as exc:
             tried = (*tried, f"circuit: {exc}")
     plan = ExactPlan("counter", "past the circuit: counter",
-                     f"neither the junction tree nor a circuit answers: {counts} weighted counts answer "
-                                f"every posterior", tried, facts)
+                     f"neither the junction tree nor a circuit answers: {counts} weighted counts answer every "
+                     f"posterior", tried, facts)
     return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
 
 
