@@ -23,9 +23,10 @@ second. Table sizes are products of float64 cardinalities: they never overflow
 into negative numbers (an overflow is ``inf``, larger than every cap).
 
 When the best of the three needs more than :data:`SEARCH_THRESHOLD` entries in
-all, more orders are tried: the variables' own (topological) order and its
-reverse - on a Sang-Beame-Kautz grid the row-major order has width equal to the
-side, where min-fill's is half as large again - and restarts of min-fill and
+all and a table of more than :data:`SEARCH_WIDTH_ENTRIES`, more orders are
+tried: the variables' own (topological) order and its reverse - on a
+Sang-Beame-Kautz grid the row-major order has width equal to the side, where
+min-fill's is half as large again - and restarts of min-fill and
 min-weight with ties broken at random. Restarts are paid for from a budget
 counted in deterministic work units (the squared degrees of the scores the
 greedy search computes, weighted by :data:`SET_OPERATION_ENTRIES`), worth :data:`RESTART_SHARE` of the
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_TOTAL_ENTRIES",
     "GIVE_UP_ENTRIES",
     "SEARCH_THRESHOLD",
+    "SEARCH_WIDTH_ENTRIES",
     "EliminationOrder",
     "OrderSearchTooLongError",
     "TablesTooLargeError",
@@ -86,6 +88,12 @@ MAX_TOTAL_ENTRIES = 2**28
 
 SEARCH_THRESHOLD = 2.0**20
 """Total table entries above which :func:`find_order` tries more than the three greedy orders."""
+
+SEARCH_WIDTH_ENTRIES = 2.0**8
+"""Largest table (entries) at or below which :func:`find_order` tries no more orders, whatever the total: the
+tables are many and small (a chain or tree of 2^18 binary nodes passes :data:`SEARCH_THRESHOLD` with tables of
+4 entries), no other order can make them much smaller, and costing two more orders would add a third to the
+search."""
 
 RESTART_SHARE = 0.5
 """Restart budget, as a share of the best order's cost (at most of :data:`MAX_TOTAL_ENTRIES`)."""
@@ -441,7 +449,8 @@ def find_order(
     """The cheapest elimination order found, by total clique-table entries or ``cost``.
 
     Tries min-fill, min-weight and min-degree; if the best needs more than
-    :data:`SEARCH_THRESHOLD` entries, also the variables' own order, its reverse
+    :data:`SEARCH_THRESHOLD` entries (and a table of more than
+    :data:`SEARCH_WIDTH_ENTRIES`), also the variables' own order, its reverse
     and randomised restarts within a deterministic work budget (see the module
     docstring). Does not check the caps: see :func:`check_fits`.
 
@@ -519,7 +528,7 @@ def find_order(
         consider(order, heuristic)
     if best is None:
         return _given_up(adjacency, card, *given_up)
-    if best_cost <= SEARCH_THRESHOLD:
+    if best_cost <= SEARCH_THRESHOLD or max(best.entries, default=0.0) <= SEARCH_WIDTH_ENTRIES:
         return best
     nodes = sorted(adjacency)
     consider(nodes, "topological")

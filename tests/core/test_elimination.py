@@ -197,8 +197,32 @@ def test_a_candidate_order_is_given_up_once_it_costs_more_than_the_best(monkeypa
         frozen.append(len(out))
         return out
 
-    monkeypatch.setattr(elimination, "SEARCH_THRESHOLD", 0.0)  # as on a tree of 256k nodes: every candidate
+    monkeypatch.setattr(elimination, "SEARCH_THRESHOLD", 0.0)  # every candidate is tried, small tables or not
+    monkeypatch.setattr(elimination, "SEARCH_WIDTH_ENTRIES", 0.0)
     monkeypatch.setattr(elimination, "frozenset", counted_frozenset, raising=False)
     best = elimination.find_order(adjacency, [2] * n)
     assert best.width == 1 and best.total_entries == 4 * (n - 1) + 2
     assert sum(frozen) <= 20 * n  # a level of the tree is 128 wide: the topological order alone freezes ~n^2 / 8
+
+
+def test_many_small_tables_are_not_searched_further_however_many(monkeypatch):
+    """A binary tree of 2^18 nodes passes SEARCH_THRESHOLD with tables of 4 entries; no order is costed beyond
+    the greedy ones (they cost a third more of the search at that size), while a grid's wide tables still are."""
+    import prunelab.elimination as elimination
+
+    n = 1023
+    tree = {v: set() for v in range(n)}
+    for v in range(1, n):
+        tree[v].add((v - 1) // 2)
+        tree[(v - 1) // 2].add(v)
+    costed = []
+    evaluated = elimination._evaluated
+    monkeypatch.setattr(elimination, "_evaluated", lambda *a: costed.append(a[3]) or evaluated(*a))
+    monkeypatch.setattr(elimination, "SEARCH_THRESHOLD", 0.0)  # as at 2^18 nodes: the total passes it
+    best = elimination.find_order(tree, [2] * n)
+    assert best.total_entries == 4 * (n - 1) + 2 and max(best.entries) <= elimination.SEARCH_WIDTH_ENTRIES
+    assert costed == ["min-fill"]  # the other greedy orders are the same order: seen, not costed again
+    costed.clear()
+    bn = make_grid(14, 0.5, seed=0)
+    elimination.find_order(moral_graph(bn), bn.cardinalities)
+    assert {"topological", "reverse topological"} <= set(costed)
