@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from prunelab import exact_marginals, load_network
+from prunelab.planner import PLAN_RULES
 from prunelab.lab.experiments.families import benchmark_instances
 from prunelab.lab.experiments.guard import guarded
 from prunelab.lab.experiments.literature import (KINDS, REACH_LABELS, exact_table, family_table, instance_times,
-                                                 network_kind, planner_reason, refusal_kind,
+                                                 network_kind, refusal_kind,
                                                  sampler_grid, sampler_table)
 from prunelab.lab.experiments.reach import REACH_SAMPLERS
 
@@ -75,10 +76,14 @@ def test_an_answer_counts_as_reproduced_only_when_every_method_of_ours_agrees():
     assert (fs["files"], fs["files_read"], fs["undisputed"], fs["variables_max"]) == (1, 0, 0, 10)
 
 
-def test_the_planners_own_reasons_and_the_guards_own_refusals_are_classified():
+def test_autos_rule_comes_from_its_record_and_the_guards_own_refusals_are_classified():
     asia = exact_marginals(load_network("asia"), {"dysp": "yes"})
-    assert planner_reason(asia.plan.reason) == "small tables"
-    assert planner_reason("asked for by name") == "other"
+    assert asia.plan.rule == "small tables" and asia.plan.rule in PLAN_RULES
+    runs = [_run("i", m, "answered", s) for m, s in (("junction_tree", 0.2), ("circuit", 3.0), ("counter", 0.4))]
+    runs.append(dict(_run("i", "auto", "answered", 0.3, used="junction_tree"), rule=asia.plan.rule,
+                     reason=asia.plan.reason))
+    row = instance_times(pd.DataFrame(runs), pd.DataFrame({"instance": ["i"], "read_seconds": [0.1]})).iloc[0]
+    assert (row["auto_rule"], row["auto_reason"]) == ("small tables", asia.plan.reason)
     out = guarded(lambda: time.sleep(5), timeout=0, max_bytes=2**33)
     assert refusal_kind(f"{out['status']}: {out['error']}: {out['message']}") == "stopped at its cap"
     assert refusal_kind("failed: EvidenceError: no state with P(x, e) > 0 found for the evidence {a=1}") == (

@@ -26,7 +26,7 @@ from .families import FAMILIES_METHODS
 from .reach import reach_table
 
 __all__ = ["KINDS", "REACH_LABELS", "determinism_by_kind", "exact_table", "family_table", "instance_times",
-           "network_kind", "planner_reason", "refusal_kind", "sampler_grid", "sampler_table",
+           "network_kind", "refusal_kind", "sampler_grid", "sampler_table",
            "table_entries"]
 
 THREE = FAMILIES_METHODS[:3]  # junction tree, circuit, counter
@@ -76,8 +76,9 @@ def instance_times(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         ``family, kind, instance, network, query, read_s``; per method of :data:`FAMILIES_METHODS`
-        ``<m>_status, <m>_s, <m>_cpu_s``; ``auto_used`` and ``auto_reason`` (the method ``auto`` used and
-        its planner's reason), ``table_entries`` (:func:`table_entries` of the reason); ``fastest``,
+        ``<m>_status, <m>_s, <m>_cpu_s``; ``auto_used``, ``auto_rule`` and ``auto_reason`` (the method
+        ``auto`` used, the key of :data:`~prunelab.planner.PLAN_RULES` that chose it, and the planner's
+        sentence), ``table_entries`` (:func:`table_entries` of the reason); ``fastest``,
         ``fastest_s`` (of the junction tree, the circuit and the counter, on wall seconds) and
         ``fastest_published_s``; ``auto_over``
         (``auto`` failed or took over 1.5 x the fastest + 2 s); ``capped`` (methods stopped at their time
@@ -108,6 +109,7 @@ def instance_times(exact: pd.DataFrame, read: pd.DataFrame) -> pd.DataFrame:
             row[f"{m}_s"] = float(by.loc[m, "seconds"]) if present else math.nan
             row[f"{m}_cpu_s"] = float(by.loc[m, "cpu_seconds"]) if present else math.nan
         row["auto_used"] = by.loc["auto", "used"] if "auto" in by.index else ""
+        row["auto_rule"] = str(by.loc["auto"].get("rule", "")) if "auto" in by.index else ""
         row["auto_reason"] = str(by.loc["auto"].get("reason", "")) if "auto" in by.index else ""
         row["table_entries"] = table_entries(row["auto_reason"])
         answered = {m: row[f"{m}_s"] for m in THREE if row[f"{m}_status"] == "answered"}
@@ -190,24 +192,6 @@ def family_table(read: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
                      "unanswered": int(s.eq("").sum()), "pyagrum_run": int(ran.sum()),
                      "pyagrum": int(g["instance"].map(pyagrum).eq("answered").sum())})
     return _order(pd.DataFrame(rows))
-
-
-def planner_reason(reason: str) -> str:
-    """The kind of reason ``auto``'s planner gave (:mod:`prunelab.planner`), for counting them.
-
-    Examples
-    --------
-    >>> planner_reason("the junction tree is small: 38 table entries")
-    'small tables'
-    >>> planner_reason("the counter won a race against the junction tree (1.4e+07 table entries, ...)")
-    'race: counter'
-    """
-    for start, kind in (("the junction tree is small", "small tables"), ("the counter won a race", "race: counter"),
-                        ("it won a race", "race: junction tree"), ("the junction tree's tables do not fit",
-                                                                   "tables do not fit")):
-        if reason.startswith(start):
-            return kind
-    return "other"
 
 
 def table_entries(reason: str) -> float:
