@@ -19,7 +19,9 @@ seconds (``time.process_time``) of:
 Then the log-log slope of each column between the smallest and the largest size
 (``log(t_large / t_small) / log(n_large / n_small)``): 1 for linear time, 2 for
 quadratic. Targets: every slope at most 1.15 from 16k to 256k; on the 64k chain
-construction at most 1 s and ``prune`` at most 3 s. Numba compilation is kept out
+construction at most 1 s and ``prune`` at most 3 s. Each figure is the least of
+``--repeats`` measurements (3), each in a forked child of a warmed-up process, so no
+repeat finds a plan cached by another. Numba compilation is kept out
 (a warm-up on a small network first). Load (``os.getloadavg``) is printed beside
 every row: on a shared machine, read the figures with it.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import time
 
@@ -80,11 +83,20 @@ def measure(shape: str, n: int, steps) -> dict[str, float]:
     return out
 
 
+def fresh(shape: str, n: int, steps) -> dict[str, float]:
+    """:func:`measure` in a forked child: a repeat finds no plan an earlier one cached (the kernels are loaded)."""
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        return pool.apply(measure, (shape, n, steps))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[16_384, 65_536, 262_144])
     parser.add_argument("--shapes", nargs="+", default=["chain", "tree"], choices=["chain", "tree"])
     parser.add_argument("--steps", nargs="+", default=list(STEPS), choices=STEPS)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="measure each size this many times and keep each step's least CPU seconds (one run "
+                             "per size swung a slope by 0.2 at load 3)")
     args = parser.parse_args()
     steps = [s for s in STEPS if s in args.steps or s == "construct"]
     measure("chain", 64, steps)  # numba kernels compiled (or loaded) outside the timings
@@ -93,7 +105,8 @@ def main() -> None:
     for shape in args.shapes:
         rows = []
         for n in args.sizes:
-            row = measure(shape, n, steps)
+            runs = [fresh(shape, n, steps) for _ in range(args.repeats)]
+            row = {s: min(run[s] for run in runs) for s in steps}
             rows.append(row)
             load = os.getloadavg()[0]
             print(f"{shape:6} {n:>8} " + " ".join(f"{row[s]:>10.3f}" for s in steps) + f"   {load:.2f}",
