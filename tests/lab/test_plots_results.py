@@ -197,6 +197,9 @@ def test_g_panel_x_is_t_to_minus_delta_and_alpha_is_the_intercept(runs):
     intercepts = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert [line.get_ydata()[0] for line in intercepts] == pytest.approx([fit.alpha, fit_free.alpha])
     assert ax.get_xlim()[1] < 1.1 * (t[used] ** -0.9).max()  # the view is the fitted range
+    shown = [line for line in ax.get_lines() if len(line.get_xdata())]
+    assert all(np.nanmax(line.get_xdata()) <= ax.get_xlim()[1] for line in shown if line.get_linestyle() == "None")
+    assert not any("ignored" in label for label in ax.get_legend_handles_labels()[1])  # nothing listed out of view
     assert "delta" in ax.get_xlabel() and "sqrt" in ax.get_ylabel()
 
 
