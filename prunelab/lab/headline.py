@@ -59,7 +59,7 @@ def all_rows(results: dict, tie: float = 0.1) -> list[scorecard.Row]:
     return (scorecard.network_rows() + scorecard.theory_rows() + scorecard.example_rows(summary)
             + scorecard.accuracy_rows(summary, PAPER_BENCHMARKS, tie=tie)
             + scorecard.figure6_rows(summary, results["curves"], exact_sink)
-            + scorecard.alpha_rows(summary, PAPER_BENCHMARKS) + scorecard.time_rows(summary))
+            + scorecard.alpha_rows(summary, PAPER_BENCHMARKS) + scorecard.time_rows(summary, results.get("runs")))
 
 
 def verdict_counts(rows) -> pd.Series:
