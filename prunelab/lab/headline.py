@@ -28,7 +28,15 @@ from . import scorecard
 from .mixing import mixing_verdict
 from .paper_numbers import PAPER_BENCHMARKS, PAPER_SAMPLERS
 
-__all__ = ["all_rows", "efficiency_where_all_mix", "verdict_counts"]
+__all__ = ["ROW_GROUPS", "all_rows", "efficiency_where_all_mix", "verdict_counts", "verdicts_by_group"]
+
+ROW_GROUPS = {
+    "networks and theory": ("fig1", "table1", "fig2", "claim_trap", "claim_theorem", "claim_q", "fig3", "fig4"),
+    "Figure 5 (accuracy)": tuple(f"fig5{panel}" for panel in "abcdefghi"),
+    "rates and times": ("fig6a", "fig6bc", "fig6d", "table2", "claim_roc", "table3", "claim_fast", "claim_slow"),
+}
+"""The scorecard's rows by kind, as the scorecard page groups them: the paper's networks,
+theory and toy examples; the nine panels of its Figure 5; its rates of convergence and times."""
 
 
 def all_rows(results: dict, tie: float = 0.1) -> list[scorecard.Row]:
@@ -59,7 +67,7 @@ def all_rows(results: dict, tie: float = 0.1) -> list[scorecard.Row]:
     return (scorecard.network_rows() + scorecard.theory_rows() + scorecard.example_rows(summary)
             + scorecard.accuracy_rows(summary, PAPER_BENCHMARKS, tie=tie)
             + scorecard.figure6_rows(summary, results["curves"], exact_sink)
-            + scorecard.alpha_rows(summary, PAPER_BENCHMARKS) + scorecard.time_rows(summary))
+            + scorecard.alpha_rows(summary, PAPER_BENCHMARKS) + scorecard.time_rows(summary, results.get("runs")))
 
 
 def verdict_counts(rows) -> pd.Series:
@@ -72,6 +80,36 @@ def verdict_counts(rows) -> pd.Series:
     {'reproduced': 2, 'differs': 0, 'reversed': 0, 'not testable': 0}
     """
     return pd.Series([row.verdict for row in rows]).value_counts().reindex(scorecard.VERDICTS, fill_value=0)
+
+
+def verdicts_by_group(rows, groups=None) -> pd.DataFrame:
+    """How many rows of each group have each verdict: one row per group, one column per verdict.
+
+    Parameters
+    ----------
+    rows : sequence of prunelab.lab.scorecard.Row
+    groups : mapping of str to sequence of str, optional
+        Group name to the keys of its rows; :data:`ROW_GROUPS` by default. Every row
+        must be in exactly one group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index the groups in order, columns :data:`prunelab.lab.scorecard.VERDICTS`.
+
+    Examples
+    --------
+    >>> rows = [scorecard.Row("a", "", "", "", "reproduced"), scorecard.Row("b", "", "", "", "reversed")]
+    >>> verdicts_by_group(rows, {"one": ["a"], "two": ["b"]}).loc["two"].to_dict()
+    {'reproduced': 0, 'differs': 0, 'reversed': 1, 'not testable': 0}
+    """
+    groups = ROW_GROUPS if groups is None else groups
+    keys = [key for members in groups.values() for key in members]
+    if sorted(keys) != sorted(row.key for row in rows):
+        raise ValueError(f"the groups do not hold every row exactly once: {sorted(set(keys) ^ {r.key for r in rows})}")
+    verdict = {row.key: row.verdict for row in rows}
+    return pd.DataFrame([verdict_counts([scorecard.Row(k, "", "", "", verdict[k]) for k in members])
+                         for members in groups.values()], index=list(groups)).astype(int)
 
 
 def efficiency_where_all_mix(summary: pd.DataFrame) -> pd.DataFrame:

@@ -57,3 +57,15 @@ def test_the_rows_of_the_frozen_results_and_their_counts():
 def test_counts_of_no_rows_are_zero():
     assert verdict_counts([]).tolist() == [0, 0, 0, 0]
     assert verdict_counts([Row("a", "", "", "", "differs")])["differs"] == 1
+
+
+def test_row_groups_hold_every_row_once_and_keep_the_counts():
+    from prunelab.lab.experiments import PAPER, results
+    from prunelab.lab.headline import ROW_GROUPS, verdicts_by_group
+
+    rows = all_rows(results(PAPER, "paper"))
+    table = verdicts_by_group(rows)
+    assert list(table.index) == list(ROW_GROUPS)
+    assert table.sum().to_dict() == verdict_counts(rows).to_dict()
+    with pytest.raises(ValueError, match="exactly once"):
+        verdicts_by_group(rows[:-1])

@@ -29,6 +29,7 @@ from prunelab.lab.plots import (  # noqa: E402
     plot_ahd,
     plot_alpha_by_query,
     plot_final_estimates,
+    plot_verdicts,
     plot_g_linear,
     plot_log_sigma,
     plot_run_estimates,
@@ -197,6 +198,9 @@ def test_g_panel_x_is_t_to_minus_delta_and_alpha_is_the_intercept(runs):
     intercepts = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert [line.get_ydata()[0] for line in intercepts] == pytest.approx([fit.alpha, fit_free.alpha])
     assert ax.get_xlim()[1] < 1.1 * (t[used] ** -0.9).max()  # the view is the fitted range
+    shown = [line for line in ax.get_lines() if len(line.get_xdata())]
+    assert all(np.nanmax(line.get_xdata()) <= ax.get_xlim()[1] for line in shown if line.get_linestyle() == "None")
+    assert not any("ignored" in label for label in ax.get_legend_handles_labels()[1])  # nothing listed out of view
     assert "delta" in ax.get_xlabel() and "sqrt" in ax.get_ylabel()
 
 
@@ -288,3 +292,16 @@ def test_paper_table_without_best(table):
     assert "bold" not in styler.to_html()
     with pytest.raises(ValueError, match="best"):
         style_paper_table(table, best="max")
+
+
+def test_verdicts_one_stacked_bar_per_group_in_the_verdict_colours():
+    from prunelab.lab.plots.results import VERDICT_COLORS
+
+    table = pd.DataFrame({"reproduced": [8, 0], "reversed": [0, 8], "not testable": [0, 1]}, index=["theory", "fig 5"])
+    ax = plot_verdicts(table)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["theory", "fig 5"]  # the first group on top
+    widths = {c: [p.get_width() for p in bars] for c, bars in zip(table.columns, ax.containers)}
+    assert widths == {"reproduced": [8, 0], "reversed": [0, 8], "not testable": [0, 1]}
+    assert ax.get_legend_handles_labels()[1] == list(table.columns)
+    assert ax.containers[0][0].get_facecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(VERDICT_COLORS["reproduced"]))
+    plt.close(ax.figure)

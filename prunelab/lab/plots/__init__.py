@@ -19,7 +19,8 @@ helper works out itself are the plain means and quantiles of what it is handed
     (:func:`plot_transition_matrix`).
 ``prunelab.lab.plots.results``
     The experiment chapters' runs: running estimates and traces of single chains
-    (the paper's Figures 3-4), AHD(t) (Figure 5), each run's final estimate.
+    (the paper's Figures 3-4), AHD(t) (Figure 5), each run's final estimate; the
+    scorecard's verdicts per group of items (:func:`plot_verdicts`).
 ``prunelab.lab.plots.alpha``
     From runs to alpha (Figure 6), and alpha of every candidate query variable.
 ``prunelab.lab.plots.tables``
@@ -40,6 +41,7 @@ from .results import (
     plot_ahd,
     plot_final_estimates,
     plot_running_estimates,
+    plot_verdicts,
     running_estimate_figure,
     trace_figure,
 )
@@ -77,6 +79,7 @@ __all__ = [
     "plot_log_sigma",
     "plot_run_estimates",
     "plot_running_estimates",
+    "plot_verdicts",
     "plot_sigma",
     "plot_transition_matrix",
     "running_estimate_figure",

@@ -197,9 +197,10 @@ def plot_g_linear(t, sigma, fit, fit_free=None, ax: Axes | None = None, color=No
     Returns
     -------
     matplotlib.axes.Axes
-        Points with ``t >= fit.t_min`` (used by the fit) filled; the view is their
-        range, as in the paper's panel (d), and earlier points (hollow) fall to the
-        right of it.
+        The points with ``t >= fit.t_min`` (those the fit uses), over their range, as
+        in the paper's panel (d); the earlier points would fall to the right of that
+        range (``t**-delta`` is larger there) and are not drawn, so the legend lists
+        only what is in view.
 
     References
     ----------
@@ -224,9 +225,6 @@ def plot_g_linear(t, sigma, fit, fit_free=None, ax: Axes | None = None, color=No
     used = t >= fit.t_min
     c = color or "0.2"
     ax.plot(x[used], g[used], "o", color=c, markersize=4, label=rf"$g(t)$, $t \geq {fit.t_min:g}$ (fitted)")
-    if (~used).any():
-        ax.plot(x[~used], g[~used], "o", markerfacecolor="none", color=c, markersize=4,
-                label=rf"$g(t)$, $t < {fit.t_min:g}$ (ignored)")
     xx = np.linspace(0, x[used].max() if used.any() else x.max(), 100)
     ax.plot(xx, fit.alpha * (1 + fit.beta * xx), color="crimson", linewidth=1.4,
             label=rf"$\alpha(1+\beta t^{{-{fit.delta:g}}})$: $\alpha$ = {fit.alpha:.3f}")

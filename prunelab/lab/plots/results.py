@@ -15,6 +15,7 @@ helper                          draws
 :func:`plot_ahd`                AHD(t) per sampler, log-log (one panel of Figure 5)
 :func:`ahd_figure`              a grid of :func:`plot_ahd` panels (Figure 5)
 :func:`plot_final_estimates`    each run's final estimate, per sampler (non-ergodicity)
+:func:`plot_verdicts`           the scorecard's verdicts per group of items, stacked bars
 ==============================  ===========================================================
 
 Samplers always have the same colour (:data:`prunelab.lab.plots.style.SAMPLER_STYLES`)
@@ -41,6 +42,7 @@ __all__ = [
     "plot_ahd",
     "plot_final_estimates",
     "plot_running_estimates",
+    "plot_verdicts",
     "running_estimate_figure",
     "trace_figure",
 ]
@@ -464,4 +466,48 @@ def plot_final_estimates(
     ax.set_yticks(range(len(present)), [_label(m) for m in present])
     ax.set_ylabel("")
     ax.set_xlabel(xlabel)
+    return ax
+
+
+# ----------------------------------------------------------------------------- the scorecard
+VERDICT_COLORS = {"reproduced": "#1b9e77", "differs": "#e6ab02", "reversed": "#7570b3", "not testable": "#bbbbbb"}
+"""One colour per verdict of :data:`prunelab.lab.scorecard.VERDICTS`."""
+
+
+def plot_verdicts(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """The scorecard's verdicts as stacked horizontal bars, one bar per group of items.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Counts, index the groups, columns the verdicts
+        (:func:`prunelab.lab.headline.verdicts_by_group`).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The first group on top; each segment labelled with its count.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"reproduced": [3, 0], "reversed": [0, 2]}, index=["theory", "Figure 5"])
+    >>> ax = plot_verdicts(table)
+    >>> [t.get_text() for t in ax.get_yticklabels()], [float(p.get_width()) for p in ax.patches if p.get_width()]
+    (['theory', 'Figure 5'], [3.0, 2.0])
+    >>> plt.close(ax.figure)
+    """
+    ax = given_or_new_axes(ax, figsize=(7.0, 2.4))
+    y = np.arange(len(table))[::-1]
+    left = np.zeros(len(table))
+    for verdict in table.columns:
+        counts = table[verdict].to_numpy(float)
+        bars = ax.barh(y, counts, left=left, color=VERDICT_COLORS.get(verdict, "0.5"), label=verdict,
+                       edgecolor="white")
+        ax.bar_label(bars, labels=[f"{c:g}" if c else "" for c in counts], label_type="center", fontsize=9)
+        left += counts
+    ax.set_yticks(y, table.index)
+    ax.set_xlabel("items of the paper")
+    ax.legend(ncol=len(table.columns), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
     return ax
