@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The book's API pages, rendered from the docstrings: what they document, how they are written and checked.
 
-``book/api.md`` (the library) and ``book/api_lab.md`` (``prunelab.lab``: experiments,
-plots, the chapters' helpers; :func:`page_of`) document every public name of ``prunelab``
-(its ``__all__``) and every ``prunelab`` function and class a chapter or an exercise calls (:func:`chapter_calls`:
+The pages (:data:`PAGES`: ``book/api/<group>.md`` for the library, ``book/api_lab/<group>.md``
+for ``prunelab.lab``, each a section of its landing page ``book/api.md`` or ``book/api_lab.md``
+in ``_toc.yml``) document every public name of ``prunelab`` (its ``__all__``) and every
+``prunelab`` function and class a chapter or an exercise calls (:func:`chapter_calls`:
 the calls in the chapters' code cells, their imports followed, so ``from
 prunelab.indicators import sigma_t`` then ``sigma_t(...)`` is
 ``prunelab.indicators.sigma_t``). An object reached by two names (``prunelab.fit_alpha``
@@ -13,6 +14,15 @@ line of its docstring) above the full entries (``autofunction``, ``autoclass`` w
 public members, ``autoexception``, ``autodata``), which Sphinx renders from the numpydoc
 docstrings (``sphinx.ext.napoleon``).
 
+One mapping, :data:`MODULE_PAGES`, puts each module on its page (:func:`page_of`); a name
+of the package itself (``prunelab.sample``) goes with the module ``prunelab/__init__.py``
+imports it from (``prunelab.sampling``, :func:`home`), so the heading ``prunelab`` is on
+several pages, each holding some of its names. A module the mapping does not name is an
+error that names it, so a new module cannot land on no page. ``--write`` writes every
+page (:func:`write_pages`: headers from :data:`PAGES`, the landing pages' prose kept and
+their lists of pages written again); :func:`problems` also checks that every page is
+listed by its landing page and sits in the toc's sections under it.
+
 This file is also the book's Sphinx extension for the pages (``_config.yml``,
 ``local_extensions``): a documented object without a docstring, or a function or class
 whose docstring has no ``Examples`` section (:func:`without_example`), is a warning, which
@@ -21,8 +31,8 @@ The tests compare :func:`documented` of the pages with :func:`page_entries` of t
 so a call a chapter adds must be on a page, and a name no chapter calls and ``__all__``
 does not hold goes::
 
-    python scripts/api_page.py          # what the pages miss, what is stale, what lacks a docstring or Examples
-    python scripts/api_page.py --write  # write both pages again from the chapters (their headers are kept)
+    python scripts/api_page.py          # what the pages miss, what is stale or misplaced, what lacks a docstring or Examples
+    python scripts/api_page.py --write  # write every page again from the chapters (the landing pages' prose is kept)
 """
 
 from __future__ import annotations
@@ -35,8 +45,101 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-API_PAGE = ROOT / "book" / "api.md"
+API_PAGE = ROOT / "book" / "api.md"  # the landing pages: their prose, then the list of their pages
 LAB_PAGE = ROOT / "book" / "api_lab.md"
+LANDINGS = (API_PAGE, LAB_PAGE)
+# Every page of the API: the file, under the landing page of the same name -> its title and its opening sentence.
+PAGES: dict[Path, tuple[str, str]] = {
+    ROOT / "book" / "api" / "networks.md": (
+        "Networks, files and the catalogue",
+        "The network and its errors, reading and writing network and evidence files, the paper's networks by "
+        "name, the grids, random evidence, and the smoothing that takes a network's determinism away."),
+    ROOT / "book" / "api" / "sampling.md": (
+        "Sampling: `sample` and its result",
+        "The one call that runs every sampler, the result it returns, the warning of a trapped chain, the "
+        "checkpoints at which estimates are read, and the initial states."),
+    ROOT / "book" / "api" / "samplers.md": (
+        "The samplers",
+        "The samplers behind `prunelab.sample`: Gibbs, MC-SAT on the network's weighted clauses, and prune "
+        "sampling with its plans, its uniform draws and its Rao-Blackwell estimates."),
+    ROOT / "book" / "api" / "exact.md": (
+        "Exact inference and circuits",
+        "Exact marginals and the probability of evidence from the junction tree, the elimination orders, the "
+        "compiled circuits past the junction tree's reach, and the flat-array form the kernels run on."),
+    ROOT / "book" / "api" / "indicators.md": (
+        "Indicators and diagnostics",
+        "The paper's performance indicators (Hellinger distance, AHD, sigma_t, alpha, the time to sigma) and "
+        "the diagnostics of a sampler's output (R-hat, bulk and tail ESS)."),
+    ROOT / "book" / "api" / "theory.md": (
+        "Theory: exact transition matrices",
+        "The exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks, and the "
+        "stationary expectation of prune sampling's Rao-Blackwell term."),
+    ROOT / "book" / "api_lab" / "experiments.md": (
+        "Experiments",
+        "The experiments behind the book's datasets: the framework that sweeps, stores and reads them, the "
+        "paper's sweep and the families, the large networks, the literature's networks, the peers and the reach."),
+    ROOT / "book" / "api_lab" / "peers.md": (
+        "The peers' samplers",
+        "The pgmpy, pyAgrum and PyMC samplers run on prunelab networks; their comparison with ours is the "
+        "experiment `prunelab.lab.experiments.peers` ({ref}`api-lab-experiments`)."),
+    ROOT / "book" / "api_lab" / "plots.md": (
+        "Plots",
+        "The book's figures and the display of its tables."),
+    ROOT / "book" / "api_lab" / "helpers.md": (
+        "The scorecard, the verdict and the chapters' helpers",
+        "What every chapter calls (setup, glue, watermark), AHD over the frozen runs, the \"did not mix\" verdict of "
+        "a case, the scorecard (each result of the paper beside ours, its rows and its headline) and the book's "
+        "answer: when to use prune sampling, and what to use instead."),
+}
+_API, _LAB = (ROOT / "book" / "api", ROOT / "book" / "api_lab")
+# The one mapping: module -> the page that documents it. A name of the package itself (``prunelab.sample``) is
+# documented under that name on the page of the module ``prunelab/__init__.py`` imports it from (``prunelab.sampling``;
+# :func:`home`); ``prunelab`` is the page of what the package defines itself (``__version__``). A module no key
+# names is an error (:func:`page_of`), so a new module cannot land on no page.
+MODULE_PAGES: dict[str, Path] = {
+    "prunelab": _API / "networks.md",
+    "prunelab.network": _API / "networks.md",
+    "prunelab.io": _API / "networks.md",
+    "prunelab.catalogue": _API / "networks.md",
+    "prunelab.grids": _API / "networks.md",
+    "prunelab.evidence": _API / "networks.md",
+    "prunelab.smoothing": _API / "networks.md",
+    "prunelab.sampling": _API / "sampling.md",
+    "prunelab.traps": _API / "sampling.md",
+    "prunelab.checkpoints": _API / "sampling.md",
+    "prunelab.samplers.init": _API / "sampling.md",
+    "prunelab.samplers.gibbs": _API / "samplers.md",
+    "prunelab.samplers.mcsat": _API / "samplers.md",
+    "prunelab.clauses": _API / "samplers.md",
+    "prunelab.samplers.prune.sampler": _API / "samplers.md",
+    "prunelab.samplers.prune.plan": _API / "samplers.md",
+    "prunelab.samplers.prune.draws.api": _API / "samplers.md",
+    "prunelab.samplers.prune.draws.compiler": _API / "samplers.md",
+    "prunelab.samplers.prune.rao_blackwell": _API / "samplers.md",
+    "prunelab.exact": _API / "exact.md",
+    "prunelab.elimination": _API / "exact.md",
+    "prunelab.circuit": _API / "exact.md",
+    "prunelab.compiled": _API / "exact.md",
+    "prunelab.indicators": _API / "indicators.md",
+    "prunelab.diagnostics": _API / "indicators.md",
+    "prunelab.theory": _API / "theory.md",
+    "prunelab.theory.rao_blackwell": _API / "theory.md",
+    "prunelab.lab.experiments": _LAB / "experiments.md",
+    "prunelab.lab.experiments.families": _LAB / "experiments.md",
+    "prunelab.lab.experiments.large": _LAB / "experiments.md",
+    "prunelab.lab.experiments.literature": _LAB / "experiments.md",
+    "prunelab.lab.experiments.peers": _LAB / "experiments.md",
+    "prunelab.lab.experiments.reach": _LAB / "experiments.md",
+    "prunelab.lab.peers": _LAB / "peers.md",
+    "prunelab.lab.plots": _LAB / "plots.md",
+    "prunelab.lab.plots.results": _LAB / "plots.md",
+    "prunelab.lab.notebook": _LAB / "helpers.md",
+    "prunelab.lab.ahd": _LAB / "helpers.md",
+    "prunelab.lab.mixing": _LAB / "helpers.md",
+    "prunelab.lab.headline": _LAB / "helpers.md",
+    "prunelab.lab.scorecard": _LAB / "helpers.md",
+    "prunelab.lab.verdict": _LAB / "helpers.md",
+}
 _MODULE = re.compile(r"^## `(?P<module>prunelab[\w.]*)`\s*$")
 _ENTRY = re.compile(r"^\.\. (?:auto(?:function|class|exception|data)|py:data):: (?P<name>[\w.]+)\s*$")
 _VERSION = "prunelab.__version__"
@@ -155,28 +258,105 @@ def wanted() -> dict[str, list[str]]:
     return page_entries([*calls, *public_names()])
 
 
-def page_of(name: str) -> Path:
-    """The page that documents a dotted name or module: ``prunelab.lab``'s on the lab's page, the rest on the library's.
+def _package_imports() -> dict[str, str]:
+    """Each name ``prunelab/__init__.py`` imports from a module of the package -> that module."""
+    import prunelab
+
+    tree = ast.parse(Path(inspect.getsourcefile(prunelab)).read_text(encoding="utf-8"))
+    imports = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").startswith("prunelab")):
+            module = f"prunelab.{node.module}" if node.level == 1 else node.module
+            imports.update({name.asname or name.name: module for name in node.names})
+    return imports
+
+
+def home(name: str) -> str:
+    """The module whose page documents a dotted name or module: a module is its own, an entry its module's, and a
+    name of the package itself that of the module ``prunelab/__init__.py`` imports it from (``prunelab``: defined there).
 
     Examples
     --------
-    >>> page_of("prunelab.lab.notebook").name, page_of("prunelab.sample").name, page_of("prunelab.labels").name
-    ('api_lab.md', 'api.md', 'api.md')
+    >>> home("prunelab.sample"), home("prunelab.indicators.sigma_t"), home("prunelab.__version__")
+    ('prunelab.sampling', 'prunelab.indicators', 'prunelab')
+    >>> home("prunelab.theory.rao_blackwell"), home("prunelab.lab.plots.results.ahd_figure")
+    ('prunelab.theory.rao_blackwell', 'prunelab.lab.plots.results')
     """
-    return LAB_PAGE if name == "prunelab.lab" or name.startswith("prunelab.lab.") else API_PAGE
+    if name == "prunelab" or inspect.ismodule(_resolve(name) if name.startswith("prunelab.") else None):
+        return name
+    module, _, short = name.rpartition(".")
+    return _package_imports().get(short, "prunelab") if module == "prunelab" else module
+
+
+def page_of(name: str) -> Path:
+    """The page that documents a dotted name or module: :data:`MODULE_PAGES` of its :func:`home`.
+
+    Raises
+    ------
+    ValueError
+        If no key of :data:`MODULE_PAGES` names its module (the error names it): a new module gets a page there.
+
+    Examples
+    --------
+    >>> [str(page_of(n).relative_to(ROOT)) for n in ("prunelab.lab.notebook", "prunelab.sample", "prunelab.read_bif")]
+    ['book/api_lab/helpers.md', 'book/api/sampling.md', 'book/api/networks.md']
+    >>> page_of("prunelab.nowhere.f")
+    Traceback (most recent call last):
+    ...
+    ValueError: no API page for the module prunelab.nowhere (of prunelab.nowhere.f): add it to MODULE_PAGES in scripts/api_page.py
+    """
+    module = home(name)
+    if module not in MODULE_PAGES:
+        raise ValueError(f"no API page for the module {module} (of {name}): add it to MODULE_PAGES in "
+                         "scripts/api_page.py")
+    return MODULE_PAGES[module]
+
+
+def landing_of(page: Path) -> Path:
+    """The landing page that lists a page: ``book/api.md`` for ``book/api/<group>.md``."""
+    return page.parent.with_suffix(".md")
+
+
+def label_of(page: Path) -> str:
+    """A page's label: ``api-networks`` for ``book/api/networks.md``, ``api-lab-plots`` for ``book/api_lab/plots.md``."""
+    return f"{page.parent.name}-{page.stem}".replace("_", "-")
+
+
+def page_split(entries: dict[str, list[str]]) -> dict[Path, dict[str, list[str]]]:
+    """Each page of :data:`PAGES` -> its part of ``entries`` (module -> names), each name on :func:`page_of` its page.
+
+    The names of the package itself (``prunelab``) go to the pages of their modules, so its
+    heading is on several pages; any other module's are all on one. A module no mapping
+    names raises (:func:`page_of`).
+
+    Examples
+    --------
+    >>> split = page_split({"prunelab": ["prunelab.read_bif", "prunelab.sample"],
+    ...                     "prunelab.lab.plots": ["prunelab.lab.plots.draw_network"]})
+    >>> {str(p.relative_to(ROOT)): e for p, e in split.items() if e}  # doctest: +NORMALIZE_WHITESPACE
+    {'book/api/networks.md': {'prunelab': ['prunelab.read_bif']},
+     'book/api/sampling.md': {'prunelab': ['prunelab.sample']},
+     'book/api_lab/plots.md': {'prunelab.lab.plots': ['prunelab.lab.plots.draw_network']}}
+    """
+    pages: dict[Path, dict[str, list[str]]] = {page: {} for page in PAGES}
+    for module, names in entries.items():
+        for name in names:
+            pages[page_of(name)].setdefault(module, []).append(name)
+    return pages
 
 
 def documented(*pages: Path) -> dict[str, list[str]]:
-    """The pages' entries as written (module heading -> the names of its entries, in page order); both by default."""
+    """The pages' entries as written (module heading -> the names of its entries, in page order); all of
+    :data:`PAGES` by default, where the heading ``prunelab`` is on several pages (their names follow in page order)."""
     modules: dict[str, list[str]] = {}
-    module = None
-    lines = [line for page in pages or (API_PAGE, LAB_PAGE) for line in page.read_text(encoding="utf-8").split("\n")]
-    for line in lines:
-        if heading := _MODULE.match(line):
-            module = heading["module"]
-            modules.setdefault(module, [])
-        elif (entry := _ENTRY.match(line.strip())) and module:
-            modules[module].append(entry["name"])
+    for page in pages or tuple(PAGES):
+        module = None
+        for line in page.read_text(encoding="utf-8").split("\n"):
+            if heading := _MODULE.match(line):
+                module = heading["module"]
+                modules.setdefault(module, [])
+            elif (entry := _ENTRY.match(line.strip())) and module:
+                modules[module].append(entry["name"])
     return modules
 
 
@@ -205,10 +385,113 @@ def page_text(entries: dict[str, list[str]], header: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def write_page(entries: dict[str, list[str]], page: Path = API_PAGE) -> None:
-    """Write the page from ``entries``, keeping its header (everything above the first module heading)."""
-    header = page.read_text(encoding="utf-8").split("\n## `")[0]
-    page.write_text(page_text(entries, header), encoding="utf-8")
+def page_header(page: Path) -> str:
+    """A page's header, from :data:`PAGES`: its label, its title and its opening sentence.
+
+    Examples
+    --------
+    >>> print(page_header(ROOT / "book" / "api_lab" / "plots.md"))
+    (api-lab-plots)=
+    # Plots
+    <BLANKLINE>
+    The book's figures and the display of its tables. One of the pages of {ref}`api-lab`.
+    """
+    import textwrap
+
+    title, intro = PAGES[page]
+    landing = landing_of(page).stem.replace("_", "-")
+    return f"({label_of(page)})=\n# {title}\n\n" + textwrap.fill(f"{intro} One of the pages of {{ref}}`{landing}`.", 88)
+
+
+def landing_text(landing: Path, header: str) -> str:
+    """A landing page: ``header``, then a line per page of :data:`PAGES` under it, with the modules it documents."""
+    items = []
+    for page in (p for p in PAGES if landing_of(p) == landing):
+        modules = [f"`{m}`" for m, p in MODULE_PAGES.items() if p == page and m != "prunelab"]
+        items.append(f"- {{doc}}`{landing.stem}/{page.stem}`: {', '.join(modules)}")
+    return header.rstrip("\n") + "\n\n" + "\n".join(items) + "\n"
+
+
+def _kept_header(page: Path) -> str:
+    """A page's text above its first module heading and above a landing's list of pages: what writing it keeps."""
+    return page.read_text(encoding="utf-8").split("\n## `")[0].split("\n- {doc}`")[0]
+
+
+def write_page(entries: dict[str, list[str]], page: Path, header: str | None = None) -> None:
+    """Write the page from ``entries`` below ``header`` (by default its own: everything above its first module heading)."""
+    page.write_text(page_text(entries, _kept_header(page) if header is None else header), encoding="utf-8")
+
+
+def write_pages(need: dict[str, list[str]]) -> None:
+    """Write every page of :data:`PAGES` from ``need`` (:func:`page_split`), their headers from :data:`PAGES`, and
+    the landing pages (their prose kept, their lists of pages written again)."""
+    for page, entries in page_split(need).items():
+        page.parent.mkdir(exist_ok=True)
+        write_page(entries, page, page_header(page))
+    for landing in LANDINGS:
+        landing.write_text(landing_text(landing, _kept_header(landing)), encoding="utf-8")
+
+
+def toc_sections(toc: Path) -> dict[str, list[str]]:
+    """Each file of the toc that has ``sections`` -> the files of its sections (as written, no suffix)."""
+    import yaml
+
+    found: dict[str, list[str]] = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node and node.get("sections"):
+                found[str(node["file"])] = [str(s.get("file")) for s in node["sections"] if "file" in s]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(toc.read_text(encoding="utf-8")))
+    return {k.removesuffix(".md"): [s.removesuffix(".md") for s in v] for k, v in found.items()}
+
+
+def problems(need: dict[str, list[str]], toc: Path = ROOT / "_toc.yml") -> list[str]:
+    """What the pages miss against ``need`` (:func:`wanted`), what they hold twice, out of place or stale, a mapping
+    or a page that documents nothing, a header, a landing page or a toc not up to date, and the entries without
+    a docstring or Examples."""
+    from collections import Counter
+
+    try:
+        split = page_split(need)
+    except ValueError as error:
+        return [str(error)]
+    found = [f"{_shown(page)} does not exist" for page in PAGES if not page.exists()]
+    have = {page: documented(page) for page in PAGES if page.exists()}
+    counts = Counter(n for entries in have.values() for names in entries.values() for n in names)
+    need_names = {n for names in need.values() for n in names}
+    found += [f"missing from {_shown(page_of(n))}: {n}" for n in sorted(need_names - set(counts))]
+    found += [f"on {_shown(page_of(n))} but neither public nor called by a chapter: {n}"
+              for n in sorted(set(counts) - need_names)]
+    found += [f"documented {k} times: {n}" for n, k in sorted(counts.items()) if k > 1]
+    found += [f"on {_shown(page)} but belongs on {_shown(page_of(n))}: {n}" for page, entries in have.items()
+              for names in entries.values() for n in names if n in need_names and page_of(n) != page]
+    homes = {home(n) for n in need_names}
+    found += [f"MODULE_PAGES names {m}, which has nothing to document" for m in MODULE_PAGES if m not in homes]
+    found += [f"{_shown(page)} documents nothing" for page, entries in split.items() if not entries]
+    found += [f"{_shown(page)}: its header is not PAGES' (python scripts/api_page.py --write)"
+              for page in have if not page.read_text(encoding="utf-8").startswith(page_header(page) + "\n")]
+    for landing in LANDINGS:
+        listed = landing.read_text(encoding="utf-8")
+        found += [f"{_shown(landing)} does not list {_shown(page)}" for page in PAGES
+                  if landing_of(page) == landing and f"{{doc}}`{landing.stem}/{page.stem}`" not in listed]
+        strays = sorted(set(landing.with_suffix("").glob("*.md")) - set(PAGES))
+        found += [f"{_shown(stray)} is no page of PAGES" for stray in strays]
+    sections = toc_sections(toc)
+    found += [f"{toc.name} does not hold {_shown(page)} in the sections of {_shown(landing_of(page))}"
+              for page in PAGES if _docname(page) not in sections.get(_docname(landing_of(page)), [])]
+    found += [p for n in sorted(set(counts) - {_VERSION}) if (p := docstring_problem(n, _resolve(n)))]
+    return found
+
+
+def _docname(page: Path) -> str:
+    return str(page.relative_to(ROOT).with_suffix(""))
 
 
 def docstring_problem(name: str, obj) -> str | None:
@@ -357,7 +640,7 @@ def _entries_by_object(app) -> dict[int, str]:
     """id of each function, class and module the pages document -> its name on its page (built once)."""
     if not hasattr(app.env, "prunelab_api_entries"):
         entries = {}
-        pages = [Path(app.srcdir) / page.relative_to(ROOT) for page in (API_PAGE, LAB_PAGE)]
+        pages = [Path(app.srcdir) / page.relative_to(ROOT) for page in PAGES]
         for name in [n for names in documented(*pages).values() for n in names]:
             obj = _resolve(name)
             if inspect.isfunction(obj) or inspect.isclass(obj):
@@ -401,20 +684,15 @@ def setup(app):
 def main() -> int:
     need = wanted()
     if "--write" in sys.argv[1:]:
-        for page in (API_PAGE, LAB_PAGE):
-            write_page({m: names for m, names in need.items() if page_of(m) == page}, page)
-    have = documented()
-    need_names = {n for names in need.values() for n in names}
-    have_names = {n for names in have.values() for n in names}
-    problems = [f"missing from {_shown(page_of(n))}: {n}" for n in sorted(need_names - have_names)]
-    problems += [f"on {_shown(page_of(n))} but neither public nor called by a chapter: {n}"
-                 for n in sorted(have_names - need_names)]
-    problems += [f"on {_shown(page)} but belongs on {_shown(page_of(m))}: {m}" for page in (API_PAGE, LAB_PAGE)
-                 for m in documented(page) if page_of(m) != page]
-    problems += [p for n in sorted(have_names - {_VERSION}) if (p := docstring_problem(n, _resolve(n)))]
-    for line in problems:
+        try:
+            write_pages(need)
+        except ValueError as error:  # a module no mapping names: no page is written
+            print(error)
+            return 1
+    found = problems(need)
+    for line in found:
         print(line)
-    return 1 if problems else 0
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

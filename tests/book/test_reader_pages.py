@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import check_prose  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.md"))
-READER_SOURCES = CHAPTERS + sorted((ROOT / "book").glob("*.md"))
+READER_SOURCES = CHAPTERS + sorted((ROOT / "book").rglob("*.md"))  # with the API pages under book/api*/
 # The built site checked below; PRUNELAB_SITE moves it (.ci/run points it away while the book is
 # being built beside the tests, whose make book runs the same check in scripts/check_site.py).
 HTML = Path(os.environ.get("PRUNELAB_SITE", ROOT / "_build" / "html"))
@@ -175,17 +175,42 @@ def test_the_api_page_documents_every_public_name_and_every_function_the_chapter
     import api_page
     import prunelab
 
-    wanted, documented = api_page.wanted(), api_page.documented()
-    assert documented == wanted, "write the page again: python scripts/api_page.py --write"
-    names = {n for module in documented.values() for n in module}
+    wanted = api_page.wanted()
+    pages = {page: api_page.documented(page) for page in api_page.PAGES}
+    assert pages == api_page.page_split(wanted), "write the pages again: python scripts/api_page.py --write"
+    listed = [n for entries in pages.values() for names in entries.values() for n in names]
+    names = {n for module in wanted.values() for n in module}
+    assert sorted(listed) == sorted(names)  # every wanted entry, each exactly once across the pages
     assert {f"prunelab.{n}" for n in prunelab.__all__} <= names
     assert "prunelab.indicators.sigma_t" not in names and "prunelab.sigma_t" in names  # one entry per object
     calls = api_page.chapter_calls(CHAPTERS)
     assert all(any(api_page._resolve(c) is api_page._resolve(n) for n in names) for c in calls)
     assert [n for n in sorted(names) if api_page.docstring_problem(n, api_page._resolve(n))] == []
-    library, lab = api_page.documented(api_page.API_PAGE), api_page.documented(api_page.LAB_PAGE)
-    assert library and lab and not any(m.startswith("prunelab.lab") for m in library)  # two pages, split at the lab
-    assert all(m == "prunelab.lab" or m.startswith("prunelab.lab.") for m in lab)
+    for page, entries in pages.items():  # every module on the page the mapping names
+        assert entries, f"{page} documents nothing"
+        for module, in_module in entries.items():
+            assert module == "prunelab" or api_page.MODULE_PAGES[module] == page, (module, page)
+            assert all(api_page.MODULE_PAGES[api_page.home(n)] == page for n in in_module)
+    homes = {api_page.home(n) for n in names}
+    assert set(api_page.MODULE_PAGES) == homes  # no module without a page, no mapping of nothing
+    headed = {m for entries in pages.values() for m in entries}
+    assert [m for m in headed if sum(m in entries for entries in pages.values()) > 1] == ["prunelab"]
+    library = [p for p in pages if api_page.landing_of(p) == api_page.API_PAGE]
+    lab = [p for p in pages if api_page.landing_of(p) == api_page.LAB_PAGE]
+    assert library and lab and len(library) + len(lab) == len(pages)  # the library's pages and the lab's
+    assert not any(m.startswith("prunelab.lab") for p in library for m in pages[p])
+    assert all(m.startswith("prunelab.lab.") for p in lab for m in pages[p])
+    sections = api_page.toc_sections(ROOT / "_toc.yml")
+    for landing, under in ((api_page.API_PAGE, library), (api_page.LAB_PAGE, lab)):
+        text = landing.read_text(encoding="utf-8")
+        assert "\n## `" not in text  # a landing page: its prose and the list of its pages, no entries
+        assert [p for p in under if f"{{doc}}`{landing.stem}/{p.stem}`" not in text] == []
+        assert sections[f"book/{landing.stem}"] == [f"book/{landing.stem}/{p.stem}" for p in under]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert text.startswith(f"({api_page.label_of(page)})=\n# ") and text.count("\n# ") == 1
+    assert api_page.API_PAGE.read_text(encoding="utf-8").startswith("(api)=\n")  # {ref}`api` of the other pages
+    assert api_page.problems(wanted) == []
 
 
 def test_the_api_check_sees_a_planted_call_a_stale_entry_a_missing_docstring_and_missing_examples(tmp_path,
@@ -232,9 +257,57 @@ def test_the_api_check_sees_a_planted_call_a_stale_entry_a_missing_docstring_and
     monkeypatch.setattr(sphinx_logging, "getLogger", lambda name: Logger())
     for name, obj in (("prunelab.bare", bare), ("prunelab.checked_kept", checked_kept)):
         api_page._check_docstring(None, "function", name, obj, {}, (inspect.getdoc(obj) or "").split("\n"))
-    api_page._check_docstring(None, "function", "prunelab.lab.bare", bare, {}, inspect.getdoc(bare).split("\n"))
-    assert warned == ["prunelab.bare has no Examples section (book/api.md)",  # the book's -W makes it an error
-                      "prunelab.lab.bare has no Examples section (book/api_lab.md)"]
+    api_page._check_docstring(None, "function", "prunelab.lab.plots.bare", bare, {}, inspect.getdoc(bare).split("\n"))
+    assert warned == ["prunelab.bare has no Examples section (book/api/networks.md)",  # -W makes it an error
+                      "prunelab.lab.plots.bare has no Examples section (book/api_lab/plots.md)"]
+
+
+def test_the_api_check_names_a_module_no_page_holds_and_sees_planted_defects_of_the_split(tmp_path, monkeypatch):
+    pytest.importorskip("yaml")
+    import api_page
+
+    with pytest.raises(ValueError, match=r"the module prunelab\.nowhere \(of prunelab\.nowhere\.f\)"):
+        api_page.page_split({"prunelab.nowhere": ["prunelab.nowhere.f"]})
+    with pytest.raises(ValueError, match=r"the module prunelab\.lab "):  # the lab's package itself has no page
+        api_page.page_of("prunelab.lab.bare")
+
+    book = tmp_path / "book"
+    (book / "api").mkdir(parents=True)
+    landing, first, second = book / "api.md", book / "api" / "first.md", book / "api" / "second.md"
+    landing.write_text("(api)=\n# API\n\nThe pages:\n")
+    monkeypatch.setattr(api_page, "ROOT", tmp_path)
+    monkeypatch.setattr(api_page, "LANDINGS", (landing,))
+    monkeypatch.setattr(api_page, "PAGES", {first: ("First", "The first."), second: ("Second", "The second.")})
+    monkeypatch.setattr(api_page, "MODULE_PAGES", {"prunelab.exact": first, "prunelab.grids": second})
+    need = {"prunelab": ["prunelab.make_grid"], "prunelab.exact": ["prunelab.exact.treewidth"]}
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: book/api\nchapters:\n  - file: book/api\n    sections:\n"
+                   "      - file: book/api/first\n      - file: book/api/second\n")
+    api_page.write_pages(need)
+    assert api_page.problems(need, toc) == []
+    assert landing.read_text().startswith("(api)=\n# API\n\nThe pages:\n\n- {doc}`api/first`: `prunelab.exact`\n")
+    assert first.read_text().startswith("(api-first)=\n# First\n\nThe first. One of the pages of {ref}`api`.\n")
+    assert api_page.documented(second) == {"prunelab": ["prunelab.make_grid"]}
+
+    api_page.write_page({"prunelab.exact": ["prunelab.exact.treewidth"], "prunelab": ["prunelab.make_grid"]},
+                        second)  # treewidth twice, once off its page
+    found = api_page.problems(need, toc)
+    assert "documented 2 times: prunelab.exact.treewidth" in found
+    assert "on book/api/second.md but belongs on book/api/first.md: prunelab.exact.treewidth" in found
+    api_page.write_pages(need)
+    landing.write_text(landing.read_text().replace("- {doc}`api/second`", "- second"))
+    toc.write_text(toc.read_text().replace("      - file: book/api/second\n", ""))
+    (book / "api" / "third.md").write_text("# Left over\n")
+    api_page.MODULE_PAGES["prunelab.circuit"] = second
+    assert api_page.problems(need, toc) == [
+        "MODULE_PAGES names prunelab.circuit, which has nothing to document",
+        "book/api.md does not list book/api/second.md",
+        "book/api/third.md is no page of PAGES",
+        "_toc.yml does not hold book/api/second.md in the sections of book/api.md",
+    ]
+    del api_page.MODULE_PAGES["prunelab.grids"]
+    assert api_page.problems(need, toc) == ["no API page for the module prunelab.grids (of prunelab.make_grid): "
+                                            "add it to MODULE_PAGES in scripts/api_page.py"]
 
 
 def test_a_docstring_reference_to_nothing_is_not_resolved_and_one_to_a_real_object_is():
