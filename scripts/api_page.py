@@ -31,7 +31,8 @@ The tests compare :func:`documented` of the pages with :func:`page_entries` of t
 so a call a chapter adds must be on a page, and a name no chapter calls and ``__all__``
 does not hold goes::
 
-    python scripts/api_page.py          # what the pages miss, what is stale or misplaced, what lacks a docstring or Examples
+    python scripts/api_page.py          # what the pages miss, what is stale or misplaced, what lacks
+                                        # a docstring or Examples
     python scripts/api_page.py --write  # write every page again from the chapters (the landing pages' prose is kept)
 """
 
@@ -273,7 +274,8 @@ def _package_imports() -> dict[str, str]:
 
 def home(name: str) -> str:
     """The module whose page documents a dotted name or module: a module is its own, an entry its module's, and a
-    name of the package itself that of the module ``prunelab/__init__.py`` imports it from (``prunelab``: defined there).
+    name of the package itself that of the module ``prunelab/__init__.py`` imports it from (``prunelab``:
+    defined there).
 
     Examples
     --------
@@ -300,10 +302,10 @@ def page_of(name: str) -> Path:
     --------
     >>> [str(page_of(n).relative_to(ROOT)) for n in ("prunelab.lab.notebook", "prunelab.sample", "prunelab.read_bif")]
     ['book/api_lab/helpers.md', 'book/api/sampling.md', 'book/api/networks.md']
-    >>> page_of("prunelab.nowhere.f")
+    >>> page_of("prunelab.nowhere.f")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: no API page for the module prunelab.nowhere (of prunelab.nowhere.f): add it to MODULE_PAGES in scripts/api_page.py
+    ValueError: no API page for the module prunelab.nowhere (of prunelab.nowhere.f): add it to MODULE_PAGES in ...
     """
     module = home(name)
     if module not in MODULE_PAGES:
@@ -318,7 +320,9 @@ def landing_of(page: Path) -> Path:
 
 
 def label_of(page: Path) -> str:
-    """A page's label: ``api-networks`` for ``book/api/networks.md``, ``api-lab-plots`` for ``book/api_lab/plots.md``."""
+    """A page's label: ``api-networks`` for ``book/api/networks.md``, ``api-lab-plots`` for
+    ``book/api_lab/plots.md``.
+    """
     return f"{page.parent.name}-{page.stem}".replace("_", "-")
 
 
@@ -347,7 +351,8 @@ def page_split(entries: dict[str, list[str]]) -> dict[Path, dict[str, list[str]]
 
 def documented(*pages: Path) -> dict[str, list[str]]:
     """The pages' entries as written (module heading -> the names of its entries, in page order); all of
-    :data:`PAGES` by default, where the heading ``prunelab`` is on several pages (their names follow in page order)."""
+    :data:`PAGES` by default, where the heading ``prunelab`` is on several pages (their names follow in page order).
+    """
     modules: dict[str, list[str]] = {}
     for page in pages or tuple(PAGES):
         module = None
@@ -418,13 +423,16 @@ def _kept_header(page: Path) -> str:
 
 
 def write_page(entries: dict[str, list[str]], page: Path, header: str | None = None) -> None:
-    """Write the page from ``entries`` below ``header`` (by default its own: everything above its first module heading)."""
+    """Write the page from ``entries`` below ``header`` (by default its own: everything above its first module
+    heading).
+    """
     page.write_text(page_text(entries, _kept_header(page) if header is None else header), encoding="utf-8")
 
 
 def write_pages(need: dict[str, list[str]]) -> None:
     """Write every page of :data:`PAGES` from ``need`` (:func:`page_split`), their headers from :data:`PAGES`, and
-    the landing pages (their prose kept, their lists of pages written again)."""
+    the landing pages (their prose kept, their lists of pages written again).
+    """
     for page, entries in page_split(need).items():
         page.parent.mkdir(exist_ok=True)
         write_page(entries, page, page_header(page))
@@ -455,7 +463,8 @@ def toc_sections(toc: Path) -> dict[str, list[str]]:
 def problems(need: dict[str, list[str]], toc: Path = ROOT / "_toc.yml") -> list[str]:
     """What the pages miss against ``need`` (:func:`wanted`), what they hold twice, out of place or stale, a mapping
     or a page that documents nothing, a header, a landing page or a toc not up to date, and the entries without
-    a docstring or Examples."""
+    a docstring or Examples.
+    """
     from collections import Counter
 
     try:
