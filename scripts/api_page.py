@@ -52,44 +52,34 @@ LANDINGS = (API_PAGE, LAB_PAGE)
 PAGES: dict[Path, tuple[str, str]] = {
     ROOT / "book" / "api" / "networks.md": (
         "Networks, files and the catalogue",
-        "The network and its errors, reading and writing network and evidence files, the paper's networks by "
-        "name, the grids, random evidence, and the smoothing that takes a network's determinism away."),
+        "The network, its files, the paper's networks by name, the grids, random evidence and smoothing."),
     ROOT / "book" / "api" / "sampling.md": (
         "Sampling: `sample` and its result",
-        "The one call that runs every sampler, the result it returns, the warning of a trapped chain, the "
-        "checkpoints at which estimates are read, and the initial states."),
+        "The one call that runs every sampler, its result, the trapped-chain warning, checkpoints and initial states."),
     ROOT / "book" / "api" / "samplers.md": (
         "The samplers",
-        "The samplers behind `prunelab.sample`: Gibbs, MC-SAT on the network's weighted clauses, and prune "
-        "sampling with its plans, its uniform draws and its Rao-Blackwell estimates."),
+        "The samplers behind `prunelab.sample`: Gibbs, MC-SAT and prune sampling with its parts."),
     ROOT / "book" / "api" / "exact.md": (
         "Exact inference and circuits",
-        "Exact marginals and the probability of evidence from the junction tree, the elimination orders, the "
-        "compiled circuits past the junction tree's reach, and the flat-array form the kernels run on."),
+        "Exact marginals and evidence probability, elimination orders and the compiled circuits."),
     ROOT / "book" / "api" / "indicators.md": (
         "Indicators and diagnostics",
-        "The paper's performance indicators (Hellinger distance, AHD, sigma_t, alpha, the time to sigma) and "
-        "the diagnostics of a sampler's output (R-hat, bulk and tail ESS)."),
+        "The paper's performance indicators and the diagnostics of a sampler's output."),
     ROOT / "book" / "api" / "theory.md": (
         "Theory: exact transition matrices",
-        "The exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks, and the "
-        "stationary expectation of prune sampling's Rao-Blackwell term."),
+        "Exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks."),
     ROOT / "book" / "api_lab" / "experiments.md": (
         "Experiments",
-        "The experiments behind the book's datasets: the framework that sweeps, stores and reads them, the "
-        "paper's sweep and the families, the large networks, the literature's networks, the peers and the reach."),
+        "The experiments behind the book's datasets and the framework that runs and stores them."),
     ROOT / "book" / "api_lab" / "peers.md": (
         "The peers' samplers",
-        "The pgmpy, pyAgrum and PyMC samplers run on prunelab networks; their comparison with ours is the "
-        "experiment `prunelab.lab.experiments.peers` ({ref}`api-lab-experiments`)."),
+        "The pgmpy, pyAgrum and PyMC samplers on prunelab networks; the comparison is in {ref}`api-lab-experiments`."),
     ROOT / "book" / "api_lab" / "plots.md": (
         "Plots",
         "The book's figures and the display of its tables."),
     ROOT / "book" / "api_lab" / "helpers.md": (
         "The scorecard, the verdict and the chapters' helpers",
-        "What every chapter calls (setup, glue, watermark), AHD over the frozen runs, the \"did not mix\" verdict of "
-        "a case, the scorecard (each result of the paper beside ours, its rows and its headline) and the book's "
-        "answer: when to use prune sampling, and what to use instead."),
+        "The chapters' helpers, AHD over the frozen runs, the scorecard, the verdict and the book's answer."),
 }
 _API, _LAB = (ROOT / "book" / "api", ROOT / "book" / "api_lab")
 # The one mapping: module -> the page that documents it. A name of the package itself (``prunelab.sample``) is
