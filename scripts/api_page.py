@@ -55,10 +55,10 @@ PAGES: dict[Path, tuple[str, str]] = {
         "The network, its files, the paper's networks by name, the grids, random evidence and smoothing."),
     ROOT / "book" / "api" / "sampling.md": (
         "Sampling: `sample` and its result",
-        "The one call that runs every sampler, its result, the trapped-chain warning, checkpoints and initial states."),
+        "`prunelab.sample`, its result and its trap warning, the checkpoints and the initial states."),
     ROOT / "book" / "api" / "samplers.md": (
         "The samplers",
-        "The samplers behind `prunelab.sample`: Gibbs, MC-SAT and prune sampling with its parts."),
+        "Gibbs, MC-SAT and prune sampling: the samplers behind `prunelab.sample`."),
     ROOT / "book" / "api" / "exact.md": (
         "Exact inference and circuits",
         "Exact marginals and evidence probability, elimination orders and the compiled circuits."),
@@ -70,10 +70,10 @@ PAGES: dict[Path, tuple[str, str]] = {
         "Exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks."),
     ROOT / "book" / "api_lab" / "experiments.md": (
         "Experiments",
-        "The experiments behind the book's datasets and the framework that runs and stores them."),
+        "The experiments behind the book's datasets, and their framework."),
     ROOT / "book" / "api_lab" / "peers.md": (
         "The peers' samplers",
-        "The pgmpy, pyAgrum and PyMC samplers on prunelab networks; the comparison is in {ref}`api-lab-experiments`."),
+        "The pgmpy, pyAgrum and PyMC samplers on prunelab networks (compared in {ref}`api-lab-experiments`)."),
     ROOT / "book" / "api_lab" / "plots.md": (
         "Plots",
         "The book's figures and the display of its tables."),
@@ -384,13 +384,14 @@ def page_header(page: Path) -> str:
     (api-lab-plots)=
     # Plots
     <BLANKLINE>
-    The book's figures and the display of its tables. One of the pages of {ref}`api-lab`.
+    The book's figures and the display of its tables. Part of {ref}`api-lab`.
     """
     import textwrap
 
     title, intro = PAGES[page]
     landing = landing_of(page).stem.replace("_", "-")
-    return f"({label_of(page)})=\n# {title}\n\n" + textwrap.fill(f"{intro} One of the pages of {{ref}}`{landing}`.", 88)
+    return f"({label_of(page)})=\n# {title}\n\n" + textwrap.fill(f"{intro} Part of {{ref}}`{landing}`.", 88,
+                                                                 break_on_hyphens=False)  # not inside a label
 
 
 def landing_text(landing: Path, header: str) -> str:
