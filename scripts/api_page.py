@@ -53,44 +53,34 @@ LANDINGS = (API_PAGE, LAB_PAGE)
 PAGES: dict[Path, tuple[str, str]] = {
     ROOT / "book" / "api" / "networks.md": (
         "Networks, files and the catalogue",
-        "The network and its errors, reading and writing network and evidence files, the paper's networks by "
-        "name, the grids, random evidence, and the smoothing that takes a network's determinism away."),
+        "The network, its files, the paper's networks by name, the grids, random evidence and smoothing."),
     ROOT / "book" / "api" / "sampling.md": (
         "Sampling: `sample` and its result",
-        "The one call that runs every sampler, the result it returns, the warning of a trapped chain, the "
-        "checkpoints at which estimates are read, and the initial states."),
+        "`prunelab.sample`, its result and its trap warning, the checkpoints and the initial states."),
     ROOT / "book" / "api" / "samplers.md": (
         "The samplers",
-        "The samplers behind `prunelab.sample`: Gibbs, MC-SAT on the network's weighted clauses, and prune "
-        "sampling with its plans, its uniform draws and its Rao-Blackwell estimates."),
+        "Gibbs, MC-SAT and prune sampling: the samplers behind `prunelab.sample`."),
     ROOT / "book" / "api" / "exact.md": (
         "Exact inference and circuits",
-        "Exact marginals and the probability of evidence from the junction tree, the elimination orders, the "
-        "compiled circuits past the junction tree's reach, and the flat-array form the kernels run on."),
+        "Exact marginals and evidence probability, elimination orders and the compiled circuits."),
     ROOT / "book" / "api" / "indicators.md": (
         "Indicators and diagnostics",
-        "The paper's performance indicators (Hellinger distance, AHD, sigma_t, alpha, the time to sigma) and "
-        "the diagnostics of a sampler's output (R-hat, bulk and tail ESS)."),
+        "The paper's performance indicators and the diagnostics of a sampler's output."),
     ROOT / "book" / "api" / "theory.md": (
         "Theory: exact transition matrices",
-        "The exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks, and the "
-        "stationary expectation of prune sampling's Rao-Blackwell term."),
+        "Exact transition matrices of prune, Gibbs and Metropolis sampling on tiny networks."),
     ROOT / "book" / "api_lab" / "experiments.md": (
         "Experiments",
-        "The experiments behind the book's datasets: the framework that sweeps, stores and reads them, the "
-        "paper's sweep and the families, the large networks, the literature's networks, the peers and the reach."),
+        "The experiments behind the book's datasets, and their framework."),
     ROOT / "book" / "api_lab" / "peers.md": (
         "The peers' samplers",
-        "The pgmpy, pyAgrum and PyMC samplers run on prunelab networks; their comparison with ours is the "
-        "experiment `prunelab.lab.experiments.peers` ({ref}`api-lab-experiments`)."),
+        "The pgmpy, pyAgrum and PyMC samplers on prunelab networks (compared in {ref}`api-lab-experiments`)."),
     ROOT / "book" / "api_lab" / "plots.md": (
         "Plots",
         "The book's figures and the display of its tables."),
     ROOT / "book" / "api_lab" / "helpers.md": (
         "The scorecard, the verdict and the chapters' helpers",
-        "What every chapter calls (setup, glue, watermark), AHD over the frozen runs, the \"did not mix\" verdict of "
-        "a case, the scorecard (each result of the paper beside ours, its rows and its headline) and the book's "
-        "answer: when to use prune sampling, and what to use instead."),
+        "The chapters' helpers, AHD over the frozen runs, the scorecard, the verdict and the book's answer."),
 }
 _API, _LAB = (ROOT / "book" / "api", ROOT / "book" / "api_lab")
 # The one mapping: module -> the page that documents it. A name of the package itself (``prunelab.sample``) is
@@ -399,13 +389,14 @@ def page_header(page: Path) -> str:
     (api-lab-plots)=
     # Plots
     <BLANKLINE>
-    The book's figures and the display of its tables. One of the pages of {ref}`api-lab`.
+    The book's figures and the display of its tables. Part of {ref}`api-lab`.
     """
     import textwrap
 
     title, intro = PAGES[page]
     landing = landing_of(page).stem.replace("_", "-")
-    return f"({label_of(page)})=\n# {title}\n\n" + textwrap.fill(f"{intro} One of the pages of {{ref}}`{landing}`.", 88)
+    return f"({label_of(page)})=\n# {title}\n\n" + textwrap.fill(f"{intro} Part of {{ref}}`{landing}`.", 88,
+                                                                 break_on_hyphens=False)  # not inside a label
 
 
 def landing_text(landing: Path, header: str) -> str:

@@ -286,7 +286,7 @@ def test_the_api_check_names_a_module_no_page_holds_and_sees_planted_defects_of_
     api_page.write_pages(need)
     assert api_page.problems(need, toc) == []
     assert landing.read_text().startswith("(api)=\n# API\n\nThe pages:\n\n- {doc}`api/first`: `prunelab.exact`\n")
-    assert first.read_text().startswith("(api-first)=\n# First\n\nThe first. One of the pages of {ref}`api`.\n")
+    assert first.read_text().startswith("(api-first)=\n# First\n\nThe first. Part of {ref}`api`.\n")
     assert api_page.documented(second) == {"prunelab": ["prunelab.make_grid"]}
 
     api_page.write_page({"prunelab.exact": ["prunelab.exact.treewidth"], "prunelab": ["prunelab.make_grid"]},
