@@ -59,13 +59,17 @@ test: $(INSTALL_STAMP)
 ##      rejected executes again next time instead of being replayed from the cache);
 ##      matplotlib builds its font cache here, once per user, so that its "building
 ##      the font cache" notice cannot reach a page on a fresh machine;
-##   2. jupyter-book builds; its local extension scripts/ipynb_download.py adds the
-##      plain .ipynb of each chapter to the page's download menu;
-##   3. scripts/figures.py gathers every figure of the executed chapters into
+##   2. scripts/execute_chapters.py executes the chapters not cached yet, side by side
+##      (one kernel per core), into the cache jupyter-book reads, under its own keys;
+##   3. jupyter-book builds, rendering the cached executions (a chapter that failed in
+##      step 2 executes here and shows its error); its local extension
+##      scripts/ipynb_download.py adds the plain .ipynb of each chapter to the page's
+##      download menu;
+##   4. scripts/figures.py gathers every figure of the executed chapters into
 ##      _build/html/figures/ (a page with captions, SVG files, figures.zip);
-##   4. scripts/check_site.py checks every page of the toc in its HTML, and the page
+##   5. scripts/check_site.py checks every page of the toc in its HTML, and the page
 ##      of figures;
-##   5. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
+##   6. scripts/screenshot_site.py opens every page in headless Chromium (Debian's
 ##      /usr/bin/chromium), checks what a reader sees (maths typeset, images shown, no
 ##      page errors) and saves screenshots to _build/screenshots. Without Chromium it
 ##      says so and skips, except under CI, where it fails.
@@ -73,6 +77,7 @@ book: $(INSTALL_STAMP)
 	@echo "== book: profile $(PROFILE)"
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	$(PY) -c 'import matplotlib.font_manager'
+	time $(PY) scripts/execute_chapters.py --book . $(CHAPTERS)
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
 	$(PY) scripts/figures.py --build $(BUILD_DIR)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
