@@ -117,7 +117,7 @@ def test_the_sampler_grid_shows_the_uniform_guess_refusals_and_each_budget():
     grid = sampler_grid(table)
     assert grid["n"].tolist() == ["0.000", "tables too large", f"{gibbs['uniform_ahd']:.3f}"]
     grid = sampler_grid(sampler_table(_reach((600.0, 60.0))))
-    assert list(grid.index) == ["Gibbs (Rao-Blackwell), 60 s", "MC-SAT, exact steps, 60 s",
-                                "Gibbs (Rao-Blackwell), 600 s", "MC-SAT, exact steps, 600 s", "uniform guess"]
-    assert grid.loc["Gibbs (Rao-Blackwell), 600 s", "n"] == "0.000, trapped"  # B split at 600 s
+    assert list(grid.index) == ["Gibbs (Rao–Blackwell), 60 s", "MC-SAT, exact steps, 60 s",
+                                "Gibbs (Rao–Blackwell), 600 s", "MC-SAT, exact steps, 600 s", "uniform guess"]
+    assert grid.loc["Gibbs (Rao–Blackwell), 600 s", "n"] == "0.000, trapped"  # B split at 600 s
 

@@ -331,10 +331,10 @@ def determinism_by_kind(read: pd.DataFrame) -> pd.Series:
     return smallest.map(lambda path: deterministic_row_share(read_network(benchmarks_dir() / path)))
 
 
-REACH_LABELS = {"gibbs-rb": "Gibbs (Rao-Blackwell)", "pyagrum-lbp": "pyAgrum loopy BP",
+REACH_LABELS = {"gibbs-rb": "Gibbs (Rao–Blackwell)", "pyagrum-lbp": "pyAgrum loopy BP",
                 "pyagrum-importance": "pyAgrum importance sampling", "mc-sat-samplesat": "MC-SAT, SampleSAT steps",
                 "prune-per-step": "prune, per-step circuit", "prune-count": "prune, counting",
-                "prune-count-rb": "prune, counting (Rao-Blackwell)", "prune-tempered": "tempered prune",
+                "prune-count-rb": "prune, counting (Rao–Blackwell)", "prune-tempered": "tempered prune",
                 "mc-sat": "MC-SAT, exact steps"}
 """Display names of the reach experiment's samplers (:data:`~.reach.REACH_SAMPLERS`)."""
 

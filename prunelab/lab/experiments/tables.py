@@ -157,7 +157,7 @@ def summarise_case(runs: pd.DataFrame, profile: Profile, exact_query: np.ndarray
     if rb:
         estimate_rb = np.stack(runs["estimate_rb"].map(np.asarray).to_list()).reshape(n_runs, t.size, n_states)
         fit_rb, note = _fit(t, sigma_t(estimate_rb, state), profile.delta, profile.t_min)
-        notes.append(note.replace("fit", "fit (Rao-Blackwell)"))
+        notes.append(note.replace("fit", "fit (Rao–Blackwell)"))
         alpha_rb = fit_rb.alpha if fit_rb else np.nan
     row["alpha_rb"] = alpha_rb
     row["alpha_note"] = "; ".join(n for n in notes if n)

@@ -99,7 +99,7 @@ PAPER_SAMPLER_LABELS = {"gibbs": "Gibbs", "metropolis": "Metropolis", "prune": "
 
 SAMPLER_LABELS: dict[str, str] = {
     **PAPER_SAMPLER_LABELS,
-    **{own.name: f"prunelab {_OWN_LABELS[own.sampler]}{' (Rao-Blackwell)' * own.rao_blackwell}" for own in _OWN},
+    **{own.name: f"prunelab {_OWN_LABELS[own.sampler]}{' (Rao–Blackwell)' * own.rao_blackwell}" for own in _OWN},
     "pgmpy-gibbs": "pgmpy Gibbs",
     "pyagrum-gibbs": "pyAgrum Gibbs",
     "pyagrum-lbp": "pyAgrum loopy BP",
