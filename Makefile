@@ -2,6 +2,7 @@
 #
 #   make book                 executed book into _build/html (profile: paper)
 #   PROFILE=smoke make book   the same at a small scale, quickly
+#   BOOK_JOBS=1 make book     chapters one at a time (default: one per usable core)
 #   make test                 ruff and actionlint, then the test suite (PYTEST_ARGS="-k prune -x")
 #   make lift                 run each section of each chapter after only its setup cell (smoke profile)
 #   make downloads            run each chapter's .ipynb on its own (after make book)
@@ -60,7 +61,8 @@ test: $(INSTALL_STAMP)
 ##      matplotlib builds its font cache here, once per user, so that its "building
 ##      the font cache" notice cannot reach a page on a fresh machine;
 ##   2. scripts/execute_chapters.py executes the chapters not cached yet, side by side
-##      (one kernel per core), into the cache jupyter-book reads, under its own keys;
+##      (one kernel per usable core, or BOOK_JOBS), into the cache jupyter-book reads,
+##      under its own keys;
 ##   3. jupyter-book builds, rendering the cached executions (a chapter that failed in
 ##      step 2 executes here and shows its error); its local extension
 ##      scripts/ipynb_download.py adds the plain .ipynb of each chapter to the page's
@@ -77,7 +79,7 @@ book: $(INSTALL_STAMP)
 	@echo "== book: profile $(PROFILE)"
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	$(PY) -c 'import matplotlib.font_manager'
-	time $(PY) scripts/execute_chapters.py --book . $(CHAPTERS)
+	time $(PY) scripts/execute_chapters.py --book . $(if $(BOOK_JOBS),--jobs $(BOOK_JOBS)) $(CHAPTERS)
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
 	$(PY) scripts/figures.py --build $(BUILD_DIR)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)
