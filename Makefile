@@ -79,7 +79,7 @@ book: $(INSTALL_STAMP)
 	@echo "== book: profile $(PROFILE)"
 	$(PY) scripts/cache_stamp.py --profile '$(PROFILE)' --build-dir $(BUILD_DIR)
 	$(PY) -c 'import matplotlib.font_manager'
-	time $(PY) scripts/execute_chapters.py --book . $(if $(BOOK_JOBS),--jobs $(BOOK_JOBS)) $(CHAPTERS)
+	time $(PY) scripts/execute_chapters.py --book . --build-dir $(BUILD_DIR) $(if $(BOOK_JOBS),--jobs $(BOOK_JOBS)) $(CHAPTERS)
 	time $(VENV)/bin/jupyter-book build . -n -W --keep-going
 	$(PY) scripts/figures.py --build $(BUILD_DIR)
 	$(PY) scripts/check_site.py --html $(HTML_DIR)

@@ -19,21 +19,22 @@ still drops what is stale or failed.
 
 Usage::
 
-    python scripts/execute_chapters.py --book . notebooks/*.md [--jobs N]
+    python scripts/execute_chapters.py --book . [--build-dir _build] notebooks/*.md [--jobs N]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from cache_stamp import CACHE_NAME  # scripts/ is this script's import path
 
-def book_settings(book: Path) -> tuple[object, dict]:
+
+def book_settings(book: Path, build_dir: Path) -> tuple[object, dict]:
     """The MyST parser settings and the execution settings Jupyter Book derives from ``_config.yml``."""
     from jupyter_book.config import get_final_config
     from myst_parser.config.main import MdParserConfig
@@ -45,7 +46,7 @@ def book_settings(book: Path) -> tuple[object, dict]:
                            if k.startswith("myst_") and k[len("myst_"):] in fields})
     if config.get("nb_execution_in_temp"):
         raise SystemExit("execute_chapters: run_in_temp is set in _config.yml; chapters run in their own folder here")
-    cache = config.get("nb_execution_cache_path") or str(book / "_build" / ".jupyter_cache")
+    cache = config.get("nb_execution_cache_path") or str(build_dir / CACHE_NAME)  # MyST-NB's default
     return md, {"cache": cache, "timeout": config.get("nb_execution_timeout", 30),
                 "allow_errors": config.get("nb_execution_allow_errors", False)}
 
@@ -87,23 +88,21 @@ def code_lines(path: Path) -> int:
     return count
 
 
-def usable_cores() -> int:
-    """Cores this process may run on (its affinity where the platform has one)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="+", type=Path, help="the chapters (MyST markdown notebooks)")
     parser.add_argument("--book", type=Path, default=Path("."), help="the book's folder (holds _config.yml)")
+    parser.add_argument("--build-dir", type=Path, default=None, help="the build folder (default: BOOK/_build)")
     parser.add_argument("--jobs", type=int, default=None, help="chapters at once (default: usable cores)")
     args = parser.parse_args(argv)
 
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
+    from prunelab.workers import usable_cores
+
     book = args.book.resolve()
-    md, settings = book_settings(book)
+    md, settings = book_settings(book, (args.build_dir or book / "_build").resolve())
     cache = get_cache(settings["cache"])
     todo = []
     for path in args.chapters:
@@ -112,10 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             cache.match_cache_notebook(read_chapter(path, md))
         except KeyError:
             todo.append(path)
-    jobs = max(1, min(args.jobs or usable_cores(), len(todo) or 1))
     if not todo:
         print(f"execute_chapters: all {len(args.chapters)} chapter(s) already executed and cached")
         return 0
+    jobs = max(1, min(args.jobs or usable_cores(), len(todo)))
     todo.sort(key=code_lines, reverse=True)  # longest first: the last to start are the short ones
     print(f"execute_chapters: {len(todo)} of {len(args.chapters)} chapter(s) to execute, {jobs} at once")
     start, failed = time.perf_counter(), []
