@@ -34,8 +34,16 @@ posteriors, or all of them). Its rules, in order:
    :attr:`PlanFacts.slowdown`): on a loaded machine the junction tree would take
    that much longer too, and a rival capped on the idle machine's figure loses
    races it wins on CPU time.
-3. The tables do not fit: for ``P(e)`` and named posteriors the counter; for every
-   posterior the circuit (capped at
+3. The tables do not fit: for ``P(e)`` and named posteriors the counter, with a
+   circuit compiled beside it in a child of its own, capped at :data:`BESIDE_SECONDS`
+   (stretched like a race's budget, and by the share of a core it takes from the
+   counts where the cores are fewer than the processes): whichever answers first
+   answers, and the other is stopped. A circuit stopped at that cap took at most
+   :data:`BESIDE_SECONDS` of CPU from the counts, and one stopped when they finished
+   at most their time, so the counter's answer costs at most about half its time
+   plus :data:`TRY_SECONDS`, in wall and in CPU seconds; where the circuit compiles
+   in seconds and the counts take longer (a grid of few zeros, whose counts search
+   long), it answers. For every posterior the circuit (capped at
    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) and, where it refuses, the counter
    for every free variable. The counter's cap is
    :data:`~prunelab.circuit.counting.MAX_COUNT_SECONDS` whenever it is the last method.
@@ -58,6 +66,9 @@ References
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
+import os
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -69,11 +80,12 @@ from .elimination import OrderSearchTooLongError, TablesTooLargeError
 from .extras import MissingExtraError, available
 from .junction_tree import JunctionTree, calibrate, junction_tree
 from .network import BayesianNetwork
+from .workers import Terminated, usable_cores
 
 __all__ = [
-    "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PLAN_RULES", "PlanFacts",
-    "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method",
-    "plan_and_answer",
+    "BESIDE_SECONDS", "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PLAN_RULES",
+    "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS",
+    "draw_method", "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -88,6 +100,13 @@ SECONDS_PER_TABLE_ENTRY = 1e-7
 
 TRY_SECONDS = 2.0
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
+
+BESIDE_SECONDS = 1.5 * TRY_SECONDS
+"""Wall-clock cap, on a core of its own, of the circuit compiled beside the counts where the tables do not fit
+(rule 3). Stopped there, it took at most this much CPU from them; stopped when they finish first, at most their
+time; so with counts of ``t`` seconds it costs at most ``min(t, BESIDE_SECONDS)``, at least half a second under
+``t / 2 + TRY_SECONDS`` (the margin for starting its process and encoding the network again). At twice
+:data:`TRY_SECONDS` a 4.7 s count on a single core came out 0.04 s over."""
 
 MEASURE_CPU_SECONDS = 0.05
 """Least CPU seconds of the order search from which its wall over CPU seconds is taken as the slowdown."""
@@ -115,6 +134,8 @@ PLAN_RULES = {
     "race: junction tree": "the junction tree won the race (rule 2)",
     "tables do not fit: counter": "the tables do not fit and the counter answers the question (rule 3)",
     "tables do not fit: circuit": "the tables do not fit and a circuit answers (rule 3)",
+    "beside the counts: circuit": "the tables do not fit and a circuit compiled beside the counts answered first "
+                                  "(rule 3)",
     "past the circuit: counter": "neither the tables nor a circuit fit: the counter answers every posterior (rule 3)",
     "draw: tables": "an exact state is drawn from the junction tree's tables",
     "draw: circuit": "an exact state is drawn from a circuit: the tables do not fit",
@@ -174,7 +195,8 @@ class ExactPlan(NamedTuple):
         What was known before choosing (``None`` when the method was named).
     race_budget : float or None
         Wall-clock seconds a race gave the rival of the junction tree (half the tree's predicted seconds times
-        :attr:`PlanFacts.slowdown`, plus :data:`TRY_SECONDS`); ``None`` where no race was run.
+        :attr:`PlanFacts.slowdown`, plus :data:`TRY_SECONDS`), or past the tables the circuit beside the counts
+        (:data:`BESIDE_SECONDS`, stretched); ``None`` where no race was run.
     """
 
     method: str
@@ -327,7 +349,9 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
         answers = "one weighted count answers" if counts == 1 else f"{counts} weighted counts answer"
         plan = ExactPlan("counter", "tables do not fit: counter",
                          f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
-        return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
+        if not have["circuit"] or "fork" not in mp.get_all_start_methods():
+            return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
+        return _counts_beside_circuit(bn, net, asked, plan, n_jobs, progress)
     if have["circuit"]:
         why = "a circuit answers every posterior at once" if all_posteriors else "the counter is not installed"
         plan = ExactPlan("circuit", "tables do not fit: circuit", f"the junction tree's tables do not fit, and {why}",
@@ -342,6 +366,89 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
                      f"neither the junction tree nor a circuit answers: {counts} weighted counts answer every "
                      f"posterior", tried, facts)
     return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
+
+
+def _beside_budget(facts: PlanFacts, n_jobs: int) -> float:
+    """:data:`BESIDE_SECONDS`, stretched by the slowdown and by the processes per usable core (counts and circuit)."""
+    cores = usable_cores()
+    counting = min(facts.counts, n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs))
+    return BESIDE_SECONDS * facts.slowdown * max(1.0, (counting + 1) / cores)
+
+
+def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progress: bool) -> _Answer:
+    """Rule 3's counts, with a circuit compiled beside them in a forked child: the first to answer answers."""
+    from .circuit.counting import MAX_COUNT_SECONDS, Rival, RivalAnswered
+
+    budget = _beside_budget(plan.facts, n_jobs)
+    ctx = mp.get_context("fork")
+    reader, writer = ctx.Pipe(duplex=False)
+    # not a daemon: the compiler starts a process of its own; it dies with this one (enter_child)
+    child = ctx.Process(target=_circuit_beside, args=(bn, net, budget, writer, os.getpid()))
+    child.start()
+    writer.close()
+    rival, start = Rival(reader), time.perf_counter()
+    try:
+        answer = _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried,
+                               rival=rival)
+    except RivalAnswered as first:
+        _, log_p, marginals = first.answer
+        won = ExactPlan("circuit", "beside the counts: circuit",
+                        "the junction tree's tables do not fit, and a circuit compiled beside the counts answered "
+                        "first", (*plan.tried, f"counter: stopped when the circuit answered "
+                                               f"({time.perf_counter() - start:.3g} s)"), plan.facts, budget)
+        return _Answer(won, log_p, marginals, None)
+    finally:
+        _stop(child)
+        reader.close()
+    said = rival.said
+    beside = (f"circuit: {said[1]}" if said is not None and said[0] != "gone" else
+              f"circuit: stopped when the counts were done ({time.perf_counter() - start:.3g} s)" if said is None else
+              f"circuit: its process ended without an answer (exit code {child.exitcode})")
+    return answer._replace(plan=answer.plan._replace(tried=(*answer.plan.tried, beside), race_budget=budget))
+
+
+_STOP_SECONDS = 2.0  # how long the circuit's process gets to stop its compiler and end before it is killed
+
+
+def _stop(child) -> None:
+    """End the circuit's process: ``SIGTERM`` first, then a kill if it has not ended.
+
+    On ``SIGTERM`` it stops its compiler and waits for it, so that the compiler's CPU
+    time counts in this process's children's, as the counting processes' does.
+    """
+    if child.is_alive():
+        child.terminate()
+        child.join(_STOP_SECONDS)
+        if child.is_alive():
+            child.kill()
+    child.join()
+
+
+def _circuit_beside(bn, net, budget: float, writer, parent: int) -> None:
+    """The child of :func:`_counts_beside_circuit`: compile within ``budget`` seconds, send the answer or why not."""
+    from .circuit import CircuitTooLargeError, ImpossibleEvidenceError, inference
+    from .circuit.compiler import CHILD_ELEMENT_BYTES, MAX_CIRCUIT_SIZE
+    from .circuit.processes import enter_child
+
+    def stopped(signum, frame):
+        raise Terminated("SIGTERM")
+
+    signal.signal(signal.SIGTERM, stopped)  # the compiler's supervisor stops and waits for its child on the way out
+    enter_child(parent, cpu_seconds=budget, extra_bytes=2**30 + CHILD_ELEMENT_BYTES * MAX_CIRCUIT_SIZE)
+    try:
+        circuit = inference.compile_circuit(net, bn.variables, max_seconds=budget, race=False,
+                                            what=f"network {bn.name!r}")
+        writer.send(("answer", *inference.circuit_inference(bn, net, circuit)))
+    except ImpossibleEvidenceError:
+        writer.send(("answer", -math.inf, {}))
+    except CircuitTooLargeError as exc:
+        writer.send(("refused", str(exc)))
+    except Exception as exc:  # noqa: BLE001 - the counts go on; the plan records why the circuit did not answer
+        writer.send(("failed", f"failed: {type(exc).__name__}: {exc}"))
+    except Terminated:  # the counts were done first
+        pass
+    finally:
+        writer.close()
 
 
 def _asked(net, variables, posteriors: bool) -> list[int] | None:
@@ -364,13 +471,13 @@ def _circuit_answer(bn, evidence, plan: ExactPlan, net, cap: float | None = None
 
 
 def _count_answer(bn, net, asked, plan: ExactPlan, cap: float | None, n_jobs: int, progress: bool,
-                  before: tuple[str, ...] = ()) -> _Answer:
+                  before: tuple[str, ...] = (), rival=None) -> _Answer:
     from .circuit import CountTooHardError, ImpossibleEvidenceError, counting
 
     cap = counting.MAX_COUNT_SECONDS if cap is None else cap
     try:
         log_p, marginals = counting.count_inference(bn.variables, net, asked, max_seconds=cap, n_jobs=n_jobs,
-                                                    progress=progress, what=f"network {bn.name!r}")
+                                                    progress=progress, what=f"network {bn.name!r}", rival=rival)
     except ImpossibleEvidenceError:
         return _Answer(plan, -math.inf, {}, None)
     except CountTooHardError as exc:

@@ -53,7 +53,8 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from multiprocessing.connection import wait
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 
 import numpy as np
 
@@ -63,7 +64,7 @@ from ..workers import checked_jobs, worker_count
 from .encoding import CircuitEncoding, encode_network, state_literal
 from .processes import checked_amount, checked_seconds, enter_child, parent_gone, process_bytes
 
-__all__ = ["CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "RECOUNT_BELOW",
+__all__ = ["CountTooHardError", "MAX_COUNT_BYTES", "MAX_COUNT_SECONDS", "RECOUNT_BELOW", "Rival", "RivalAnswered",
            "count_inference", "log_counts"]
 
 MAX_COUNT_SECONDS = 600.0
@@ -88,6 +89,33 @@ _CHILD_BYTES = 2**30  # least address space a counting child may add to what it 
 
 class CountTooHardError(ValueError):
     """The counts reached their time or memory cap; the message says how many were done."""
+
+
+@dataclass
+class Rival:
+    """A process answering the same question beside the counts (:func:`count_inference`'s ``rival=``).
+
+    It is heard on ``connection`` and sends one message: ``("answer", ...)`` stops the counts (:class:`RivalAnswered`);
+    anything else, or the connection's end, says it gave up, and the counts go on
+    alone. What it said then is kept in ``said`` (``("gone",)`` for the end).
+    """
+
+    connection: Connection
+    said: tuple | None = None
+
+
+class RivalAnswered(Exception):
+    """The rival beside the counts sent its answer first; the counts were stopped.
+
+    Attributes
+    ----------
+    answer : tuple
+        What the rival sent, ``("answer", ...)``.
+    """
+
+    def __init__(self, answer: tuple):
+        super().__init__("a rival answered before the counts were done")
+        self.answer = answer
 
 
 def _weights(enc: CircuitEncoding, net: CompiledNetwork) -> list[tuple[int, float]]:
@@ -210,7 +238,8 @@ def log_counts(enc: CircuitEncoding, net: CompiledNetwork, queries: Sequence[Seq
 class _Counts:
     """One call's counts, in one or more rounds: the caps (time from the start), the counts done and asked."""
 
-    def __init__(self, max_seconds, max_bytes, n_jobs, what: str):
+    def __init__(self, max_seconds, max_bytes, n_jobs, what: str, rival: Rival | None = None):
+        self.rival = rival if rival is not None and rival.said is None else None  # heard until it gives up
         self.max_seconds = checked_seconds("max_seconds", max_seconds)
         self.max_bytes = checked_amount("max_bytes", max_bytes, "bytes")
         self.n_jobs = checked_jobs(n_jobs)
@@ -270,7 +299,11 @@ class _Counts:
                 for child in busy.values():
                     peaks[child.pid] = max(peaks[child.pid], process_bytes(child.pid))
                 self._check_caps(peaks)
-                for conn in wait(list(busy), _POLL_SECONDS):
+                heard = [self.rival.connection] if self.rival is not None else []
+                for conn in wait(list(busy) + heard, _POLL_SECONDS):
+                    if self.rival is not None and conn is self.rival.connection:
+                        self._hear_rival()
+                        continue
                     child = busy[conn]
                     try:
                         kind, k, payload, resident = conn.recv()
@@ -296,6 +329,16 @@ class _Counts:
                 child.join()
                 conn.close()
         return out
+
+    def _hear_rival(self) -> None:
+        """An answer from the rival stops the counts; anything else (or its end) leaves them to go on alone."""
+        try:
+            said = self.rival.connection.recv()
+        except EOFError:
+            said = ("gone",)
+        if said[0] == "answer":
+            raise RivalAnswered(said)
+        self.rival.said, self.rival = said, None
 
     def _check_caps(self, peaks: dict) -> None:
         resident, seconds = sum(peaks.values()), time.perf_counter() - self.start
@@ -351,7 +394,8 @@ def _child(problem, queries, conn, inherited, parent: int, max_seconds: float, e
 
 def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Sequence[int] | None, *,
                     max_seconds: float = MAX_COUNT_SECONDS, max_bytes: int = MAX_COUNT_BYTES, n_jobs: int = 1,
-                    progress: bool = False, what: str = "the network") -> tuple[float, dict[str, np.ndarray]]:
+                    progress: bool = False, what: str = "the network", rival: Rival | None = None
+                    ) -> tuple[float, dict[str, np.ndarray]]:
     """``log P(e)`` and the posteriors of the chosen free variables: one count, then ``k - 1`` per variable.
 
     ``P(e)`` is counted first; then every state of each variable but its last, with
@@ -379,6 +423,9 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Seque
         A tqdm bar over the counts done (:func:`log_counts`).
     what : str
         How a refusal names the network.
+    rival : Rival, optional
+        A process answering the same question beside the counts: its answer stops
+        them (:class:`RivalAnswered`, raised with it); if it gives up they go on.
 
     Returns
     -------
@@ -393,6 +440,8 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Seque
         A deterministic zero mentions only observed variables (from the encoding).
     CountTooHardError
         The counts reached a cap (:func:`log_counts`).
+    RivalAnswered
+        The rival answered first.
 
     Examples
     --------
@@ -405,7 +454,7 @@ def count_inference(names: Sequence[str], net: CompiledNetwork, variables: Seque
     0.833967
     """
     variables = [int(i) for i in (variables or [])]
-    counts = _Counts(max_seconds, max_bytes, n_jobs, what)
+    counts = _Counts(max_seconds, max_bytes, n_jobs, what, rival)
     enc = encode_network(net, names)
     counts.problem = _problem(enc, net)
     card = [int(k) for k in net.cardinality]

@@ -333,3 +333,32 @@ def test_parallel_counts_refuse_at_the_caps_naming_the_counts_done():
     with pytest.raises(CountTooHardError, match=r"cap of 0 s after .* with 0 of its 4 weighted counts done"):
         counting.count_inference(bn.variables, net, variables, max_seconds=0, n_jobs=2, what="grid-6")
     assert mp.active_children() == []
+
+
+def _rival(*said):
+    """A rival whose messages are waiting before the counts start (or, with none, that has gone)."""
+    reader, writer = mp.Pipe(duplex=False)
+    for message in said:
+        writer.send(message)
+    writer.close()
+    return counting.Rival(reader)
+
+
+def test_a_rivals_answer_stops_the_counts():
+    bn = make_grid(5, 0.9, seed=1)
+    net = compile_network(bn, {})
+    with pytest.raises(counting.RivalAnswered) as stopped:
+        counting.count_inference(bn.variables, net, [0, 1, 2], rival=_rival(("answer", -1.5, {})))
+    assert stopped.value.answer == ("answer", -1.5, {})
+    assert not mp.active_children()  # the counting process was stopped
+
+
+@pytest.mark.parametrize(("said", "kept"), [((("refused", "too large"),), ("refused", "too large")), ((), ("gone",))])
+def test_a_rival_that_gives_up_leaves_the_counts_to_answer(said, kept):
+    bn = make_grid(5, 0.9, seed=1)
+    net = compile_network(bn, {})
+    rival = _rival(*said)
+    got = counting.count_inference(bn.variables, net, [0, 3], rival=rival)
+    want = counting.count_inference(bn.variables, net, [0, 3])
+    assert rival.said == kept
+    assert got[0] == want[0] and all(np.array_equal(got[1][v], want[1][v]) for v in want[1])

@@ -8,6 +8,8 @@ a network of a few dozen variables plays one past the junction tree.
 """
 
 import math
+import multiprocessing as mp
+import time
 
 import numpy as np
 import pytest
@@ -50,6 +52,28 @@ def _circuit_refuses(monkeypatch):
     monkeypatch.setattr(inference, "circuit_for", refuse)
 
 
+def _no_circuit_beside(monkeypatch):
+    """Past the tables a circuit compiles beside the counts; a cap of 0 s refuses it at once, by rule."""
+    monkeypatch.setattr(planner, "BESIDE_SECONDS", 0.0)
+
+
+def _counts_never_finish(monkeypatch):
+    """Every count blocks (in the counting processes, which the planner stops): a rival beside them answers first."""
+    monkeypatch.setattr(counting, "_log_count", lambda *args: time.sleep(3600))
+
+
+def _counts_after_the_circuit(monkeypatch):
+    """The counts start once the circuit beside them has said its word, so that they hear it whatever the timing."""
+    run = counting._Counts.run
+
+    def after(self, queries, bar):
+        if self.rival is not None:
+            self.rival.connection.poll(60)
+        return run(self, queries, bar)
+
+    monkeypatch.setattr(counting._Counts, "run", after)
+
+
 def _agrees(got, want):
     assert set(got) <= set(want)
     for v in got:
@@ -65,12 +89,16 @@ def test_small_tables_go_to_the_junction_tree_and_say_so():
                                                                                  {"dysp": "yes"})), abs=1e-12)
 
 
-def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(monkeypatch, truth):
+def test_past_the_tables_named_posteriors_and_p_e_are_counted(monkeypatch, truth):
     _tables_refuse(monkeypatch)
-    _circuit_refuses(monkeypatch)  # were the circuit asked, this would raise
+    _circuit_refuses(monkeypatch)  # were the circuit asked for all posteriors, this would raise
+    _no_circuit_beside(monkeypatch)
+    _counts_after_the_circuit(monkeypatch)
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
     assert got.method == "counter" and got.plan.rule == "tables do not fit: counter"
     assert got.plan.tried[0].startswith("junction_tree: ")
+    assert got.plan.tried[1].startswith("circuit: compiling network ") and "(caps: " in got.plan.tried[1]
+    assert got.plan.race_budget == 0.0
     assert got.plan.facts.counts == 3 and not got.plan.facts.fits
     _agrees(got, truth)
     calls = []
@@ -78,6 +106,60 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted_without_compiling(
     monkeypatch.setattr(counting._Counts, "run", lambda self, queries, bar: calls.append(queries) or run(self, queries, bar))
     assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=LOG_EXACT)
     assert calls == [[[]]]  # P(e): one count, of the CNF itself
+
+
+def test_past_the_tables_a_circuit_beside_the_counts_answers_when_it_is_first(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    _counts_never_finish(monkeypatch)
+    monkeypatch.setattr(planner, "BESIDE_SECONDS", 3600.0)
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
+    assert got.method == "circuit" and got.plan.rule == "beside the counts: circuit" in planner.PLAN_RULES
+    assert got.plan.reason.endswith("a circuit compiled beside the counts answered first")
+    assert [t.split(":")[0] for t in got.plan.tried] == ["junction_tree", "counter"]
+    assert got.plan.tried[1].startswith("counter: stopped when the circuit answered")
+    assert list(got) == ["v_6_7", "v_1_1"] and got.plan.race_budget >= 3600.0
+    _agrees(got, truth)
+    assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=LOG_EXACT)
+    assert not mp.active_children()  # the counting processes stopped
+
+
+def test_past_the_tables_a_circuit_still_compiling_is_stopped_when_the_counts_are_done(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+    monkeypatch.setattr(planner, "BESIDE_SECONDS", 3600.0)
+    monkeypatch.setattr(inference, "compile_circuit", lambda *args, **kwargs: time.sleep(3600))
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "counter" and got.plan.rule == "tables do not fit: counter"
+    assert got.plan.tried[1].startswith("circuit: stopped when the counts were done")
+    _agrees(got, truth)
+    assert not mp.active_children()  # the circuit's process ended, on SIGTERM
+
+
+def test_past_the_tables_a_circuit_that_fails_beside_the_counts_leaves_them_to_answer(monkeypatch, truth):
+    _tables_refuse(monkeypatch)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("a failure made by the test")
+
+    monkeypatch.setattr(inference, "compile_circuit", fail)
+    _counts_after_the_circuit(monkeypatch)
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "counter"
+    assert got.plan.tried[1] == "circuit: failed: RuntimeError: a failure made by the test"
+    _agrees(got, truth)
+
+
+@pytest.mark.parametrize(("cores", "n_jobs", "counts", "stretch"), [
+    (2, 1, 3, 1.0),  # a core each for the counts and the circuit
+    (1, 1, 3, 2.0),  # one core shared by two processes
+    (2, 2, 3, 1.5),  # three processes on two cores
+    (2, 4, 1, 1.0),  # one count: one counting process whatever n_jobs
+    (4, -1, 9, 1.25),  # every core counts, and the circuit beside them
+])
+def test_the_budget_beside_the_counts_is_stretched_by_the_processes_per_core(monkeypatch, cores, n_jobs, counts,
+                                                                            stretch):
+    monkeypatch.setattr(planner, "usable_cores", lambda: cores)
+    facts = planner.PlanFacts(10, counts, math.inf, math.inf, False, 0.5, slowdown=3.0)
+    assert planner._beside_budget(facts, n_jobs) == pytest.approx(planner.BESIDE_SECONDS * 3.0 * stretch)
 
 
 def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth):
@@ -185,6 +267,7 @@ def test_draws_come_from_the_tables_where_they_fit_else_from_a_circuit(monkeypat
 
 def test_an_order_search_past_its_work_cap_counts_as_tables_that_do_not_fit(monkeypatch, truth):
     monkeypatch.setattr(planner, "ORDER_SEARCH_WORK", 1.0)
+    _no_circuit_beside(monkeypatch)
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
     assert got.method == "counter"
     assert got.plan.tried[0].startswith("junction_tree: the search for an elimination order of ")
