@@ -36,12 +36,13 @@ posteriors, or all of them). Its rules, in order:
    races it wins on CPU time.
 3. The tables do not fit: for ``P(e)`` and named posteriors the counter, with a
    circuit compiled beside it in a child of its own, capped at :data:`BESIDE_SECONDS`
-   (stretched like a race's budget, and by the share of a core it takes from the
-   counts where the cores are fewer than the processes): whichever answers first
-   answers, and the other is stopped. A circuit stopped at that cap took at most
-   :data:`BESIDE_SECONDS` of CPU from the counts, and one stopped when they finished
-   at most their time, so the counter's answer costs at most about half its time
-   plus :data:`TRY_SECONDS`, in wall and in CPU seconds; where the circuit compiles
+   less twice what the planner spent before (stretched like a race's budget, and by
+   the share of a core it takes from the counts where the cores are fewer than the
+   processes): whichever answers first answers, and the other is stopped. A circuit
+   stopped at that cap took at most that much CPU from the counts, and one stopped
+   when they finished at most their time, so the counter's answer costs at most half
+   its time plus :data:`TRY_SECONDS` more than the counts alone, in wall and in CPU
+   seconds, the planner's own time included; where the circuit compiles
    in seconds and the counts take longer (a grid of few zeros, whose counts search
    long), it answers. For every posterior the circuit (capped at
    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) and, where it refuses, the counter
@@ -83,9 +84,9 @@ from .network import BayesianNetwork
 from .workers import Terminated, usable_cores
 
 __all__ = [
-    "BESIDE_SECONDS", "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS", "ORDER_SEARCH_WORK", "PLAN_RULES",
-    "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY", "START_COMPILE_SECONDS", "TRY_SECONDS",
-    "draw_method", "plan_and_answer",
+    "BESIDE_SECONDS", "BESIDE_START_SECONDS", "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS",
+    "ORDER_SEARCH_WORK", "PLAN_RULES", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY",
+    "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method", "plan_and_answer",
 ]
 
 EXACT_METHODS = ("auto", "junction_tree", "circuit", "counter")
@@ -101,12 +102,18 @@ SECONDS_PER_TABLE_ENTRY = 1e-7
 TRY_SECONDS = 2.0
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
 
-BESIDE_SECONDS = 1.5 * TRY_SECONDS
-"""Wall-clock cap, on a core of its own, of the circuit compiled beside the counts where the tables do not fit
-(rule 3). Stopped there, it took at most this much CPU from them; stopped when they finish first, at most their
-time; so with counts of ``t`` seconds it costs at most ``min(t, BESIDE_SECONDS)``, at least half a second under
-``t / 2 + TRY_SECONDS`` (the margin for starting its process and encoding the network again). At twice
-:data:`TRY_SECONDS` a 4.7 s count on a single core came out 0.04 s over."""
+BESIDE_SECONDS = 2 * TRY_SECONDS
+"""CPU seconds, less twice what the planner spent before and :data:`BESIDE_START_SECONDS`, that the circuit
+compiled beside the counts may take where the tables do not fit (rule 3).
+
+Stopped at its cap ``b`` it took at most ``b`` from the counts; stopped when they finish first, at most their
+time ``t``. With ``s`` spent before, ``auto`` so takes at most ``s + t + min(t, b)``, within the target's
+``1.5 t + TRY_SECONDS`` for every ``t`` exactly when ``b <= 2 (TRY_SECONDS - s)``. Measured before the counts:
+0.1 s on a 75 % grid of side 22, 0.9 s on mastermind_05_08_03 (its order search), so caps of 3.3 s and 1.7 s.
+"""
+
+BESIDE_START_SECONDS = 0.5
+"""What the circuit's process may spend starting (its fork, the network encoded again) outside its cap."""
 
 MEASURE_CPU_SECONDS = 0.05
 """Least CPU seconds of the order search from which its wall over CPU seconds is taken as the slowdown."""
@@ -196,7 +203,7 @@ class ExactPlan(NamedTuple):
     race_budget : float or None
         Wall-clock seconds a race gave the rival of the junction tree (half the tree's predicted seconds times
         :attr:`PlanFacts.slowdown`, plus :data:`TRY_SECONDS`), or past the tables the circuit beside the counts
-        (:data:`BESIDE_SECONDS`, stretched); ``None`` where no race was run.
+        (:data:`BESIDE_SECONDS` less what the planner spent, stretched); ``None`` where no race was run.
     """
 
     method: str
@@ -280,6 +287,7 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
     >>> answer.plan.method, answer.plan.rule, answer.plan.reason
     ('junction_tree', 'small tables', 'the junction tree is small: 38 table entries')
     """
+    cpu_start = time.process_time()
     if method not in EXACT_METHODS:
         raise ValueError(f"unknown exact inference method {method!r}; choose one of {list(EXACT_METHODS)}")
     if method == "junction_tree":
@@ -351,7 +359,7 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
                          f"the junction tree's tables do not fit, and {answers} the question", tried, facts)
         if not have["circuit"] or "fork" not in mp.get_all_start_methods():
             return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
-        return _counts_beside_circuit(bn, net, asked, plan, n_jobs, progress)
+        return _counts_beside_circuit(bn, net, asked, plan, n_jobs, progress, time.process_time() - cpu_start)
     if have["circuit"]:
         why = "a circuit answers every posterior at once" if all_posteriors else "the counter is not installed"
         plan = ExactPlan("circuit", "tables do not fit: circuit", f"the junction tree's tables do not fit, and {why}",
@@ -368,18 +376,30 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
     return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=tried)
 
 
-def _beside_budget(facts: PlanFacts, n_jobs: int) -> float:
-    """:data:`BESIDE_SECONDS`, stretched by the slowdown and by the processes per usable core (counts and circuit)."""
+def _beside_budget(facts: PlanFacts, n_jobs: int, spent: float) -> float:
+    """Wall seconds for the circuit beside the counts (0 where there is no time for one).
+
+    :data:`BESIDE_SECONDS` less ``2 * spent`` and :data:`BESIDE_START_SECONDS`, stretched
+    by the slowdown and by the processes per usable core (the counts' and the circuit's).
+    """
     cores = usable_cores()
     counting = min(facts.counts, n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs))
-    return BESIDE_SECONDS * facts.slowdown * max(1.0, (counting + 1) / cores)
+    cpu = max(0.0, BESIDE_SECONDS - 2.0 * spent - BESIDE_START_SECONDS)
+    return cpu * facts.slowdown * max(1.0, (counting + 1) / cores)
 
 
-def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progress: bool) -> _Answer:
-    """Rule 3's counts, with a circuit compiled beside them in a forked child: the first to answer answers."""
+def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progress: bool, spent: float) -> _Answer:
+    """Rule 3's counts, with a circuit compiled beside them in a forked child: the first to answer answers.
+
+    ``spent`` is the planner's CPU seconds before (its order search): they shorten the circuit's budget.
+    """
     from .circuit.counting import MAX_COUNT_SECONDS, Rival, RivalAnswered
 
-    budget = _beside_budget(plan.facts, n_jobs)
+    budget = _beside_budget(plan.facts, n_jobs, spent)
+    if budget == 0.0:
+        plan = plan._replace(tried=(*plan.tried, f"circuit: no time for one beside the counts (the planner spent "
+                                                 f"{spent:.3g} s before)"), race_budget=0.0)
+        return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried[:-1])
     ctx = mp.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
     # not a daemon: the compiler starts a process of its own; it dies with this one (enter_child)

@@ -53,7 +53,7 @@ def _circuit_refuses(monkeypatch):
 
 
 def _no_circuit_beside(monkeypatch):
-    """Past the tables a circuit compiles beside the counts; a cap of 0 s refuses it at once, by rule."""
+    """Past the tables a circuit compiles beside the counts; with no time for one, none starts."""
     monkeypatch.setattr(planner, "BESIDE_SECONDS", 0.0)
 
 
@@ -93,11 +93,10 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted(monkeypatch, truth
     _tables_refuse(monkeypatch)
     _circuit_refuses(monkeypatch)  # were the circuit asked for all posteriors, this would raise
     _no_circuit_beside(monkeypatch)
-    _counts_after_the_circuit(monkeypatch)
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
     assert got.method == "counter" and got.plan.rule == "tables do not fit: counter"
     assert got.plan.tried[0].startswith("junction_tree: ")
-    assert got.plan.tried[1].startswith("circuit: compiling network ") and "(caps: " in got.plan.tried[1]
+    assert got.plan.tried[1].startswith("circuit: no time for one beside the counts (the planner spent ")
     assert got.plan.race_budget == 0.0
     assert got.plan.facts.counts == 3 and not got.plan.facts.fits
     _agrees(got, truth)
@@ -117,7 +116,7 @@ def test_past_the_tables_a_circuit_beside_the_counts_answers_when_it_is_first(mo
     assert got.plan.reason.endswith("a circuit compiled beside the counts answered first")
     assert [t.split(":")[0] for t in got.plan.tried] == ["junction_tree", "counter"]
     assert got.plan.tried[1].startswith("counter: stopped when the circuit answered")
-    assert list(got) == ["v_6_7", "v_1_1"] and got.plan.race_budget >= 3600.0
+    assert list(got) == ["v_6_7", "v_1_1"] and got.plan.race_budget > 3000.0
     _agrees(got, truth)
     assert log_probability_of_evidence(_grid(), EVIDENCE) == pytest.approx(truth.log_probability, abs=LOG_EXACT)
     assert not mp.active_children()  # the counting processes stopped
@@ -159,7 +158,15 @@ def test_the_budget_beside_the_counts_is_stretched_by_the_processes_per_core(mon
                                                                             stretch):
     monkeypatch.setattr(planner, "usable_cores", lambda: cores)
     facts = planner.PlanFacts(10, counts, math.inf, math.inf, False, 0.5, slowdown=3.0)
-    assert planner._beside_budget(facts, n_jobs) == pytest.approx(planner.BESIDE_SECONDS * 3.0 * stretch)
+    cpu = planner.BESIDE_SECONDS - 2 * 0.25 - planner.BESIDE_START_SECONDS
+    assert planner._beside_budget(facts, n_jobs, 0.25) == pytest.approx(cpu * 3.0 * stretch)
+
+
+def test_the_budget_beside_the_counts_is_what_the_planner_left_of_its_margin():
+    facts = planner.PlanFacts(10, 3, math.inf, math.inf, False, 0.5)
+    assert planner.BESIDE_SECONDS == 2 * planner.TRY_SECONDS  # b <= 2 (TRY_SECONDS - s): the margin's bound
+    budgets = [planner._beside_budget(facts, 1, spent) for spent in (0.0, 0.5, 1.0, planner.TRY_SECONDS)]
+    assert budgets == sorted(budgets, reverse=True) and budgets[-1] == 0.0  # nothing left: no circuit beside
 
 
 def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth):

@@ -179,7 +179,7 @@ def test_killed_sweep_resumes_without_losing_or_redoing_runs(reference, tmp_path
     dead_pid = int(ended.stdout)  # its writer is gone (a live writer's temporary file is left alone)
     stale.with_name(f".{stale.name}.{dead_pid}.tmp").write_text("half a record")
 
-    report = sweep(PAPER, TINY, out=tmp_path, n_jobs=2)
+    report = sweep(PAPER, TINY, out=tmp_path, n_jobs=-1)  # every usable core: workers where there are two
     assert report["n_skipped"] == 4 and report["n_done"] == N_TINY_RUNS - 4
     assert not list((tmp_path / "runs").glob("*/.*.tmp"))
     assert_same_numbers(reference[0], tmp_path)

@@ -81,6 +81,7 @@ def _wait_for(condition, what, limit=600.0):
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.skipif(workers.usable_cores() < 2, reason="on one usable core --jobs 2 starts no worker")
 def test_sigterm_ends_the_sweep_and_its_workers(tmp_path):
     out = tmp_path / "out"
     code = "import sys; from tests.gated_sweep import run_cli; sys.exit(run_cli(sys.argv[1:]))"
