@@ -35,14 +35,13 @@ posteriors, or all of them). Its rules, in order:
    that much longer too, and a rival capped on the idle machine's figure loses
    races it wins on CPU time.
 3. The tables do not fit: for ``P(e)`` and named posteriors the counter, with a
-   circuit compiled beside it in a child of its own, capped at :data:`BESIDE_SECONDS`
-   less twice what the planner spent before (stretched like a race's budget, and by
-   the share of a core it takes from the counts where the cores are fewer than the
-   processes): whichever answers first answers, and the other is stopped. A circuit
-   stopped at that cap took at most that much CPU from the counts, and one stopped
-   when they finished at most their time, so the counter's answer costs at most half
-   its time plus :data:`TRY_SECONDS` more than the counts alone, in wall and in CPU
-   seconds, the planner's own time included; where the circuit compiles
+   circuit compiled beside it in a child of its own once the counts have gone
+   :data:`BESIDE_AFTER_SECONDS`, capped so that the counter's answer costs at most
+   half its time plus :data:`TRY_SECONDS` more than the counts alone, the planner's
+   own time included, in wall and in CPU seconds (``_beside_budget``; stretched
+   like a race's budget, and by the share of a core it takes from the counts where
+   the cores are fewer than the processes): whichever answers first answers, and the
+   other is stopped; where the circuit compiles
    in seconds and the counts take longer (a grid of few zeros, whose counts search
    long), it answers. For every posterior the circuit (capped at
    :data:`~prunelab.circuit.AUTO_COMPILE_SECONDS`) and, where it refuses, the counter
@@ -84,7 +83,7 @@ from .network import BayesianNetwork
 from .workers import Terminated, usable_cores
 
 __all__ = [
-    "BESIDE_SECONDS", "BESIDE_START_SECONDS", "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS",
+    "BESIDE_AFTER_SECONDS", "BESIDE_START_SECONDS", "EXACT_METHODS", "ExactPlan", "MEASURE_CPU_SECONDS",
     "ORDER_SEARCH_WORK", "PLAN_RULES", "PlanFacts", "QUICK_TABLE_ENTRIES", "SECONDS_PER_TABLE_ENTRY",
     "START_COMPILE_SECONDS", "TRY_SECONDS", "draw_method", "plan_and_answer",
 ]
@@ -102,18 +101,11 @@ SECONDS_PER_TABLE_ENTRY = 1e-7
 TRY_SECONDS = 2.0
 """What a race gives the rival of the junction tree beyond half the tree's predicted seconds."""
 
-BESIDE_SECONDS = 2 * TRY_SECONDS
-"""CPU seconds, less twice what the planner spent before and :data:`BESIDE_START_SECONDS`, that the circuit
-compiled beside the counts may take where the tables do not fit (rule 3).
-
-Stopped at its cap ``b`` it took at most ``b`` from the counts; stopped when they finish first, at most their
-time ``t``. With ``s`` spent before, ``auto`` so takes at most ``s + t + min(t, b)``, within the target's
-``1.5 t + TRY_SECONDS`` for every ``t`` exactly when ``b <= 2 (TRY_SECONDS - s)``. Measured before the counts:
-0.1 s on a 75 % grid of side 22, 0.9 s on mastermind_05_08_03 (its order search), so caps of 3.3 s and 1.7 s.
-"""
+BESIDE_AFTER_SECONDS = 0.5
+"""Where the tables do not fit (rule 3), how long the counts go before a circuit starts beside them."""
 
 BESIDE_START_SECONDS = 0.5
-"""What the circuit's process may spend starting (its fork, the network encoded again) outside its cap."""
+"""What the circuit's process may cost outside its cap: its fork, its stop, the network encoded again."""
 
 MEASURE_CPU_SECONDS = 0.05
 """Least CPU seconds of the order search from which its wall over CPU seconds is taken as the slowdown."""
@@ -203,7 +195,7 @@ class ExactPlan(NamedTuple):
     race_budget : float or None
         Wall-clock seconds a race gave the rival of the junction tree (half the tree's predicted seconds times
         :attr:`PlanFacts.slowdown`, plus :data:`TRY_SECONDS`), or past the tables the circuit beside the counts
-        (:data:`BESIDE_SECONDS` less what the planner spent, stretched); ``None`` where no race was run.
+        (``_beside_budget``); ``None`` where no race was run.
     """
 
     method: str
@@ -379,12 +371,17 @@ def plan_and_answer(bn: BayesianNetwork, evidence: Mapping, method: str, variabl
 def _beside_budget(facts: PlanFacts, n_jobs: int, spent: float) -> float:
     """Wall seconds for the circuit beside the counts (0 where there is no time for one).
 
-    :data:`BESIDE_SECONDS` less ``2 * spent`` and :data:`BESIDE_START_SECONDS`, stretched
-    by the slowdown and by the processes per usable core (the counts' and the circuit's).
+    With ``s = spent``, ``r =`` :data:`BESIDE_START_SECONDS` and ``d =``
+    :data:`BESIDE_AFTER_SECONDS`, a circuit started after the counts have gone ``d``
+    seconds and stopped at ``b`` seconds of CPU, or when counts of ``t`` seconds
+    finish, costs at most ``s + r + min(max(t - d, 0), b)`` beyond them; that is
+    within the target's ``t / 2 +`` :data:`TRY_SECONDS` for every ``t`` exactly when
+    ``b <= 2 (TRY_SECONDS - s - r) + d``. That CPU budget is stretched by the slowdown
+    and by the processes per usable core (the counts' and the circuit's).
     """
     cores = usable_cores()
     counting = min(facts.counts, n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs))
-    cpu = max(0.0, BESIDE_SECONDS - 2.0 * spent - BESIDE_START_SECONDS)
+    cpu = max(0.0, 2.0 * (TRY_SECONDS - spent - BESIDE_START_SECONDS) + BESIDE_AFTER_SECONDS)
     return cpu * facts.slowdown * max(1.0, (counting + 1) / cores)
 
 
@@ -400,13 +397,18 @@ def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progres
         plan = plan._replace(tried=(*plan.tried, f"circuit: no time for one beside the counts (the planner spent "
                                                  f"{spent:.3g} s before)"), race_budget=0.0)
         return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried[:-1])
-    ctx = mp.get_context("fork")
-    reader, writer = ctx.Pipe(duplex=False)
-    # not a daemon: the compiler starts a process of its own; it dies with this one (enter_child)
-    child = ctx.Process(target=_circuit_beside, args=(bn, net, budget, writer, os.getpid()))
-    child.start()
-    writer.close()
-    rival, start = Rival(reader), time.perf_counter()
+    ctx, started = mp.get_context("fork"), []
+
+    def start_circuit():
+        reader, writer = ctx.Pipe(duplex=False)
+        # not a daemon: the compiler starts a process of its own; it dies with this one (enter_child)
+        child = ctx.Process(target=_circuit_beside, args=(bn, net, budget, writer, os.getpid()))
+        child.start()
+        writer.close()
+        started.append((child, reader))
+        return reader
+
+    rival, start = Rival(start_circuit, BESIDE_AFTER_SECONDS), time.perf_counter()
     try:
         answer = _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried,
                                rival=rival)
@@ -418,12 +420,14 @@ def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progres
                                                f"({time.perf_counter() - start:.3g} s)"), plan.facts, budget)
         return _Answer(won, log_p, marginals, None)
     finally:
-        _stop(child)
-        reader.close()
-    said = rival.said
-    beside = (f"circuit: {said[1]}" if said is not None and said[0] != "gone" else
-              f"circuit: stopped when the counts were done ({time.perf_counter() - start:.3g} s)" if said is None else
-              f"circuit: its process ended without an answer (exit code {child.exitcode})")
+        for child, reader in started:
+            _stop(child)
+            reader.close()
+    said, seconds = rival.said, time.perf_counter() - start
+    beside = (f"circuit: not started, the counts were done within {BESIDE_AFTER_SECONDS:g} s" if not started else
+              f"circuit: {said[1]}" if said is not None and said[0] != "gone" else
+              f"circuit: stopped when the counts were done ({seconds:.3g} s)" if said is None else
+              f"circuit: its process ended without an answer (exit code {started[0][0].exitcode})")
     return answer._replace(plan=answer.plan._replace(tried=(*answer.plan.tried, beside), race_budget=budget))
 
 

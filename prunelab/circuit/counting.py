@@ -52,7 +52,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
@@ -95,12 +95,17 @@ class CountTooHardError(ValueError):
 class Rival:
     """A process answering the same question beside the counts (:func:`count_inference`'s ``rival=``).
 
-    It is heard on ``connection`` and sends one message: ``("answer", ...)`` stops the counts (:class:`RivalAnswered`);
-    anything else, or the connection's end, says it gave up, and the counts go on
-    alone. What it said then is kept in ``said`` (``("gone",)`` for the end).
+    ``start()`` starts it and returns the connection it is heard on; it is called once
+    the counts have gone ``after`` seconds without finishing (at once for 0), never if
+    they finish first. It sends one message: ``("answer", ...)`` stops the counts
+    (:class:`RivalAnswered`); anything else, or the connection's end, says it gave up,
+    and the counts go on alone. What it said then is kept in ``said`` (``("gone",)``
+    for the end).
     """
 
-    connection: Connection
+    start: Callable[[], Connection]
+    after: float = 0.0
+    connection: Connection | None = None
     said: tuple | None = None
 
 
@@ -299,7 +304,10 @@ class _Counts:
                 for child in busy.values():
                     peaks[child.pid] = max(peaks[child.pid], process_bytes(child.pid))
                 self._check_caps(peaks)
-                heard = [self.rival.connection] if self.rival is not None else []
+                if (self.rival is not None and self.rival.connection is None
+                        and time.perf_counter() - self.start >= self.rival.after):
+                    self.rival.connection = self.rival.start()
+                heard = [self.rival.connection] if self.rival is not None and self.rival.connection else []
                 for conn in wait(list(busy) + heard, _POLL_SECONDS):
                     if self.rival is not None and conn is self.rival.connection:
                         self._hear_rival()

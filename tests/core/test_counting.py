@@ -341,7 +341,7 @@ def _rival(*said):
     for message in said:
         writer.send(message)
     writer.close()
-    return counting.Rival(reader)
+    return counting.Rival(lambda: reader)
 
 
 def test_a_rivals_answer_stops_the_counts():

@@ -53,8 +53,14 @@ def _circuit_refuses(monkeypatch):
 
 
 def _no_circuit_beside(monkeypatch):
-    """Past the tables a circuit compiles beside the counts; with no time for one, none starts."""
-    monkeypatch.setattr(planner, "BESIDE_SECONDS", 0.0)
+    """Past the tables a circuit compiles beside the counts; with no time for one (no margin), none starts."""
+    monkeypatch.setattr(planner, "TRY_SECONDS", 0.0)
+
+
+def _circuit_beside_at_once(monkeypatch, seconds=3600.0):
+    """The circuit beside the counts starts with them, with a margin of ``seconds``."""
+    monkeypatch.setattr(planner, "TRY_SECONDS", seconds)
+    monkeypatch.setattr(planner, "BESIDE_AFTER_SECONDS", 0.0)
 
 
 def _counts_never_finish(monkeypatch):
@@ -62,16 +68,23 @@ def _counts_never_finish(monkeypatch):
     monkeypatch.setattr(counting, "_log_count", lambda *args: time.sleep(3600))
 
 
-def _counts_after_the_circuit(monkeypatch):
-    """The counts start once the circuit beside them has said its word, so that they hear it whatever the timing."""
-    run = counting._Counts.run
+def _counts_after_the_circuit(monkeypatch, tmp_path):
+    """Each count waits until the counts have heard the circuit beside them, so that they do whatever the timing."""
+    heard, hear, count = tmp_path / "heard", counting._Counts._hear_rival, counting._log_count
 
-    def after(self, queries, bar):
-        if self.rival is not None:
-            self.rival.connection.poll(60)
-        return run(self, queries, bar)
+    def hear_and_say(self):
+        try:
+            hear(self)
+        finally:
+            heard.touch()
 
-    monkeypatch.setattr(counting._Counts, "run", after)
+    def after_it(*args):
+        while not heard.exists():
+            time.sleep(0.01)
+        return count(*args)
+
+    monkeypatch.setattr(counting._Counts, "_hear_rival", hear_and_say)
+    monkeypatch.setattr(counting, "_log_count", after_it)
 
 
 def _agrees(got, want):
@@ -110,7 +123,7 @@ def test_past_the_tables_named_posteriors_and_p_e_are_counted(monkeypatch, truth
 def test_past_the_tables_a_circuit_beside_the_counts_answers_when_it_is_first(monkeypatch, truth):
     _tables_refuse(monkeypatch)
     _counts_never_finish(monkeypatch)
-    monkeypatch.setattr(planner, "BESIDE_SECONDS", 3600.0)
+    monkeypatch.setattr(planner, "TRY_SECONDS", 3600.0)  # it starts after BESIDE_AFTER_SECONDS, as it would
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_6_7", "v_1_1"])
     assert got.method == "circuit" and got.plan.rule == "beside the counts: circuit" in planner.PLAN_RULES
     assert got.plan.reason.endswith("a circuit compiled beside the counts answered first")
@@ -124,7 +137,7 @@ def test_past_the_tables_a_circuit_beside_the_counts_answers_when_it_is_first(mo
 
 def test_past_the_tables_a_circuit_still_compiling_is_stopped_when_the_counts_are_done(monkeypatch, truth):
     _tables_refuse(monkeypatch)
-    monkeypatch.setattr(planner, "BESIDE_SECONDS", 3600.0)
+    _circuit_beside_at_once(monkeypatch)
     monkeypatch.setattr(inference, "compile_circuit", lambda *args, **kwargs: time.sleep(3600))
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
     assert got.method == "counter" and got.plan.rule == "tables do not fit: counter"
@@ -133,14 +146,23 @@ def test_past_the_tables_a_circuit_still_compiling_is_stopped_when_the_counts_ar
     assert not mp.active_children()  # the circuit's process ended, on SIGTERM
 
 
-def test_past_the_tables_a_circuit_that_fails_beside_the_counts_leaves_them_to_answer(monkeypatch, truth):
+def test_past_the_tables_no_circuit_starts_where_the_counts_are_done_first(monkeypatch, truth):
     _tables_refuse(monkeypatch)
+    monkeypatch.setattr(planner, "BESIDE_AFTER_SECONDS", 3600.0)
+    got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
+    assert got.method == "counter" and got.plan.tried[1] == "circuit: not started, the counts were done within 3600 s"
+    _agrees(got, truth)
+
+
+def test_past_the_tables_a_circuit_that_fails_beside_the_counts_leaves_them_to_answer(monkeypatch, truth, tmp_path):
+    _tables_refuse(monkeypatch)
+    _circuit_beside_at_once(monkeypatch, planner.TRY_SECONDS)
 
     def fail(*args, **kwargs):
         raise RuntimeError("a failure made by the test")
 
     monkeypatch.setattr(inference, "compile_circuit", fail)
-    _counts_after_the_circuit(monkeypatch)
+    _counts_after_the_circuit(monkeypatch, tmp_path)
     got = exact_marginals(_grid(), EVIDENCE, variables=["v_1_1"])
     assert got.method == "counter"
     assert got.plan.tried[1] == "circuit: failed: RuntimeError: a failure made by the test"
@@ -158,15 +180,20 @@ def test_the_budget_beside_the_counts_is_stretched_by_the_processes_per_core(mon
                                                                             stretch):
     monkeypatch.setattr(planner, "usable_cores", lambda: cores)
     facts = planner.PlanFacts(10, counts, math.inf, math.inf, False, 0.5, slowdown=3.0)
-    cpu = planner.BESIDE_SECONDS - 2 * 0.25 - planner.BESIDE_START_SECONDS
+    cpu = 2 * (planner.TRY_SECONDS - 0.25 - planner.BESIDE_START_SECONDS) + planner.BESIDE_AFTER_SECONDS
     assert planner._beside_budget(facts, n_jobs, 0.25) == pytest.approx(cpu * 3.0 * stretch)
 
 
-def test_the_budget_beside_the_counts_is_what_the_planner_left_of_its_margin():
+@pytest.mark.parametrize("spent", [0.0, 0.4, 0.9, 1.5])
+def test_a_circuit_beside_the_counts_keeps_auto_within_its_margin_for_any_count_time(monkeypatch, spent):
+    monkeypatch.setattr(planner, "usable_cores", lambda: 2)
     facts = planner.PlanFacts(10, 3, math.inf, math.inf, False, 0.5)
-    assert planner.BESIDE_SECONDS == 2 * planner.TRY_SECONDS  # b <= 2 (TRY_SECONDS - s): the margin's bound
-    budgets = [planner._beside_budget(facts, 1, spent) for spent in (0.0, 0.5, 1.0, planner.TRY_SECONDS)]
-    assert budgets == sorted(budgets, reverse=True) and budgets[-1] == 0.0  # nothing left: no circuit beside
+    b, d, r = planner._beside_budget(facts, 1, spent), planner.BESIDE_AFTER_SECONDS, planner.BESIDE_START_SECONDS
+    for t in np.linspace(0.0, 30.0, 3001):  # counts of t seconds; the circuit starts at d, stops at b of its own
+        cost = spent + t + (r + min(t - d, b) if t > d and b > 0 else 0.0)
+        assert cost <= 1.5 * t + planner.TRY_SECONDS + 1e-9, (t, b)
+    t = d + b  # where the margin binds: b is the largest budget that keeps it
+    assert b == 0.0 or spent + t + r + b == pytest.approx(1.5 * t + planner.TRY_SECONDS)
 
 
 def test_past_the_tables_every_posterior_goes_to_the_circuit(monkeypatch, truth):
