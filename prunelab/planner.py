@@ -394,9 +394,9 @@ def _counts_beside_circuit(bn, net, asked, plan: ExactPlan, n_jobs: int, progres
 
     budget = _beside_budget(plan.facts, n_jobs, spent)
     if budget == 0.0:
-        plan = plan._replace(tried=(*plan.tried, f"circuit: no time for one beside the counts (the planner spent "
-                                                 f"{spent:.3g} s before)"), race_budget=0.0)
-        return _count_answer(bn, net, asked, plan, MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried[:-1])
+        none = f"circuit: no time for one beside the counts (the planner spent {spent:.3g} s before)"
+        return _count_answer(bn, net, asked, plan._replace(tried=(*plan.tried, none), race_budget=0.0),
+                             MAX_COUNT_SECONDS, n_jobs, progress, before=plan.tried)
     ctx, started = mp.get_context("fork"), []
 
     def start_circuit():
@@ -451,14 +451,14 @@ def _stop(child) -> None:
 def _circuit_beside(bn, net, budget: float, writer, parent: int) -> None:
     """The child of :func:`_counts_beside_circuit`: compile within ``budget`` seconds, send the answer or why not."""
     from .circuit import CircuitTooLargeError, ImpossibleEvidenceError, inference
-    from .circuit.compiler import CHILD_ELEMENT_BYTES, MAX_CIRCUIT_SIZE
+    from .circuit.compiler import MAX_CIRCUIT_SIZE, child_extra_bytes
     from .circuit.processes import enter_child
 
     def stopped(signum, frame):
         raise Terminated("SIGTERM")
 
     signal.signal(signal.SIGTERM, stopped)  # the compiler's supervisor stops and waits for its child on the way out
-    enter_child(parent, cpu_seconds=budget, extra_bytes=2**30 + CHILD_ELEMENT_BYTES * MAX_CIRCUIT_SIZE)
+    enter_child(parent, cpu_seconds=budget, extra_bytes=child_extra_bytes(MAX_CIRCUIT_SIZE))
     try:
         circuit = inference.compile_circuit(net, bn.variables, max_seconds=budget, race=False,
                                             what=f"network {bn.name!r}")

@@ -337,6 +337,19 @@ class _Caps(NamedTuple):
             raise CircuitTooLargeError(f"{self.message(0, seconds, 0.0)}: the cap passed {stage}")
 
 
+def child_extra_bytes(max_size: int) -> int:
+    """Address space a compiling process may add to what it inherited (its ``RLIMIT_AS``, a backstop).
+
+    1 GiB, and :data:`CHILD_ELEMENT_BYTES` per element of ``max_size``.
+
+    Examples
+    --------
+    >>> child_extra_bytes(0) == 2**30
+    True
+    """
+    return 2**30 + CHILD_ELEMENT_BYTES * max_size
+
+
 _PROGRESS_SECONDS = 0.05  # the child reports its size at most this often
 
 
@@ -359,7 +372,7 @@ def _supervise(enc: CircuitEncoding, entries, caps: _Caps, minimize: bool, conjo
     share = [0.0] * len(entries)
     building = [True] * len(entries)
     refusals: list[str] = []
-    extra_bytes = 2**30 + CHILD_ELEMENT_BYTES * caps.max_size
+    extra_bytes = child_extra_bytes(caps.max_size)
 
     def launch(k: int) -> None:
         reader, writer = ctx.Pipe(duplex=False)

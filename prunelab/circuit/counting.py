@@ -244,7 +244,7 @@ class _Counts:
     """One call's counts, in one or more rounds: the caps (time from the start), the counts done and asked."""
 
     def __init__(self, max_seconds, max_bytes, n_jobs, what: str, rival: Rival | None = None):
-        self.rival = rival if rival is not None and rival.said is None else None  # heard until it gives up
+        self.rival = rival  # heard until it gives up
         self.max_seconds = checked_seconds("max_seconds", max_seconds)
         self.max_bytes = checked_amount("max_bytes", max_bytes, "bytes")
         self.n_jobs = checked_jobs(n_jobs)
