@@ -24,8 +24,12 @@ size of an OBDD). The vtree here follows the network's own structure:
    its state indicators, then the label indicators of its CPT (balanced each), so
    a variable's labels sit next to the variable.
 
-The dissection is deterministic (eigenvectors from a fixed start vector, ties
-broken by variable index). :func:`elimination_vtree` builds the vtree from an
+The dissection is a function of the graph, the same on every machine: the
+directions come from the eigenspaces, not from the basis a solver returns for a
+tied one (symmetric parts of a grid tie; a basis decided by the last bits of
+rounding changed the vtree, and so the circuit, from one machine to another), and
+computed values that agree to :data:`_TIE` count as equal, ties going to the
+lower variable index. :func:`elimination_vtree` builds the vtree from an
 elimination order instead (a dtree); on 90 % grids of side 30 its diagrams were
 36 times larger or past a 60 s cap, so it is an option, not the default.
 ``bisection="bfs"`` replaces the spectral cut by the middle of a breadth-first
@@ -104,6 +108,8 @@ BISECTIONS = ("spectral", "bfs")
 """Values of ``bisection=`` in :func:`dissection_vtree`."""
 
 _DENSE_EIGEN = 64  # parts up to this many nodes use a dense eigensolver
+_SPARSE_EIGEN = 5  # eigenpairs asked of the sparse one: enough to see whether the second non-trivial is tied
+_TIE = 1e-9  # computed values this close (relative) are taken as equal
 _ANGLES = 8
 _SLACK = 0.05
 
@@ -171,11 +177,45 @@ def _bisect(nodes: list[int], weight, bisection: str, turn: bool = False) -> tup
     return a, b
 
 
+def _canonical_basis(values: np.ndarray, vectors: np.ndarray, scale: float) -> np.ndarray:
+    """Two orthonormal directions in the span of the lowest non-trivial eigenvectors, independent of the solver's basis.
+
+    Eigenvalues within :data:`_TIE` of each other (relative to ``scale``, a bound on
+    the largest) form one eigenspace, whose basis the solver chooses by rounding. From
+    each eigenspace in turn, lowest first, the directions are taken by pivoted
+    Gram-Schmidt on its projector's columns: the first is the projection of the node
+    whose projection is longest (ties to the lowest index), with that node's entry
+    positive; the next is the same over what is left of the eigenspace at right angles
+    to it. Only the eigenspaces matter, so any basis the solver returns gives the same
+    directions.
+    """
+    tol = _TIE * scale
+    basis: list[np.ndarray] = []
+    i = 1  # the part is connected: index 0 is the constant vector
+    while len(basis) < 2 and i < values.shape[0]:
+        j = i
+        while j + 1 < values.shape[0] and values[j + 1] - values[j] <= tol:
+            j += 1
+        rest = vectors[:, i:j + 1]
+        for _ in range(min(2 - len(basis), j + 1 - i)):
+            norms = np.sqrt(np.einsum("ij,ij->i", rest, rest))
+            a = int(np.flatnonzero(norms >= norms.max() * (1.0 - _TIE))[0])
+            u = rest @ rest[a] / norms[a]
+            basis.append(u)
+            rest = rest - np.outer(u, u @ rest)
+        i = j + 1
+    return np.column_stack(basis)
+
+
 def _spectral_bisect(nodes: list[int], weight, turn: bool = False) -> tuple[list[int], list[int]]:
     """The lightest cut along a direction in the span of the two lowest non-trivial Laplacian eigenvectors.
 
-    With ``turn``, the lightest cut along the direction at right angles to the
-    direction of the lightest cut.
+    The directions come from :func:`_canonical_basis` and every comparison of
+    computed values allows for rounding (:data:`_TIE`), ties going to the lower
+    variable index, the balanced split and the lower angle: the cut depends on the
+    graph, not on the last bits of the eigensolver's arithmetic. With ``turn``, the
+    lightest cut along the direction at right angles to the direction of the lightest
+    cut.
     """
     import scipy.sparse as sp
     from scipy.sparse.linalg import ArpackNoConvergence, eigsh
@@ -195,22 +235,26 @@ def _spectral_bisect(nodes: list[int], weight, turn: bool = False) -> tuple[list
     if m <= _DENSE_EIGEN:
         lap = np.diag(degree)
         lap[r, c] -= v
-        vectors = np.linalg.eigh(lap)[1]
+        values, vectors = np.linalg.eigh(lap)
     else:
         lap = sp.csc_matrix((np.concatenate([-v, degree]), (np.concatenate([r, diag]), np.concatenate([c, diag]))),
                             shape=(m, m))
         try:
-            values, vectors = eigsh(lap, k=3, sigma=-1e-3, which="LM", v0=np.ones(m) + diag / m)
+            values, vectors = eigsh(lap, k=_SPARSE_EIGEN, sigma=-1e-3, which="LM", v0=np.ones(m) + diag / m)
         except ArpackNoConvergence:
             values, vectors = np.linalg.eigh(lap.toarray())
-        vectors = vectors[:, np.argsort(values)]
+        by_value = np.argsort(values)
+        values, vectors = values[by_value], vectors[:, by_value]
+    basis = _canonical_basis(values, vectors, 2.0 * float(degree.max()))
     lo_k = max(1, int(np.floor(m * (0.5 - _SLACK))))
     hi_k = min(m - 1, int(np.ceil(m * (0.5 + _SLACK))))
     ks = np.arange(lo_k, hi_k + 1)
+    off_centre = np.abs(2 * ks - m)
+    tol = _TIE * max(1.0, float(v.sum()))
     cuts = []
     for t in range(_ANGLES):
         angle = np.pi * t / _ANGLES
-        f = np.round((np.cos(angle) * vectors[:, 1] + np.sin(angle) * vectors[:, 2]) * np.sqrt(m), 6)
+        f = np.round((np.cos(angle) * basis[:, 0] + np.sin(angle) * basis[:, 1]) * np.sqrt(m), 6)
         order = np.lexsort((diag, f))
         pos = np.empty(m, dtype=np.int64)
         pos[order] = diag
@@ -220,11 +264,12 @@ def _spectral_bisect(nodes: list[int], weight, turn: bool = False) -> tuple[list
         np.add.at(change, lo + 1, v)
         np.add.at(change, hi + 1, -v)
         cut = np.cumsum(change)[ks] / 2
-        j = int(np.argmin(cut + 1e-9 * np.abs(ks - m / 2)))
+        near = np.flatnonzero(cut <= cut.min() + tol)  # the lightest, then the most balanced, then the fewest first
+        j = int(near[np.lexsort((ks[near], off_centre[near]))[0]])
         cuts.append((cut[j], order, int(ks[j])))
     best = 0
     for t in range(1, _ANGLES):
-        if cuts[t][0] < cuts[best][0] - 1e-9:
+        if cuts[t][0] < cuts[best][0] - tol:
             best = t
     if turn:
         best = (best + _ANGLES // 2) % _ANGLES

@@ -129,3 +129,57 @@ def test_turned_root_cuts_the_grid_at_right_angles(side):
     # below the root the turned vtree cuts as the default one does: its halves' subtrees are dissected the same way
     again = dissection_vtree(net, enc, turn_root=True)
     assert (again.left == turned.left).all() and (again.leaf_boolean == turned.leaf_boolean).all()
+
+
+def _vtree_arrays(net, enc, noise: float = 0.0, seed: int = 0):
+    """The dissection vtree's arrays, with every weight of its graph moved by a relative ``noise``."""
+    from prunelab.circuit import vtree as vtree_module
+
+    weighted, rng = vtree_module._weighted_graph, np.random.default_rng(seed)
+
+    def noisy(net_, free):
+        weight = weighted(net_, free)
+        for a in weight:
+            for b in list(weight[a]):
+                if a < b:
+                    weight[a][b] = weight[b][a] = weight[a][b] * (1.0 + noise * rng.standard_normal())
+        return weight
+
+    try:
+        vtree_module._weighted_graph = noisy
+        vt = dissection_vtree(net, enc)
+    finally:
+        vtree_module._weighted_graph = weighted
+    return vt.left.tolist(), vt.right.tolist(), vt.boolean.tolist()
+
+
+@pytest.mark.parametrize(("percent", "side", "seed"), [(90, 10, 1), (90, 20, 3), (75, 12, 2)])
+def test_the_dissection_does_not_depend_on_rounding(percent, side, seed):
+    # symmetric parts of a grid have tied Laplacian eigenvalues: the vtree must come from the eigenspaces, not from
+    # the basis the solver's last bits pick (before, one unit in the last place changed every one of these vtrees)
+    net = compile_network(make_grid(side, percent / 100, seed=seed))
+    enc = encode_network(net)
+    plain = _vtree_arrays(net, enc)
+    for repeat in range(3):
+        assert _vtree_arrays(net, enc, noise=1e-13, seed=repeat) == plain
+
+
+def test_the_canonical_basis_is_the_same_for_any_basis_of_a_tied_eigenspace():
+    from prunelab.circuit.vtree import _canonical_basis
+
+    rng = np.random.default_rng(5)
+    m = 9
+    q = np.linalg.qr(rng.standard_normal((m, m)))[0]
+    q[:, 0] = 1 / np.sqrt(m)
+    q = np.linalg.qr(q)[0]  # an orthonormal basis whose first vector is constant (up to sign)
+    values = np.array([0.0, 0.5, 1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    expected = _canonical_basis(values, q, 10.0)
+    assert expected.shape == (m, 2)
+    np.testing.assert_allclose(expected.T @ expected, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(np.abs(expected[:, 0]), np.abs(q[:, 1]), atol=1e-12)  # the lone second eigenvector
+    for _ in range(5):
+        turned = q.copy()
+        turned[:, 2:5] = q[:, 2:5] @ np.linalg.qr(rng.standard_normal((3, 3)))[0]  # another basis of the tied space
+        turned[:, 1] *= -1.0  # and the other sign of the lone one
+        np.testing.assert_allclose(_canonical_basis(values + 1e-14 * rng.standard_normal(m), turned, 10.0),
+                                   expected, atol=1e-9)
